@@ -1,0 +1,173 @@
+/* kemu — a GPU kernel emulator: the public C API.
+ *
+ * kemu loads PTX (the virtual ISA that nvcc, clang, Triton, Numba and
+ * JAX/Pallas emit), lowers it once to an internal bytecode and interprets it
+ * on the CPU over a model of the GPU: devices, grids, clusters, blocks, warps
+ * and threads with global, shared, local, constant and parameter memory.
+ *
+ * Every call returns a kemu_status; on failure it fills the caller's
+ * kemu_error (when not NULL) with a message. The library never exits or
+ * aborts the host process.
+ */
+#ifndef KEMU_KEMU_H
+#define KEMU_KEMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KEMU_VERSION_STRING "0.1.0"
+
+typedef enum kemu_status {
+    KEMU_OK = 0,
+    KEMU_ERR_INVALID_ARGUMENT, /* a bad argument from the caller */
+    KEMU_ERR_PARSE,            /* malformed or unsupported PTX */
+    KEMU_ERR_NOT_FOUND,        /* no such kernel, symbol or file */
+    KEMU_ERR_OUT_OF_MEMORY,    /* host or emulated device memory exhausted */
+    KEMU_ERR_LAUNCH_CONFIG,    /* grid/block/cluster/shared memory out of limits */
+    KEMU_ERR_KERNEL_FAULT,     /* the kernel faulted (see kemu_report.fault) */
+    KEMU_ERR_UNSUPPORTED,      /* a feature kemu does not implement yet */
+    KEMU_ERR_IO                /* a file could not be read or written */
+} kemu_status;
+
+/* An error record: the status, a one-line message and, for PTX errors, the
+ * position of the offending token. */
+typedef struct kemu_error {
+    kemu_status status;
+    char message[2048];
+    char file[512];
+    int line, column;
+} kemu_error;
+
+/* A short, static, human-readable name for a status ("parse error", ...). */
+const char *kemu_status_string(kemu_status status);
+
+/* The library's version as "MAJOR.MINOR.PATCH" (static string). */
+const char *kemu_version(void);
+
+typedef struct kemu_device kemu_device;
+typedef struct kemu_module kemu_module;
+typedef struct kemu_kernel kemu_kernel;
+
+/* How uninitialized device memory (fresh allocations, shared memory) is
+ * filled so that reads of it are visible. */
+typedef enum kemu_uninit {
+    KEMU_UNINIT_NAN = 0,   /* byte pattern 0xFF: NaN for floats, max for ints */
+    KEMU_UNINIT_ZERO,      /* zero bytes */
+    KEMU_UNINIT_PATTERN    /* byte pattern 0xCD */
+} kemu_uninit;
+
+typedef struct kemu_device_config {
+    const char *arch;     /* "sm_80" ...; NULL: take the PTX .target */
+    int threads;          /* host threads for blocks; 0: KEMU_THREADS or all cores */
+    const char *schedule; /* NULL or "default", or "random:SEED" */
+    double timeout;       /* seconds per launch; 0: none */
+    kemu_uninit uninit;   /* fill of shared memory */
+} kemu_device_config;
+
+/* Creates an emulated device. cfg may be NULL for defaults. The caller owns
+ * *out and releases it with kemu_device_destroy. */
+kemu_status kemu_device_create(const kemu_device_config *cfg, kemu_device **out,
+                               kemu_error *err);
+
+/* Frees the device, its memory and every module loaded on it. */
+void kemu_device_destroy(kemu_device *dev);
+
+/* Parses and lowers PTX text (len bytes; need not be NUL-terminated).
+ * `filename` is used in error messages only. On a PTX error returns
+ * KEMU_ERR_PARSE with err->file/line/column set. The module belongs to the
+ * device and is freed with it or by kemu_module_unload. */
+kemu_status kemu_module_load_ptx(kemu_device *dev, const char *text, size_t len,
+                                 const char *filename, kemu_module **out,
+                                 kemu_error *err);
+
+/* As kemu_module_load_ptx, reading the PTX from a file. */
+kemu_status kemu_module_load_ptx_file(kemu_device *dev, const char *path,
+                                      kemu_module **out, kemu_error *err);
+
+/* Unloads a module: its kernels become invalid, its globals are freed. */
+void kemu_module_unload(kemu_module *mod);
+
+/* The number of .entry kernels in the module and the i-th one (NULL when i
+ * is out of range). Kernels are owned by their module. */
+int kemu_module_kernel_count(const kemu_module *mod);
+kemu_kernel *kemu_module_kernel_at(kemu_module *mod, int index);
+
+/* Looks a kernel up by its PTX entry name. KEMU_ERR_NOT_FOUND if absent. */
+kemu_status kemu_module_get_kernel(kemu_module *mod, const char *name,
+                                   kemu_kernel **out, kemu_error *err);
+
+/* The device address of a module-scope .global or .const variable and its
+ * size in bytes (for cudaMemcpyToSymbol-like use). */
+kemu_status kemu_module_get_global(kemu_module *mod, const char *name,
+                                   uint64_t *address, size_t *size,
+                                   kemu_error *err);
+
+/* Describes one kernel parameter as the PTX declares it. */
+typedef struct kemu_param_info {
+    const char *name;     /* PTX parameter name; owned by the kernel */
+    const char *type;     /* ".u64", ".f32", ".b8" ... */
+    size_t size;          /* bytes */
+    size_t align;         /* bytes */
+    size_t offset;        /* byte offset in the parameter buffer (CUDA ABI) */
+    int is_array;         /* declared as .b8 name[N] (an aggregate by value) */
+} kemu_param_info;
+
+const char *kemu_kernel_name(const kemu_kernel *k);
+int kemu_kernel_param_count(const kemu_kernel *k);
+/* Fills *info for parameter i. KEMU_ERR_INVALID_ARGUMENT if i is out of range. */
+kemu_status kemu_kernel_param(const kemu_kernel *k, int i, kemu_param_info *info);
+
+/* Device memory. Addresses are 64-bit device addresses valid in kernels.
+ * Fresh allocations are filled according to `uninit`. */
+kemu_status kemu_malloc(kemu_device *dev, size_t size, kemu_uninit uninit,
+                        uint64_t *address, kemu_error *err);
+/* Frees an allocation made by kemu_malloc; an address that is not the start
+ * of a live allocation returns KEMU_ERR_INVALID_ARGUMENT. */
+kemu_status kemu_free(kemu_device *dev, uint64_t address, kemu_error *err);
+kemu_status kemu_memcpy_htod(kemu_device *dev, uint64_t dst, const void *src,
+                             size_t size, kemu_error *err);
+kemu_status kemu_memcpy_dtoh(kemu_device *dev, void *dst, uint64_t src,
+                             size_t size, kemu_error *err);
+kemu_status kemu_memcpy_dtod(kemu_device *dev, uint64_t dst, uint64_t src,
+                             size_t size, kemu_error *err);
+kemu_status kemu_memset(kemu_device *dev, uint64_t dst, int value,
+                        size_t size, kemu_error *err);
+
+typedef struct kemu_launch_config {
+    unsigned grid[3];      /* blocks per grid; 0 is taken as 1 */
+    unsigned block[3];     /* threads per block; 0 is taken as 1 */
+    unsigned cluster[3];   /* blocks per cluster; all 0: none (or .reqnctapercluster) */
+    size_t shared_bytes;   /* dynamic shared memory */
+} kemu_launch_config;
+
+/* The outcome of a launch. Strings are owned by the report and freed by
+ * kemu_report_free. */
+typedef struct kemu_report {
+    int faulted;                /* the kernel faulted; fault_message says how */
+    char fault_message[2048];
+    char *printf_output;        /* device printf text, in deterministic order */
+    size_t printf_length;
+    uint64_t warp_instructions; /* warp-instructions executed */
+    uint64_t thread_instructions; /* lane-instructions executed */
+    double seconds;             /* wall time of the launch */
+} kemu_report;
+
+/* Launches kernel k. `args` holds one pointer per parameter to its value, as
+ * cuLaunchKernel takes them. Blocks until the kernel completes. A kernel
+ * fault returns KEMU_ERR_KERNEL_FAULT with report->fault_message set (report
+ * may be NULL). Device printf output is collected in the report, or written
+ * to stdout when report is NULL. */
+kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg,
+                        void **args, kemu_report *report, kemu_error *err);
+
+/* Frees the strings held by a report (not the report itself). */
+void kemu_report_free(kemu_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KEMU_KEMU_H */

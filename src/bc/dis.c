@@ -1,0 +1,101 @@
+/* The bytecode disassembler behind `kemu dis`: one line per op with its
+ * operands (shape from opcodes.def), and the PTX line (and CUDA file:line
+ * from .loc) it came from. */
+#include "bc/bc.h"
+
+#include <string.h>
+
+static void slot(util_buffer *b, const bc_function *fn, uint32_t s)
+{
+    if (s == BC_NONE) {
+        util_buffer_printf(b, "_");
+        return;
+    }
+    for (uint32_t i = 0; i < fn->nconsts; i++)
+        if (fn->const_slots[i] == s) {
+            util_buffer_printf(b, "#0x%llx", (unsigned long long)fn->const_values[i]);
+            return;
+        }
+    util_buffer_printf(b, "r%u", s);
+}
+
+void bc_disassemble(const bc_module *m, const bc_function *fn, util_buffer *b)
+{
+    util_buffer_printf(b, "%s %s: %u ops, %u register slots (%u constants), %u predicates, %llu bytes of local frame\n",
+                       fn->is_entry ? ".entry" : ".func", fn->name, fn->ncode, fn->nslots, fn->nconsts, fn->npreds,
+                       (unsigned long long)fn->local_size);
+    int last_line = -1;
+    for (uint32_t pc = 0; pc < fn->ncode; pc++) {
+        const bc_op *op = &fn->code[pc];
+        const bc_src *src = op->src < fn->nsrcs ? &fn->srcs[op->src] : NULL;
+        util_buffer_printf(b, "  %5u  ", pc);
+        size_t start = b->len;
+        if (op->guard != BC_NONE)
+            util_buffer_printf(b, "@%sp%u ", (op->flags & BC_F_GUARD_NEG) ? "!" : "", op->guard);
+        util_buffer_printf(b, "%s", bc_opcode_names[op->code]);
+        if (op->type)
+            util_buffer_printf(b, "%s", ptx_type_name((ptx_type)op->type));
+        const char *shape = bc_opcode_shapes[op->code];
+        int first = 1;
+        const uint32_t fields[] = {op->d, op->a, op->b, op->c};
+        int fi = 0;
+        for (const char *s = shape; *s; s++) {
+            util_buffer_printf(b, first ? " " : ", ");
+            first = 0;
+            switch (*s) {
+            case 'd': case 'a': case 'b': case 'c':
+                slot(b, fn, fields[*s - 'a' < 0 ? 0 : (*s == 'd' ? 0 : *s - 'a' + 1)]);
+                fi++;
+                break;
+            case 'e': slot(b, fn, op->e); break;
+            case 'P': {
+                uint32_t v = fi == 0 ? op->d : fi == 1 ? op->a : fi == 2 ? op->b : op->c;
+                if (v == BC_NONE) util_buffer_printf(b, "_"); else util_buffer_printf(b, "p%u", v);
+                fi++;
+                break;
+            }
+            case 'i': util_buffer_printf(b, "%lld", (long long)op->imm); break;
+            case 't': util_buffer_printf(b, "-> %lld", (long long)op->imm); break;
+            case 's': util_buffer_printf(b, "sr%u.%u", op->mode, op->n); break;
+            case 'm':
+                util_buffer_printf(b, "[");
+                slot(b, fn, op->a);
+                util_buffer_printf(b, "%+lld]", (long long)op->imm);
+                fi++;
+                break;
+            case 'l':
+                util_buffer_printf(b, "{");
+                for (int i = 0; i < op->n; i++) {
+                    if (i) util_buffer_printf(b, ", ");
+                    if (op->code == BC_BRX) util_buffer_printf(b, "%u", fn->lists[op->list + (uint32_t)i]);
+                    else slot(b, fn, fn->lists[op->list + (uint32_t)i]);
+                }
+                util_buffer_printf(b, "}");
+                break;
+            default: break;
+            }
+        }
+        if (op->code == BC_CALL || op->code == BC_CALL_BUILTIN)
+            util_buffer_printf(b, " (%s)", m->functions[op->imm]->name);
+        if (op->mode && op->code != BC_S2R)
+            util_buffer_printf(b, " mode=%u", op->mode);
+        if (op->mode2)
+            util_buffer_printf(b, " mode2=%u", op->mode2);
+        if (src && src->line != last_line) {
+            size_t w = b->len - start;
+            for (; w < 48; w++)
+                util_buffer_append(b, " ", 1);
+            util_buffer_printf(b, " ; %s:%d", m->ptx->filename, src->line);
+            if (src->loc_file > 0) {
+                const char *cu = NULL;
+                for (int i = 0; i < m->ptx->nfiles; i++)
+                    if (m->ptx->files[i].id == src->loc_file)
+                        cu = m->ptx->files[i].path;
+                if (cu)
+                    util_buffer_printf(b, " (%s:%d)", cu, src->loc_line);
+            }
+            last_line = src->line;
+        }
+        util_buffer_printf(b, "\n");
+    }
+}

@@ -1,0 +1,33 @@
+/* The kemu command: shared declarations of the subcommands (one file per
+ * subcommand under src/cli/). Exit codes: 0 success, 1 kernel fault or
+ * mismatch, 2 usage/PTX/input error, 3 backend unavailable. */
+#ifndef KEMU_CLI_H
+#define KEMU_CLI_H
+
+#include <stdio.h>
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+#define CLI_EXIT_UNAVAILABLE 3
+
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    const char *usage;   /* full help text */
+    int (*run)(int argc, char **argv);
+} cli_command;
+
+int cli_run_main(int argc, char **argv);
+int cli_info_main(int argc, char **argv);
+int cli_dis_main(int argc, char **argv);
+int cli_compare_main(int argc, char **argv);
+
+extern const cli_command cli_commands[];
+
+/* Prints "kemu CMD: error: MSG" plus a usage hint and returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Looks a subcommand up by name. */
+const cli_command *cli_find_command(const char *name);
+
+#endif

@@ -1,0 +1,124 @@
+/* The `kemu` command's entry point: global options (--version, --help),
+ * `kemu help <subcommand>`, and dispatch to one file per subcommand. Only
+ * src/cli/ may call exit(). */
+#include "config.h"
+#include "cli/cli.h"
+#include "kemu/kemu.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static const char run_usage[] =
+    "usage: kemu run FILE.ptx [--kernel NAME] [--grid X[,Y[,Z]]] --block X[,Y[,Z]]\n"
+    "                [--cluster X[,Y[,Z]]] [--shared BYTES] [--arch sm_XX] [--threads N]\n"
+    "                [--schedule MODE] [--uninit nan|zero|pattern] [--timeout SECONDS]\n"
+    "                [--json] [--keep-outputs] [--] ARG...\n"
+    "\n"
+    "Runs one kernel of a PTX module on the emulator. One ARG per kernel parameter:\n"
+    "  in:PATH.npy                 a device buffer initialized from a NumPy file\n"
+    "  in:GEN:DTYPE:SHAPE          a generated input; GEN: arange zeros ones fill=V rand[=SEED]\n"
+    "  out:PATH.npy:DTYPE:SHAPE    a fresh buffer (uninitialized pattern) written to PATH after the launch\n"
+    "  inout:SOURCE:OUT.npy        initialized from SOURCE (a .npy path or GEN:DTYPE:SHAPE), written to OUT\n"
+    "  scratch:DTYPE:SHAPE         a device buffer that is neither read from nor written to a file\n"
+    "  TYPE:VALUE                  a scalar; TYPE: u8 u16 u32 u64 s8 s16 s32 s64 f16 bf16 f32 f64 b8..b64\n"
+    "  bytes:HEX | bytes@PATH      an aggregate passed by value\n"
+    "DTYPE: f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool; SHAPE: N or AxBxC.\n"
+    "Exit status: 0 success, 1 the kernel faulted, 2 usage, PTX or input error.\n";
+
+static const char info_usage[] =
+    "usage: kemu info FILE.ptx [--json]\n"
+    "\n"
+    "Prints the PTX version and target, each entry with its parameters (name, type,\n"
+    "size, alignment, offset), shared and local memory, registers, performance\n"
+    "directives and the extern functions it calls.\n";
+
+static const char dis_usage[] =
+    "usage: kemu dis FILE.ptx [--kernel NAME]\n"
+    "\n"
+    "Prints the lowered kernel bytecode, each op annotated with its PTX source line\n"
+    "(and the CUDA file:line where .loc is present).\n";
+
+static const char compare_usage[] =
+    "usage: kemu compare A.npy B.npy [--ulps N] [--rtol R] [--atol A] [--nan-strict]\n"
+    "\n"
+    "Compares two arrays of the same dtype and shape: integers exactly, floats by\n"
+    "ULP distance or tolerance; NaN equals NaN unless --nan-strict. Exit status 0\n"
+    "when equal within tolerance, 1 otherwise, 2 on error.\n";
+
+const cli_command cli_commands[] = {
+    {"run", "run a PTX kernel on the emulator", run_usage, cli_run_main},
+    {"info", "describe the kernels of a PTX module", info_usage, cli_info_main},
+    {"dis", "print the lowered bytecode of a PTX module", dis_usage, cli_dis_main},
+    {"compare", "compare two .npy arrays with ULP/tolerance rules", compare_usage, cli_compare_main},
+    {NULL, NULL, NULL, NULL},
+};
+
+static void print_usage(FILE *f)
+{
+    fprintf(f, "usage: kemu [--version] [--help] <command> [<args>]\n\n"
+               "kemu runs NVIDIA GPU kernels (PTX) on the CPU.\n\ncommands:\n");
+    for (const cli_command *c = cli_commands; c->name; c++)
+        fprintf(f, "  %-10s %s\n", c->name, c->summary);
+    fprintf(f, "\nSee 'kemu help <command>' for the options of a command.\n");
+}
+
+const cli_command *cli_find_command(const char *name)
+{
+    for (const cli_command *c = cli_commands; c->name; c++)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "kemu%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    if (cmd)
+        fprintf(stderr, "Run 'kemu help %s' for usage.\n", cmd);
+    else
+        fprintf(stderr, "Run 'kemu --help' for usage.\n");
+    return CLI_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *a = argv[1];
+    if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+        printf("kemu %s\n", PACKAGE_VERSION);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        print_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(a, "help") == 0) {
+        if (argc < 3) {
+            print_usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        const cli_command *c = cli_find_command(argv[2]);
+        if (!c)
+            return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+        fputs(c->usage, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (a[0] == '-')
+        return cli_usage_error(NULL, "unknown option '%s'", a);
+    const cli_command *c = cli_find_command(a);
+    if (!c)
+        return cli_usage_error(NULL, "unknown command '%s'", a);
+    if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+        fputs(c->usage, stdout);
+        return CLI_EXIT_OK;
+    }
+    return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,364 @@
+/* `kemu run`: load a PTX module, build the kernel's arguments from the
+ * command line (buffers from .npy files or generators, scalars), launch it
+ * on the emulator, write the outputs and print a summary (or --json). */
+#include "config.h"
+#include "cli/cli.h"
+#include "cli/args.h"
+#include "io/npy.h"
+#include "kemu/kemu.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_dims(const char *opt, const char *s, unsigned d[3])
+{
+    d[0] = d[1] = d[2] = 1;
+    int n = 0;
+    const char *p = s;
+    while (*p && n < 3) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || errno || v == 0 || v > 0xffffffffu || *p == '-')
+            return cli_usage_error("run", "%s wants X[,Y[,Z]] with positive integers, got '%s'", opt, s);
+        d[n++] = (unsigned)v;
+        p = end;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return cli_usage_error("run", "%s wants X[,Y[,Z]] with positive integers, got '%s'", opt, s);
+    }
+    if (*p)
+        return cli_usage_error("run", "%s has more than 3 dimensions: '%s'", opt, s);
+    return 0;
+}
+
+static const char *param_type_desc(const kemu_param_info *p, char *buf, size_t n)
+{
+    if (p->is_array)
+        snprintf(buf, n, ".b8[%zu]", p->size);
+    else
+        snprintf(buf, n, "%s", p->type);
+    return buf;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    char ra[PATH_MAX], rb[PATH_MAX];
+    if (!a || !b)
+        return 0;
+    if (realpath(a, ra) && realpath(b, rb))
+        return strcmp(ra, rb) == 0;
+    return strcmp(a, b) == 0;
+}
+
+int cli_run_main(int argc, char **argv)
+{
+    const char *file = NULL, *kernel_name = NULL, *arch = NULL, *schedule = NULL;
+    unsigned grid[3] = {1, 1, 1}, block[3] = {0, 0, 0}, cluster[3] = {0, 0, 0};
+    int have_block = 0, json = 0, keep = 0, threads = 0;
+    unsigned long long shared = 0;
+    double timeout = 0;
+    io_uninit_mode uninit = IO_UNINIT_NAN;
+    kemu_uninit kuninit = KEMU_UNINIT_NAN;
+    const char **argtexts = calloc((size_t)argc + 1, sizeof *argtexts);
+    int nargs = 0, dashdash = 0;
+    if (!argtexts)
+        return CLI_EXIT_USAGE;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!dashdash && a[0] == '-' && a[1] == '-' && a[2]) {
+            const char *val = NULL;
+            const char *eq = strchr(a, '=');
+            char name[64];
+            size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+            if (nl >= sizeof name) nl = sizeof name - 1;
+            memcpy(name, a, nl);
+            name[nl] = 0;
+            static const char *const known[] = {"--kernel", "--grid", "--block", "--cluster", "--shared", "--arch",
+                                                "--threads", "--schedule", "--uninit", "--timeout", "--json",
+                                                "--keep-outputs", NULL};
+            int is_known = 0;
+            for (int q = 0; known[q]; q++)
+                if (!strcmp(name, known[q]))
+                    is_known = 1;
+            if (!is_known) {
+                free(argtexts);
+                return cli_usage_error("run", "unknown option '%s'", name);
+            }
+            int flag = !strcmp(name, "--json") || !strcmp(name, "--keep-outputs");
+            if (!flag) {
+                if (eq) val = eq + 1;
+                else if (i + 1 < argc) val = argv[++i];
+                else { free(argtexts); return cli_usage_error("run", "option %s needs a value", name); }
+            }
+            int rc = 0;
+            if (!strcmp(name, "--kernel")) kernel_name = val;
+            else if (!strcmp(name, "--grid")) rc = parse_dims("--grid", val, grid);
+            else if (!strcmp(name, "--block")) { rc = parse_dims("--block", val, block); have_block = 1; }
+            else if (!strcmp(name, "--cluster")) rc = parse_dims("--cluster", val, cluster);
+            else if (!strcmp(name, "--shared")) {
+                char *end;
+                errno = 0;
+                shared = strtoull(val, &end, 0);
+                if (*end || errno || val[0] == '-')
+                    rc = cli_usage_error("run", "--shared wants a byte count, got '%s'", val);
+            } else if (!strcmp(name, "--arch")) arch = val;
+            else if (!strcmp(name, "--threads")) {
+                char *end;
+                long t = strtol(val, &end, 10);
+                if (*end || t < 1 || t > 4096)
+                    rc = cli_usage_error("run", "--threads wants a positive count, got '%s'", val);
+                threads = (int)t;
+            } else if (!strcmp(name, "--schedule")) schedule = val;
+            else if (!strcmp(name, "--uninit")) {
+                if (!strcmp(val, "nan")) { uninit = IO_UNINIT_NAN; kuninit = KEMU_UNINIT_NAN; }
+                else if (!strcmp(val, "zero")) { uninit = IO_UNINIT_ZERO; kuninit = KEMU_UNINIT_ZERO; }
+                else if (!strcmp(val, "pattern")) { uninit = IO_UNINIT_PATTERN; kuninit = KEMU_UNINIT_PATTERN; }
+                else rc = cli_usage_error("run", "--uninit wants nan, zero or pattern, got '%s'", val);
+            } else if (!strcmp(name, "--timeout")) {
+                char *end;
+                timeout = strtod(val, &end);
+                if (*end || timeout <= 0)
+                    rc = cli_usage_error("run", "--timeout wants a positive number of seconds, got '%s'", val);
+            } else if (!strcmp(name, "--json")) json = 1;
+            else if (!strcmp(name, "--keep-outputs")) keep = 1;
+            else rc = cli_usage_error("run", "unknown option '%s'", name);
+            if (rc) {
+                free(argtexts);
+                return rc;
+            }
+            continue;
+        }
+        if (!dashdash && !strcmp(a, "--")) {
+            dashdash = 1;
+            continue;
+        }
+        if (!file)
+            file = a;
+        else
+            argtexts[nargs++] = a;
+    }
+    if (!file) {
+        free(argtexts);
+        return cli_usage_error("run", "no PTX file given");
+    }
+    if (!have_block) {
+        free(argtexts);
+        return cli_usage_error("run", "--block is required");
+    }
+    if (threads == 0 && getenv("KEMU_THREADS"))
+        threads = atoi(getenv("KEMU_THREADS"));
+
+    kemu_error err;
+    memset(&err, 0, sizeof err);
+    kemu_device_config cfg = {arch, threads, schedule, timeout, kuninit};
+    kemu_device *dev = NULL;
+    int exit_code = CLI_EXIT_USAGE;
+    cli_arg *args = calloc((size_t)nargs + 1, sizeof *args);
+    void **ptrs = calloc((size_t)nargs + 1, sizeof *ptrs);
+    int parsed = 0;
+    kemu_report report;
+    memset(&report, 0, sizeof report);
+    if (!args || !ptrs)
+        goto done;
+    if (kemu_device_create(&cfg, &dev, &err)) {
+        fprintf(stderr, "kemu run: error: %s\n", err.message);
+        goto done;
+    }
+    kemu_module *mod;
+    if (kemu_module_load_ptx_file(dev, file, &mod, &err)) {
+        fprintf(stderr, "%s", err.message);
+        if (err.message[0] && err.message[strlen(err.message) - 1] != '\n')
+            fputc('\n', stderr);
+        goto done;
+    }
+    kemu_kernel *k = NULL;
+    if (kernel_name) {
+        if (kemu_module_get_kernel(mod, kernel_name, &k, &err)) {
+            fprintf(stderr, "kemu run: error: %s; it has:", err.message);
+            for (int i = 0; i < kemu_module_kernel_count(mod); i++)
+                fprintf(stderr, " %s", kemu_kernel_name(kemu_module_kernel_at(mod, i)));
+            fprintf(stderr, "\n");
+            goto done;
+        }
+    } else {
+        int n = kemu_module_kernel_count(mod);
+        if (n != 1) {
+            fprintf(stderr, "kemu run: error: %s has %d kernels; choose one with --kernel:", file, n);
+            for (int i = 0; i < n; i++)
+                fprintf(stderr, " %s", kemu_kernel_name(kemu_module_kernel_at(mod, i)));
+            fprintf(stderr, "\n");
+            goto done;
+        }
+        k = kemu_module_kernel_at(mod, 0);
+    }
+    int np = kemu_kernel_param_count(k);
+    if (nargs != np) {
+        fprintf(stderr, "kemu run: error: kernel '%s' takes %d parameter%s but %d argument%s given\n",
+                kemu_kernel_name(k), np, np == 1 ? "" : "s", nargs, nargs == 1 ? " was" : "s were");
+        for (int i = 0; i < np; i++) {
+            kemu_param_info pi;
+            char tb[64];
+            kemu_kernel_param(k, i, &pi);
+            fprintf(stderr, "  parameter %d: %s %s\n", i, param_type_desc(&pi, tb, sizeof tb), pi.name);
+        }
+        goto done;
+    }
+    for (int i = 0; i < nargs; i++) {
+        char emsg[1024];
+        kemu_param_info pi;
+        char tb[64];
+        kemu_kernel_param(k, i, &pi);
+        if (cli_arg_parse(argtexts[i], uninit, &args[i], emsg, sizeof emsg)) {
+            fprintf(stderr, "kemu run: error: argument %d for parameter %d '%s': %s\n", i, i, pi.name, emsg);
+            parsed = i + 1;
+            goto done;
+        }
+        parsed = i + 1;
+        cli_arg *a = &args[i];
+        if (cli_arg_is_buffer(a)) {
+            if (pi.size != 8 || pi.is_array) {
+                fprintf(stderr, "kemu run: error: parameter %d '%s' is %s (%zu bytes), not a pointer; '%s' passes a buffer\n",
+                        i, pi.name, param_type_desc(&pi, tb, sizeof tb), pi.size, a->text);
+                goto done;
+            }
+            size_t bytes = a->array.count * io_dtype_size(a->array.dtype);
+            if (kemu_malloc(dev, bytes, kuninit, &a->device, &err) ||
+                kemu_memcpy_htod(dev, a->device, a->array.data, bytes, &err)) {
+                fprintf(stderr, "kemu run: error: %s\n", err.message);
+                goto done;
+            }
+            ptrs[i] = &a->device;
+        } else {
+            if (a->size != pi.size) {
+                fprintf(stderr, "kemu run: error: parameter %d '%s' is %s (%zu bytes) but '%s' is %zu bytes\n", i,
+                        pi.name, param_type_desc(&pi, tb, sizeof tb), pi.size, a->text, a->size);
+                goto done;
+            }
+            ptrs[i] = a->kind == ARG_BYTES ? (void *)a->bytes : (void *)a->value;
+        }
+    }
+    /* nothing the user gave is overwritten silently */
+    for (int i = 0; i < nargs; i++) {
+        if (!args[i].out_path)
+            continue;
+        for (int j = 0; j < nargs; j++) {
+            if (!args[j].source_path || !same_file(args[i].out_path, args[j].source_path))
+                continue;
+            if (i == j && args[i].kind == ARG_INOUT && !strcmp(args[i].out_path, args[j].source_path))
+                continue; /* inout:x.npy:x.npy names the same path explicitly */
+            fprintf(stderr, "kemu run: error: argument %d would overwrite the input file %s of argument %d; "
+                            "name it as the output explicitly with inout:%s:%s\n",
+                    i, args[j].source_path, j, args[j].source_path, args[j].source_path);
+            goto done;
+        }
+        for (int j = 0; j < i; j++)
+            if (args[j].out_path && same_file(args[i].out_path, args[j].out_path)) {
+                fprintf(stderr, "kemu run: error: arguments %d and %d both write %s\n", j, i, args[i].out_path);
+                goto done;
+            }
+    }
+    kemu_launch_config lc;
+    memset(&lc, 0, sizeof lc);
+    memcpy(lc.grid, grid, sizeof grid);
+    memcpy(lc.block, block, sizeof block);
+    memcpy(lc.cluster, cluster, sizeof cluster);
+    lc.shared_bytes = (size_t)shared;
+    kemu_status st = kemu_launch(k, &lc, ptrs, &report, &err);
+    if (report.printf_length)
+        fwrite(report.printf_output, 1, report.printf_length, stdout);
+    fflush(stdout);
+    if (st != KEMU_OK && st != KEMU_ERR_KERNEL_FAULT) {
+        fprintf(stderr, "kemu run: error: %s\n", err.message);
+        goto done;
+    }
+    int faulted = st == KEMU_ERR_KERNEL_FAULT;
+    if (faulted)
+        fprintf(stderr, "kemu: %s\n", err.message);
+    json_t *jout = json ? json_array() : NULL;
+    if (!faulted || keep) {
+        for (int i = 0; i < nargs; i++) {
+            cli_arg *a = &args[i];
+            if (!a->out_path)
+                continue;
+            size_t bytes = a->array.count * io_dtype_size(a->array.dtype);
+            char emsg[1024];
+            if (kemu_memcpy_dtoh(dev, a->array.data, a->device, bytes, &err)) {
+                fprintf(stderr, "kemu run: error: %s\n", err.message);
+                goto done;
+            }
+            if (io_npy_write(a->out_path, &a->array, emsg, sizeof emsg)) {
+                fprintf(stderr, "kemu run: error: %s\n", emsg);
+                exit_code = CLI_EXIT_USAGE;
+                goto done;
+            }
+        }
+    }
+    if (json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "kernel", json_string(kemu_kernel_name(k)));
+        json_object_set_new(o, "grid", json_pack("[i,i,i]", grid[0], grid[1], grid[2]));
+        json_object_set_new(o, "block", json_pack("[i,i,i]", block[0], block[1], block[2]));
+        json_object_set_new(o, "cluster", json_pack("[i,i,i]", cluster[0], cluster[1], cluster[2]));
+        json_object_set_new(o, "shared_bytes", json_integer((json_int_t)shared));
+        json_object_set_new(o, "seconds", json_real(report.seconds));
+        json_object_set_new(o, "warp_instructions", json_integer((json_int_t)report.warp_instructions));
+        json_object_set_new(o, "thread_instructions", json_integer((json_int_t)report.thread_instructions));
+        json_object_set_new(o, "faulted", json_boolean(faulted));
+        if (faulted)
+            json_object_set_new(o, "fault", json_string(report.fault_message));
+        for (int i = 0; i < nargs; i++) {
+            cli_arg *a = &args[i];
+            if (!a->out_path || (faulted && !keep))
+                continue;
+            io_stats s;
+            io_array_stats(&a->array, &s);
+            char shape[128];
+            io_shape_format(&a->array, shape, sizeof shape);
+            json_array_append_new(jout, json_pack("{s:s,s:s,s:s,s:f,s:f,s:f,s:I}", "path", a->out_path, "dtype",
+                                                  io_dtype_name(a->array.dtype), "shape", shape, "min", s.min,
+                                                  "max", s.max, "mean", s.mean, "nan_count", (json_int_t)s.nan_count));
+        }
+        json_object_set_new(o, "outputs", jout);
+        char *textj = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (textj)
+            printf("%s\n", textj);
+        free(textj);
+        json_decref(o);
+    } else {
+        fprintf(faulted ? stderr : stdout,
+                "kernel %s: grid (%u,%u,%u) block (%u,%u,%u)%s, %.3f s, %llu warp-instructions, %llu thread-instructions\n",
+                kemu_kernel_name(k), grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                cluster[0] ? " with clusters" : "", report.seconds, (unsigned long long)report.warp_instructions,
+                (unsigned long long)report.thread_instructions);
+        for (int i = 0; i < nargs && (!faulted || keep); i++) {
+            cli_arg *a = &args[i];
+            if (!a->out_path)
+                continue;
+            io_stats s;
+            io_array_stats(&a->array, &s);
+            char shape[128];
+            io_shape_format(&a->array, shape, sizeof shape);
+            printf("  wrote %s: %s[%s]  min %.9g  max %.9g  mean %.9g  nan %zu\n", a->out_path,
+                   io_dtype_name(a->array.dtype), shape, s.min, s.max, s.mean, s.nan_count);
+        }
+        if (faulted && !keep)
+            fprintf(stderr, "  no outputs written (use --keep-outputs to write them anyway)\n");
+    }
+    exit_code = faulted ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+done:
+    kemu_report_free(&report);
+    for (int i = 0; i < parsed; i++)
+        cli_arg_free(&args[i]);
+    free(args);
+    free(ptrs);
+    free(argtexts);
+    kemu_device_destroy(dev);
+    return exit_code;
+}

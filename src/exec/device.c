@@ -1,0 +1,394 @@
+/* The public API (include/kemu/kemu.h): devices, modules, kernels, device
+ * memory and launches. A launch validates its configuration against the
+ * architecture, lays out the parameter buffer with the CUDA ABI, then runs
+ * the blocks of the grid over host threads with OpenMP, each host thread
+ * with its own reusable block state. Results do not depend on the number
+ * of threads: printf output is ordered by block, and a fault is reported
+ * for the lowest faulting block. */
+#include "config.h"
+#include "exec/exec.h"
+#include "vm/vm.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static const exec_arch arches[] = {
+    {"sm_75", 75, 40, 1024, {1024, 1024, 64}, {2147483647u, 65535, 65535}, 48 * 1024, 64 * 1024, 0},
+    {"sm_80", 80, 108, 1024, {1024, 1024, 64}, {2147483647u, 65535, 65535}, 48 * 1024, 163 * 1024, 0},
+    {"sm_86", 86, 84, 1024, {1024, 1024, 64}, {2147483647u, 65535, 65535}, 48 * 1024, 99 * 1024, 0},
+    {"sm_87", 87, 16, 1024, {1024, 1024, 64}, {2147483647u, 65535, 65535}, 48 * 1024, 163 * 1024, 0},
+    {"sm_89", 89, 128, 1024, {1024, 1024, 64}, {2147483647u, 65535, 65535}, 48 * 1024, 99 * 1024, 0},
+    {"sm_90", 90, 132, 1024, {1024, 1024, 64}, {2147483647u, 65535, 65535}, 48 * 1024, 227 * 1024, 1},
+    {"sm_100", 100, 148, 1024, {1024, 1024, 64}, {2147483647u, 65535, 65535}, 48 * 1024, 227 * 1024, 1},
+    {"sm_120", 120, 84, 1024, {1024, 1024, 64}, {2147483647u, 65535, 65535}, 48 * 1024, 99 * 1024, 1},
+};
+
+const exec_arch *exec_arch_find(const char *name)
+{
+    int sm;
+    char suffix[8] = "";
+    if (!name || sscanf(name, "sm_%d%7s", &sm, suffix) < 1)
+        return NULL;
+    if (suffix[0] && strcmp(suffix, "a") && strcmp(suffix, "f"))
+        return NULL;
+    for (size_t i = 0; i < KEMU_ARRAY_LEN(arches); i++)
+        if (arches[i].sm == sm)
+            return &arches[i];
+    return NULL;
+}
+
+const exec_arch *exec_arch_for_sm(int sm)
+{
+    const exec_arch *best = &arches[0];
+    for (size_t i = 0; i < KEMU_ARRAY_LEN(arches); i++)
+        if (arches[i].sm <= sm)
+            best = &arches[i];
+    return best;
+}
+
+const exec_arch *exec_module_arch(const kemu_module *mod)
+{
+    if (mod->dev->arch)
+        return mod->dev->arch;
+    return exec_arch_for_sm(mod->bc->arch_sm ? mod->bc->arch_sm : 80);
+}
+
+const char *kemu_version(void) { return PACKAGE_VERSION; }
+
+const char *kemu_status_string(kemu_status s)
+{
+    switch (s) {
+    case KEMU_OK: return "success";
+    case KEMU_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case KEMU_ERR_PARSE: return "PTX error";
+    case KEMU_ERR_NOT_FOUND: return "not found";
+    case KEMU_ERR_OUT_OF_MEMORY: return "out of memory";
+    case KEMU_ERR_LAUNCH_CONFIG: return "invalid launch configuration";
+    case KEMU_ERR_KERNEL_FAULT: return "kernel fault";
+    case KEMU_ERR_UNSUPPORTED: return "not supported";
+    case KEMU_ERR_IO: return "I/O error";
+    }
+    return "unknown status";
+}
+
+/* ---- devices ------------------------------------------------------------- */
+
+kemu_status kemu_device_create(const kemu_device_config *cfg, kemu_device **out, kemu_error *err)
+{
+    if (!out)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_device_create: out is NULL");
+    kemu_device *d = calloc(1, sizeof *d);
+    if (!d)
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+    if (cfg)
+        d->cfg = *cfg;
+    if (cfg && cfg->arch) {
+        d->arch = exec_arch_find(cfg->arch);
+        if (!d->arch) {
+            free(d);
+            return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
+                              "unknown architecture '%s' (known: sm_75 sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_120)",
+                              cfg->arch);
+        }
+        snprintf(d->arch_name, sizeof d->arch_name, "%s", cfg->arch);
+    }
+    d->cfg.arch = NULL;
+    if (cfg && cfg->schedule && strcmp(cfg->schedule, "default") && strncmp(cfg->schedule, "random:", 7)) {
+        free(d);
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "unknown schedule '%s' (use default or random:SEED)",
+                          cfg->schedule);
+    }
+    d->cfg.schedule = NULL;
+    if (cfg && cfg->schedule && !strncmp(cfg->schedule, "random:", 7)) {
+        char *end;
+        unsigned long long seed = strtoull(cfg->schedule + 7, &end, 0);
+        if (!cfg->schedule[7] || *end) {
+            free(d);
+            return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "bad schedule seed in '%s'", cfg->schedule);
+        }
+        d->random_schedule = 1;
+        d->schedule_seed = seed;
+    }
+    mem_space_init(&d->mem);
+    *out = d;
+    return KEMU_OK;
+}
+
+void kemu_device_destroy(kemu_device *d)
+{
+    if (!d)
+        return;
+    while (d->nmodules)
+        kemu_module_unload(d->modules[d->nmodules - 1]);
+    free(d->modules);
+    mem_space_destroy(&d->mem);
+    free(d);
+}
+
+/* ---- modules ------------------------------------------------------------- */
+
+static int module_uses_malloc(const bc_module *m)
+{
+    for (int i = 0; i < m->nfunctions; i++)
+        if (m->functions[i]->builtin == BC_BUILTIN_MALLOC + 1)
+            return 1;
+    return 0;
+}
+
+kemu_status kemu_module_load_ptx(kemu_device *dev, const char *text, size_t len, const char *filename,
+                                 kemu_module **out, kemu_error *err)
+{
+    if (!dev || !text || !out)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_module_load_ptx: NULL argument");
+    kemu_module *mod = calloc(1, sizeof *mod);
+    if (!mod)
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+    mod->dev = dev;
+    kemu_status st = ptx_parse(text, len, filename ? filename : "<ptx>", &mod->ptx, err);
+    if (st != KEMU_OK) {
+        free(mod);
+        return st;
+    }
+    st = bc_module_layout(mod->ptx, &mod->bc, err);
+    if (st != KEMU_OK)
+        goto fail;
+    if (mem_alloc(&dev->mem, mod->bc->global_size ? mod->bc->global_size : 1, 0, MEM_KIND_MODULE_GLOBALS,
+                  &mod->globals)) {
+        st = util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of device memory for module globals");
+        goto fail;
+    }
+    st = bc_module_lower(mod->bc, mod->globals, err);
+    if (st != KEMU_OK)
+        goto fail;
+    memcpy((void *)(uintptr_t)mod->globals, mod->bc->global_init, mod->bc->global_size);
+    mod->const_bank = malloc(mod->bc->const_size ? mod->bc->const_size : 1);
+    if (!mod->const_bank) {
+        st = util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+        goto fail;
+    }
+    memcpy(mod->const_bank, mod->bc->const_init, mod->bc->const_size);
+    for (int i = 0; i < mod->bc->nfunctions; i++)
+        if (mod->bc->functions[i]->is_entry)
+            mod->nkernels++;
+    mod->kernels = calloc((size_t)mod->nkernels + 1, sizeof *mod->kernels);
+    int maxfile = 0;
+    for (int i = 0; i < mod->ptx->nfiles; i++)
+        if (mod->ptx->files[i].id > maxfile)
+            maxfile = mod->ptx->files[i].id;
+    mod->nloc_files = maxfile + 1;
+    mod->loc_files = calloc((size_t)mod->nloc_files, sizeof *mod->loc_files);
+    if (!mod->kernels || !mod->loc_files) {
+        st = util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+        goto fail;
+    }
+    for (int i = 0; i < mod->ptx->nfiles; i++)
+        if (mod->ptx->files[i].id >= 0)
+            mod->loc_files[mod->ptx->files[i].id] = mod->ptx->files[i].path;
+    int k = 0;
+    for (int i = 0; i < mod->bc->nfunctions; i++)
+        if (mod->bc->functions[i]->is_entry)
+            mod->kernels[k++] = (kemu_kernel){mod, mod->bc->functions[i]};
+    mod->uses_malloc = module_uses_malloc(mod->bc);
+    kemu_module **nm = realloc(dev->modules, (size_t)(dev->nmodules + 1) * sizeof *nm);
+    if (!nm) {
+        st = util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+        goto fail;
+    }
+    dev->modules = nm;
+    dev->modules[dev->nmodules++] = mod;
+    *out = mod;
+    return KEMU_OK;
+fail:
+    if (mod->globals)
+        mem_free(&dev->mem, mod->globals);
+    bc_module_free(mod->bc);
+    ptx_module_free(mod->ptx);
+    free(mod->const_bank);
+    free(mod->kernels);
+    free(mod->loc_files);
+    free(mod);
+    return st;
+}
+
+kemu_status kemu_module_load_ptx_file(kemu_device *dev, const char *path, kemu_module **out, kemu_error *err)
+{
+    char *text;
+    size_t len;
+    kemu_status st = util_read_file(path, &text, &len, err);
+    if (st != KEMU_OK)
+        return st;
+    st = kemu_module_load_ptx(dev, text, len, path, out, err);
+    free(text);
+    return st;
+}
+
+void kemu_module_unload(kemu_module *mod)
+{
+    if (!mod)
+        return;
+    kemu_device *dev = mod->dev;
+    for (int i = 0; i < dev->nmodules; i++)
+        if (dev->modules[i] == mod) {
+            memmove(&dev->modules[i], &dev->modules[i + 1], (size_t)(dev->nmodules - i - 1) * sizeof *dev->modules);
+            dev->nmodules--;
+            break;
+        }
+    mem_free(&dev->mem, mod->globals);
+    bc_module_free(mod->bc);
+    ptx_module_free(mod->ptx);
+    free(mod->const_bank);
+    free(mod->kernels);
+    free(mod->loc_files);
+    free(mod);
+}
+
+int kemu_module_kernel_count(const kemu_module *mod) { return mod ? mod->nkernels : 0; }
+
+kemu_kernel *kemu_module_kernel_at(kemu_module *mod, int i)
+{
+    return mod && i >= 0 && i < mod->nkernels ? &mod->kernels[i] : NULL;
+}
+
+kemu_status kemu_module_get_kernel(kemu_module *mod, const char *name, kemu_kernel **out, kemu_error *err)
+{
+    for (int i = 0; mod && name && i < mod->nkernels; i++)
+        if (!strcmp(mod->kernels[i].fn->name, name)) {
+            *out = &mod->kernels[i];
+            return KEMU_OK;
+        }
+    return util_error(err, KEMU_ERR_NOT_FOUND, "no kernel named '%s' in %s", name ? name : "(null)",
+                      mod ? mod->ptx->filename : "(null)");
+}
+
+kemu_status kemu_module_get_global(kemu_module *mod, const char *name, uint64_t *address, size_t *size,
+                                   kemu_error *err)
+{
+    for (int i = 0; mod && name && i < mod->bc->nsymbols; i++) {
+        const bc_symbol *s = &mod->bc->symbols[i];
+        if (strcmp(s->name, name))
+            continue;
+        if (s->space == BC_SPACE_GLOBAL)
+            *address = s->address;
+        else if (s->space == BC_SPACE_CONST)
+            *address = (uint64_t)(uintptr_t)(mod->const_bank + s->address);
+        else
+            return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "'%s' is not a .global or .const variable", name);
+        if (size)
+            *size = (size_t)s->size;
+        return KEMU_OK;
+    }
+    return util_error(err, KEMU_ERR_NOT_FOUND, "no variable named '%s'", name ? name : "(null)");
+}
+
+const char *kemu_kernel_name(const kemu_kernel *k) { return k ? k->fn->name : NULL; }
+int kemu_kernel_param_count(const kemu_kernel *k) { return k ? k->fn->nparams : 0; }
+
+kemu_status kemu_kernel_param(const kemu_kernel *k, int i, kemu_param_info *info)
+{
+    if (!k || !info || i < 0 || i >= k->fn->nparams)
+        return KEMU_ERR_INVALID_ARGUMENT;
+    const bc_param *p = &k->fn->params[i];
+    info->name = p->name;
+    info->type = ptx_type_name(p->type);
+    info->size = (size_t)p->size;
+    info->align = (size_t)p->align;
+    info->offset = (size_t)p->offset;
+    info->is_array = p->is_array;
+    return KEMU_OK;
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+kemu_status kemu_malloc(kemu_device *dev, size_t size, kemu_uninit uninit, uint64_t *address, kemu_error *err)
+{
+    if (!dev || !address)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_malloc: NULL argument");
+    int fill = uninit == KEMU_UNINIT_ZERO ? 0 : uninit == KEMU_UNINIT_PATTERN ? 0xcd : 0xff;
+    if (mem_alloc(&dev->mem, size, fill, MEM_KIND_USER, address))
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of device memory allocating %zu bytes", size);
+    return KEMU_OK;
+}
+
+kemu_status kemu_free(kemu_device *dev, uint64_t address, kemu_error *err)
+{
+    if (!dev)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_free: NULL device");
+    const mem_allocation *a = mem_find_containing(&dev->mem, address);
+    if (!a || a->base != address || a->kind != MEM_KIND_USER)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
+                          "kemu_free: 0x%llx is not the start of a live allocation", (unsigned long long)address);
+    mem_free(&dev->mem, address);
+    return KEMU_OK;
+}
+
+static kemu_status check_range(kemu_device *dev, uint64_t addr, size_t size, const char *what, kemu_error *err)
+{
+    if (size == 0)
+        return KEMU_OK;
+    if (!mem_find(&dev->mem, addr, size))
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "%s: [0x%llx, +%zu) is not inside one device allocation",
+                          what, (unsigned long long)addr, size);
+    return KEMU_OK;
+}
+
+static int is_const_bank(kemu_device *dev, uint64_t addr, size_t size)
+{
+    for (int i = 0; i < dev->nmodules; i++) {
+        kemu_module *m = dev->modules[i];
+        uint64_t base = (uint64_t)(uintptr_t)m->const_bank;
+        if (addr >= base && addr + size <= base + m->bc->const_size)
+            return 1;
+    }
+    return 0;
+}
+
+kemu_status kemu_memcpy_htod(kemu_device *dev, uint64_t dst, const void *src, size_t size, kemu_error *err)
+{
+    if (!is_const_bank(dev, dst, size)) {
+        kemu_status st = check_range(dev, dst, size, "kemu_memcpy_htod", err);
+        if (st)
+            return st;
+    }
+    if (size)
+        memcpy((void *)(uintptr_t)dst, src, size);
+    return KEMU_OK;
+}
+
+kemu_status kemu_memcpy_dtoh(kemu_device *dev, void *dst, uint64_t src, size_t size, kemu_error *err)
+{
+    if (!is_const_bank(dev, src, size)) {
+        kemu_status st = check_range(dev, src, size, "kemu_memcpy_dtoh", err);
+        if (st)
+            return st;
+    }
+    if (size)
+        memcpy(dst, (const void *)(uintptr_t)src, size);
+    return KEMU_OK;
+}
+
+kemu_status kemu_memcpy_dtod(kemu_device *dev, uint64_t dst, uint64_t src, size_t size, kemu_error *err)
+{
+    kemu_status st = check_range(dev, dst, size, "kemu_memcpy_dtod", err);
+    if (!st)
+        st = check_range(dev, src, size, "kemu_memcpy_dtod", err);
+    if (st)
+        return st;
+    if (size)
+        memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, size);
+    return KEMU_OK;
+}
+
+kemu_status kemu_memset(kemu_device *dev, uint64_t dst, int value, size_t size, kemu_error *err)
+{
+    kemu_status st = check_range(dev, dst, size, "kemu_memset", err);
+    if (st)
+        return st;
+    if (size)
+        memset((void *)(uintptr_t)dst, value, size);
+    return KEMU_OK;
+}

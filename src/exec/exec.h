@@ -1,0 +1,64 @@
+/* Devices, modules and kernels behind the public API, and the launch of a
+ * grid over host threads. Knows nothing about PTX syntax. */
+#ifndef KEMU_EXEC_H
+#define KEMU_EXEC_H
+
+#include <pthread.h>
+#include "kemu/kemu.h"
+#include "bc/bc.h"
+#include "mem/mem.h"
+#include "ptx/ptx.h"
+
+/* What an emulated GPU architecture allows. */
+typedef struct exec_arch {
+    const char *name;       /* "sm_80" */
+    int sm;                 /* 80 */
+    int sm_count;
+    unsigned max_threads_per_block;
+    unsigned max_block_dim[3];
+    unsigned max_grid_dim[3];
+    uint64_t max_shared_default;  /* without opt-in */
+    uint64_t max_shared_optin;    /* per block with opt-in */
+    int has_clusters;
+} exec_arch;
+
+/* Looks an architecture up by name ("sm_80", "sm_90a"); NULL if unknown. */
+const exec_arch *exec_arch_find(const char *name);
+/* The closest known architecture at or below sm (for .target). */
+const exec_arch *exec_arch_for_sm(int sm);
+
+struct kemu_device {
+    mem_space mem;
+    kemu_device_config cfg;
+    char arch_name[32];
+    const exec_arch *arch;       /* NULL: from each module's .target */
+    kemu_module **modules;
+    int nmodules;
+    uint64_t heap_base, heap_size, heap_used;
+    pthread_mutex_t heap_lock;
+    int random_schedule;
+    uint64_t schedule_seed;
+};
+
+struct kemu_kernel {
+    kemu_module *mod;
+    bc_function *fn;
+};
+
+struct kemu_module {
+    kemu_device *dev;
+    ptx_module *ptx;
+    bc_module *bc;
+    uint64_t globals;            /* device address of module .global variables */
+    uint8_t *const_bank;
+    kemu_kernel *kernels;
+    int nkernels;
+    const char **loc_files;      /* by .file id */
+    int nloc_files;
+    int uses_malloc;
+};
+
+/* The architecture a launch of module mod runs as. */
+const exec_arch *exec_module_arch(const kemu_module *mod);
+
+#endif

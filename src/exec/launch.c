@@ -1,0 +1,303 @@
+/* kemu_launch: validates a launch against the architecture and the
+ * kernel's directives, builds the parameter buffer, and runs the grid's
+ * blocks over host threads (OpenMP). Blocks are independent; the result is
+ * the same for every thread count: printf output is concatenated in block
+ * order and the fault reported is the one of the lowest faulting block. */
+#include "config.h"
+#include "exec/exec.h"
+#include "vm/vm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define CALL_STACK_BYTES (32u * 1024u)
+#define HEAP_BYTES (8u * 1024u * 1024u)
+
+typedef struct block_output { uint64_t id; char *text; size_t len; } block_output;
+
+static int host_threads(const kemu_device *dev)
+{
+    int n = dev->cfg.threads;
+    if (n <= 0) {
+        const char *env = getenv("KEMU_THREADS");
+        if (env && atoi(env) > 0)
+            n = atoi(env);
+    }
+#ifdef _OPENMP
+    if (n <= 0)
+        n = omp_get_num_procs();
+#endif
+    return n > 0 ? n : 1;
+}
+
+static int cmp_output(const void *a, const void *b)
+{
+    const block_output *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static kemu_status validate(kemu_kernel *k, const kemu_launch_config *cfg, unsigned grid[3], unsigned block[3],
+                            unsigned cluster[3], const exec_arch *arch, kemu_error *err)
+{
+    const bc_function *fn = k->fn;
+    static const char axis[3] = {'x', 'y', 'z'};
+    for (int i = 0; i < 3; i++) {
+        grid[i] = cfg->grid[i] ? cfg->grid[i] : 1;
+        block[i] = cfg->block[i] ? cfg->block[i] : 1;
+        cluster[i] = cfg->cluster[i];
+        if (grid[i] > arch->max_grid_dim[i])
+            return util_error(err, KEMU_ERR_LAUNCH_CONFIG, "grid %c dimension %u exceeds the %s limit of %u",
+                              axis[i], grid[i], arch->name, arch->max_grid_dim[i]);
+        if (block[i] > arch->max_block_dim[i])
+            return util_error(err, KEMU_ERR_LAUNCH_CONFIG, "block %c dimension %u exceeds the %s limit of %u",
+                              axis[i], block[i], arch->name, arch->max_block_dim[i]);
+    }
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+    if (threads > arch->max_threads_per_block)
+        return util_error(err, KEMU_ERR_LAUNCH_CONFIG, "%llu threads per block exceed the %s limit of %u",
+                          (unsigned long long)threads, arch->name, arch->max_threads_per_block);
+    if (fn->reqntid[0]) {
+        for (int i = 0; i < 3; i++)
+            if (block[i] != (fn->reqntid[i] ? fn->reqntid[i] : 1))
+                return util_error(err, KEMU_ERR_LAUNCH_CONFIG,
+                                  "kernel '%s' requires a block of %u,%u,%u threads (.reqntid); the launch has %u,%u,%u",
+                                  fn->name, fn->reqntid[0], fn->reqntid[1] ? fn->reqntid[1] : 1,
+                                  fn->reqntid[2] ? fn->reqntid[2] : 1, block[0], block[1], block[2]);
+    }
+    if (fn->maxntid[0]) {
+        uint64_t mx = (uint64_t)fn->maxntid[0] * (fn->maxntid[1] ? fn->maxntid[1] : 1) * (fn->maxntid[2] ? fn->maxntid[2] : 1);
+        if (threads > mx)
+            return util_error(err, KEMU_ERR_LAUNCH_CONFIG,
+                              "kernel '%s' allows at most %llu threads per block (.maxntid); the launch has %llu",
+                              fn->name, (unsigned long long)mx, (unsigned long long)threads);
+    }
+    if (!cluster[0] && !cluster[1] && !cluster[2] && fn->reqnctapercluster[0])
+        for (int i = 0; i < 3; i++)
+            cluster[i] = fn->reqnctapercluster[i] ? fn->reqnctapercluster[i] : 1;
+    if (cluster[0] || cluster[1] || cluster[2]) {
+        if (!arch->has_clusters)
+            return util_error(err, KEMU_ERR_LAUNCH_CONFIG, "clusters need sm_90 or later (the device is %s)", arch->name);
+        uint64_t n = 1;
+        for (int i = 0; i < 3; i++) {
+            if (!cluster[i])
+                cluster[i] = 1;
+            if (grid[i] % cluster[i])
+                return util_error(err, KEMU_ERR_LAUNCH_CONFIG,
+                                  "grid %c dimension %u is not a multiple of the cluster dimension %u", axis[i],
+                                  grid[i], cluster[i]);
+            n *= cluster[i];
+        }
+        if (n > 8)
+            return util_error(err, KEMU_ERR_LAUNCH_CONFIG, "a cluster of %llu blocks exceeds the portable limit of 8",
+                              (unsigned long long)n);
+        if (n > 1)
+            return util_error(err, KEMU_ERR_UNSUPPORTED,
+                              "clusters of more than one block are not supported by kemu yet");
+    }
+    uint64_t shared = k->mod->bc->shared_static_size + cfg->shared_bytes;
+    if (shared > arch->max_shared_optin)
+        return util_error(err, KEMU_ERR_LAUNCH_CONFIG,
+                          "%llu bytes of shared memory per block (%llu static + %zu dynamic) exceed the %s limit of %llu",
+                          (unsigned long long)shared, (unsigned long long)k->mod->bc->shared_static_size,
+                          cfg->shared_bytes, arch->name, (unsigned long long)arch->max_shared_optin);
+    if (cfg->shared_bytes && !k->mod->bc->has_dynamic_shared)
+        (void)0; /* dynamic shared memory nobody declares is allowed (CUDA allows it) */
+    return KEMU_OK;
+}
+
+kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
+                        kemu_error *err)
+{
+    if (report)
+        memset(report, 0, sizeof *report);
+    if (!k || !cfg)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_launch: NULL kernel or configuration");
+    kemu_module *mod = k->mod;
+    kemu_device *dev = mod->dev;
+    const exec_arch *arch = exec_module_arch(mod);
+    vm_launch L;
+    memset(&L, 0, sizeof L);
+    kemu_status st = validate(k, cfg, L.grid, L.block, L.cluster, arch, err);
+    if (st)
+        return st;
+    const bc_function *fn = k->fn;
+    if (fn->nparams && !args)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kernel '%s' takes %d parameters but args is NULL",
+                          fn->name, fn->nparams);
+    L.mod = mod->bc;
+    L.kernel = fn;
+    L.mem = &dev->mem;
+    L.ptx_filename = mod->ptx->filename;
+    L.loc_files = mod->loc_files;
+    L.nloc_files = mod->nloc_files;
+    L.nthreads_per_block = (uint64_t)L.block[0] * L.block[1] * L.block[2];
+    L.param_size = fn->param_size;
+    L.params = calloc(1, fn->param_size ? fn->param_size : 1);
+    if (!L.params)
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int i = 0; i < fn->nparams; i++) {
+        if (!args[i]) {
+            free(L.params);
+            return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "argument %d ('%s') is NULL", i, fn->params[i].name);
+        }
+        memcpy(L.params + fn->params[i].offset, args[i], fn->params[i].size);
+    }
+    L.const_bank = mod->const_bank;
+    L.const_size = mod->bc->const_size;
+    L.shared_static = mod->bc->shared_static_size;
+    if (mod->bc->has_dynamic_shared) {
+        uint64_t a = mod->bc->shared_align;
+        L.shared_static = (L.shared_static + a - 1) / a * a;
+    }
+    L.shared_dynamic = cfg->shared_bytes;
+    int uses_calls = 0;
+    uint64_t max_frame = 0;
+    for (int i = 0; i < mod->bc->nfunctions; i++) {
+        if (mod->bc->functions[i]->uses_calls)
+            uses_calls = 1;
+        if (mod->bc->functions[i]->local_size > max_frame)
+            max_frame = mod->bc->functions[i]->local_size;
+    }
+    L.local_stride = fn->local_size + (uses_calls ? CALL_STACK_BYTES + max_frame : 0);
+    L.local_stride = (L.local_stride + 15) & ~15ull;
+    L.uninit_byte = dev->cfg.uninit == KEMU_UNINIT_ZERO ? 0 : dev->cfg.uninit == KEMU_UNINIT_PATTERN ? 0xcd : 0xff;
+    L.random_schedule = dev->random_schedule;
+    L.schedule_seed = dev->schedule_seed;
+    L.timeout = dev->cfg.timeout;
+    L.start_time = vm_now();
+    L.abort_id = UINT64_MAX;
+    L.arch_sm = arch->sm;
+    if (mod->uses_malloc && !dev->heap_base) {
+        if (mem_alloc(&dev->mem, HEAP_BYTES, 0, MEM_KIND_HEAP, &dev->heap_base)) {
+            free(L.params);
+            return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory for the device heap");
+        }
+        dev->heap_size = HEAP_BYTES;
+        pthread_mutex_init(&dev->heap_lock, NULL);
+    }
+    L.heap_base = dev->heap_base;
+    L.heap_size = dev->heap_size;
+    L.heap_used = dev->heap_used;
+    L.heap_lock = dev->heap_base ? &dev->heap_lock : NULL;
+
+    uint64_t nblocks = (uint64_t)L.grid[0] * L.grid[1] * L.grid[2];
+    int nthreads = host_threads(dev);
+    if ((uint64_t)nthreads > nblocks)
+        nthreads = (int)nblocks;
+    block_output **outs = calloc((size_t)nthreads, sizeof *outs);
+    size_t *nouts = calloc((size_t)nthreads, sizeof *nouts), *capouts = calloc((size_t)nthreads, sizeof *capouts);
+    vm_fault best_fault;
+    memset(&best_fault, 0, sizeof best_fault);
+    uint64_t best_fault_id = UINT64_MAX;
+    uint64_t winstr = 0, tinstr = 0;
+    int oom = 0;
+    if (!outs || !nouts || !capouts) {
+        free(outs);
+        free(nouts);
+        free(capouts);
+        free(L.params);
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    double t0 = vm_now();
+#pragma omp parallel num_threads(nthreads) reduction(+ : winstr, tinstr)
+    {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        vm_block blk;
+        memset(&blk, 0, sizeof blk);
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t id = 0; id < nblocks; id++) {
+            if (__atomic_load_n(&L.abort_id, __ATOMIC_RELAXED) < id)
+                continue;
+            unsigned ctaid[3] = {(unsigned)(id % L.grid[0]), (unsigned)(id / L.grid[0] % L.grid[1]),
+                                 (unsigned)(id / ((uint64_t)L.grid[0] * L.grid[1]))};
+            blk.warp_instructions = blk.thread_instructions = 0;
+            int rc = vm_block_run(&blk, &L, ctaid, id);
+            winstr += blk.warp_instructions;
+            tinstr += blk.thread_instructions;
+            if (blk.printf_out.len) {
+                if (util_grow(&outs[tid], &capouts[tid], nouts[tid] + 1, sizeof(block_output))) {
+                    __atomic_store_n(&oom, 1, __ATOMIC_RELAXED);
+                } else {
+                    outs[tid][nouts[tid]++] = (block_output){id, blk.printf_out.data, blk.printf_out.len};
+                    memset(&blk.printf_out, 0, sizeof blk.printf_out);
+                }
+            }
+            util_buffer_free(&blk.printf_out);
+            if (rc && blk.fault.faulted) {
+#pragma omp critical(kemu_fault)
+                {
+                    if (id < best_fault_id) {
+                        best_fault_id = id;
+                        best_fault = blk.fault;
+                    }
+                }
+            }
+        }
+        vm_block_free(&blk);
+    }
+    double seconds = vm_now() - t0;
+    dev->heap_used = L.heap_used;
+    /* gather printf output in block order */
+    size_t total = 0;
+    for (int t = 0; t < nthreads; t++)
+        total += nouts[t];
+    block_output *all = calloc(total + 1, sizeof *all);
+    size_t n = 0;
+    for (int t = 0; t < nthreads; t++) {
+        if (all)
+            memcpy(all + n, outs[t], nouts[t] * sizeof *all);
+        n += nouts[t];
+        free(outs[t]);
+    }
+    util_buffer text = {0};
+    if (all) {
+        qsort(all, total, sizeof *all, cmp_output);
+        for (size_t i = 0; i < total; i++) {
+            if (all[i].id <= best_fault_id || best_fault_id == UINT64_MAX)
+                util_buffer_append(&text, all[i].text, all[i].len);
+            free(all[i].text);
+        }
+    }
+    free(all);
+    free(outs);
+    free(nouts);
+    free(capouts);
+    free(L.params);
+    if (report) {
+        report->printf_output = text.data;
+        report->printf_length = text.len;
+        report->warp_instructions = winstr;
+        report->thread_instructions = tinstr;
+        report->seconds = seconds;
+    } else {
+        if (text.len)
+            fwrite(text.data, 1, text.len, stdout);
+        util_buffer_free(&text);
+    }
+    if (oom)
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory collecting printf output");
+    if (best_fault_id != UINT64_MAX) {
+        if (report) {
+            report->faulted = 1;
+            snprintf(report->fault_message, sizeof report->fault_message, "%s", best_fault.message);
+        }
+        return util_error(err, KEMU_ERR_KERNEL_FAULT, "%s", best_fault.message);
+    }
+    return KEMU_OK;
+}
+
+void kemu_report_free(kemu_report *r)
+{
+    if (!r)
+        return;
+    free(r->printf_output);
+    r->printf_output = NULL;
+    r->printf_length = 0;
+}

@@ -1,0 +1,109 @@
+/* Global-memory allocation table (see mem.h). Allocations are sorted by
+ * base address so lookups are a binary search; launches only read the
+ * table, so they need no lock. */
+#include "mem/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void mem_space_init(mem_space *m)
+{
+    memset(m, 0, sizeof *m);
+    pthread_mutex_init(&m->lock, NULL);
+}
+
+void mem_space_destroy(mem_space *m)
+{
+    for (size_t i = 0; i < m->count; i++)
+        free((void *)(uintptr_t)m->allocs[i].base);
+    free(m->allocs);
+    pthread_mutex_destroy(&m->lock);
+    memset(m, 0, sizeof *m);
+}
+
+int mem_alloc(mem_space *m, uint64_t size, int fill, int kind, uint64_t *address)
+{
+    if (size == 0)
+        size = 1;
+    if (size > (1ull << 40))
+        return -1;
+    uint64_t total = (size + MEM_GUARD + MEM_ALIGN - 1) / MEM_ALIGN * MEM_ALIGN;
+    void *p = aligned_alloc(MEM_ALIGN, total);
+    if (!p)
+        return -1;
+    memset(p, fill, size);
+    memset((char *)p + size, 0, total - size);
+    pthread_mutex_lock(&m->lock);
+    if (m->count == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        mem_allocation *a = realloc(m->allocs, cap * sizeof *a);
+        if (!a) {
+            pthread_mutex_unlock(&m->lock);
+            free(p);
+            return -1;
+        }
+        m->allocs = a;
+        m->cap = cap;
+    }
+    uint64_t base = (uint64_t)(uintptr_t)p;
+    size_t lo = 0, hi = m->count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->allocs[mid].base < base)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(&m->allocs[lo + 1], &m->allocs[lo], (m->count - lo) * sizeof *m->allocs);
+    m->allocs[lo] = (mem_allocation){base, size, kind, ++m->next_id};
+    m->count++;
+    pthread_mutex_unlock(&m->lock);
+    *address = base;
+    return 0;
+}
+
+static size_t find_index(const mem_space *m, uint64_t address)
+{
+    size_t lo = 0, hi = m->count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->allocs[mid].base <= address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo; /* first allocation with base > address */
+}
+
+int mem_free(mem_space *m, uint64_t address)
+{
+    pthread_mutex_lock(&m->lock);
+    size_t i = find_index(m, address);
+    if (i == 0 || m->allocs[i - 1].base != address) {
+        pthread_mutex_unlock(&m->lock);
+        return -1;
+    }
+    i--;
+    free((void *)(uintptr_t)m->allocs[i].base);
+    memmove(&m->allocs[i], &m->allocs[i + 1], (m->count - i - 1) * sizeof *m->allocs);
+    m->count--;
+    pthread_mutex_unlock(&m->lock);
+    return 0;
+}
+
+const mem_allocation *mem_find_containing(const mem_space *m, uint64_t address)
+{
+    size_t i = find_index(m, address);
+    if (i == 0)
+        return NULL;
+    const mem_allocation *a = &m->allocs[i - 1];
+    return address - a->base < a->size ? a : NULL;
+}
+
+const mem_allocation *mem_find(const mem_space *m, uint64_t address, uint64_t size)
+{
+    const mem_allocation *a = mem_find_containing(m, address);
+    if (!a || address + size < address || address + size > a->base + a->size)
+        return NULL;
+    return a;
+}

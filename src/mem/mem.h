@@ -1,0 +1,59 @@
+/* Emulated device memory: the allocation table of global memory and the
+ * generic address space windows. Device addresses of global allocations are
+ * the host addresses of their backing storage, so the interpreter reaches
+ * them without translation, but every access is first checked against the
+ * table: a kernel's bad pointer never touches host memory outside an
+ * allocation. Shared, local, const and kernel-parameter memory live in
+ * windows of the generic space above the 48-bit user range, where no host
+ * pointer can be. This room knows nothing about opcodes. */
+#ifndef KEMU_MEM_H
+#define KEMU_MEM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "kemu/kemu.h"
+
+/* Generic-address windows (64-bit). A generic address below
+ * MEM_WINDOW_SHARED is a global address. */
+#define MEM_WINDOW_SHARED   0x0001000000000000ull
+#define MEM_WINDOW_LOCAL    0x0002000000000000ull
+#define MEM_WINDOW_CONST    0x0003000000000000ull
+#define MEM_WINDOW_PARAM    0x0004000000000000ull
+#define MEM_WINDOW_FUNCTION 0x0005000000000000ull
+#define MEM_WINDOW_SIZE     0x0001000000000000ull
+/* Guard bytes after each allocation so that small overruns hit no allocation. */
+#define MEM_GUARD 256
+#define MEM_ALIGN 256
+
+typedef struct mem_allocation {
+    uint64_t base;      /* device address == host address */
+    uint64_t size;      /* bytes requested */
+    int kind;           /* MEM_KIND_* */
+    uint64_t id;        /* allocation number, for reports */
+} mem_allocation;
+
+enum { MEM_KIND_USER = 0, MEM_KIND_MODULE_GLOBALS, MEM_KIND_HEAP };
+
+typedef struct mem_space {
+    mem_allocation *allocs;  /* sorted by base */
+    size_t count, cap;
+    uint64_t next_id;
+    pthread_mutex_t lock;    /* guards changes; launches read without it */
+} mem_space;
+
+void mem_space_init(mem_space *m);
+void mem_space_destroy(mem_space *m);
+
+/* Allocates size bytes (at least 1) aligned to 256, filled with `fill`.
+ * Returns 0 on success (device address in *address), -1 when out of memory. */
+int mem_alloc(mem_space *m, uint64_t size, int fill, int kind, uint64_t *address);
+/* Frees the allocation starting at address; -1 if none starts there. */
+int mem_free(mem_space *m, uint64_t address);
+
+/* The allocation containing [address, address + size), or NULL. */
+const mem_allocation *mem_find(const mem_space *m, uint64_t address, uint64_t size);
+/* The allocation containing address (any size), or NULL. */
+const mem_allocation *mem_find_containing(const mem_space *m, uint64_t address);
+
+#endif

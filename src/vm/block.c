@@ -1,0 +1,694 @@
+/* Block and warp scheduling: lane groups (divergence and reconvergence),
+ * call frames, CTA barriers, deadlock diagnosis and faults. Warps of a
+ * block run one at a time in a fixed order (or a seeded pseudo-random one
+ * with --schedule random:SEED), each until it blocks, yields or exits, so
+ * a run is deterministic. */
+#include "vm/vm_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double vm_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+vm_frame *vm_frame_new(vm_block *b, vm_warp *w, const bc_function *fn, uint32_t local_base)
+{
+    (void)b;
+    (void)w;
+    vm_frame *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->fn = fn;
+    f->regs = calloc((size_t)(fn->nslots ? fn->nslots : 1) * VM_WARP, sizeof(uint64_t));
+    f->preds = calloc(fn->npreds ? fn->npreds : 1, sizeof(uint32_t));
+    if (!f->regs || !f->preds) {
+        vm_frame_free(f);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < fn->nconsts; i++) {
+        uint64_t *s = SLOT(f->regs, fn->const_slots[i]);
+        uint64_t v = fn->const_values[i];
+        for (int l = 0; l < VM_WARP; l++)
+            s[l] = v;
+    }
+    f->local_base = local_base;
+    return f;
+}
+
+void vm_frame_free(vm_frame *f)
+{
+    if (!f)
+        return;
+    free(f->regs);
+    free(f->preds);
+    free(f);
+}
+
+/* ---- groups ------------------------------------------------------------- */
+
+void vm_group_split(vm_warp *w, vm_group *g, uint32_t lanes, uint32_t pc)
+{
+    if (!lanes)
+        return;
+    vm_group *n = &w->groups[w->ngroups++];
+    *n = *g;
+    n->mask = lanes;
+    n->pc = pc;
+    n->state = VM_G_RUN;
+    g->mask &= ~lanes;
+}
+
+static void remove_group(vm_warp *w, int i)
+{
+    w->groups[i] = w->groups[w->ngroups - 1];
+    w->ngroups--;
+}
+
+/* Merges groups at the same pc in the same frame and drops empty ones. */
+static void merge_groups(vm_warp *w)
+{
+    for (int i = 0; i < w->ngroups; i++) {
+        if (!w->groups[i].mask) {
+            remove_group(w, i--);
+            continue;
+        }
+    }
+    for (int i = 0; i < w->ngroups; i++) {
+        for (int j = i + 1; j < w->ngroups; j++) {
+            vm_group *a = &w->groups[i], *c = &w->groups[j];
+            if (a->pc == c->pc && a->frame == c->frame &&
+                (a->state == VM_G_WAIT_BAR) == (c->state == VM_G_WAIT_BAR)) {
+                a->mask |= c->mask;
+                if (a->state != c->state)
+                    a->state = VM_G_RUN; /* a waiting warp-sync op re-runs with the joined lanes */
+                remove_group(w, j--);
+            }
+        }
+    }
+}
+
+static int group_runnable(const vm_warp *w, const vm_group *g)
+{
+    if (g->state == VM_G_RUN)
+        return 1;
+    if (g->state == VM_G_WAIT_SYNC)
+        return ((g->need & w->valid & ~w->exited) & ~g->mask) == 0;
+    return 0;
+}
+
+/* Picks the runnable group with the lowest pc (innermost frame first), or
+ * rotates to another one when the fairness counter says so. */
+static int pick_group(vm_warp *w)
+{
+    merge_groups(w);
+    int best = -1;
+    for (int i = 0; i < w->ngroups; i++) {
+        if (!group_runnable(w, &w->groups[i]))
+            continue;
+        if (best < 0 || w->groups[i].pc < w->groups[best].pc)
+            best = i;
+    }
+    if (best >= 0 && w->rotate) {
+        /* fairness: after a long spin, give the other groups a turn */
+        int n = 0, order[VM_WARP];
+        for (int i = 0; i < w->ngroups; i++)
+            if (group_runnable(w, &w->groups[i]))
+                order[n++] = i;
+        if (n > 1) {
+            best = order[(unsigned)w->rotate % (unsigned)n];
+        }
+        w->rotate = 0;
+    }
+    if (best >= 0)
+        w->groups[best].state = VM_G_RUN;
+    return best;
+}
+
+/* ---- faults ------------------------------------------------------------- */
+
+int vm_fault_at(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uint32_t lane, int status,
+                const char *fmt, ...)
+{
+    vm_launch *L = b->launch;
+    if (b->fault.faulted)
+        return -1;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const bc_function *fn = frame ? frame->fn : L->kernel;
+    const bc_src *src = NULL;
+    if (fn && pc < fn->ncode && fn->code[pc].src < fn->nsrcs)
+        src = &fn->srcs[fn->code[pc].src];
+    char where[600] = "";
+    if (src) {
+        int n = snprintf(where, sizeof where, "%s:%d", L->ptx_filename, src->line);
+        if (src->loc_file > 0 && n > 0 && (size_t)n < sizeof where) {
+            const char *cu = NULL;
+            for (int i = 0; i < L->nloc_files; i++)
+                if (i == src->loc_file && L->loc_files[i])
+                    cu = L->loc_files[i];
+            if (cu)
+                snprintf(where + n, sizeof where - (size_t)n, " (%s:%d)", cu, src->loc_line);
+        }
+    }
+    unsigned t[3] = {w ? w->tid[0][lane] : 0, w ? w->tid[1][lane] : 0, w ? w->tid[2][lane] : 0};
+    snprintf(b->fault.message, sizeof b->fault.message,
+             "kernel '%s' faulted: %s\n  at %s%s%s\n  block (%u,%u,%u), thread (%u,%u,%u)", L->kernel->name, msg,
+             where[0] ? where : "<unknown>", fn && fn != L->kernel ? " in function " : "",
+             fn && fn != L->kernel ? fn->name : "", b->ctaid[0], b->ctaid[1], b->ctaid[2], t[0], t[1], t[2]);
+    b->fault.faulted = 1;
+    b->fault.status = status;
+    uint64_t cur = __atomic_load_n(&L->abort_id, __ATOMIC_RELAXED);
+    while (b->linear_id < cur &&
+           !__atomic_compare_exchange_n(&L->abort_id, &cur, b->linear_id, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        ;
+    return -1;
+}
+
+/* ---- memory resolution -------------------------------------------------- */
+
+static const char *space_name(int space)
+{
+    switch (space) {
+    case BC_SPACE_GLOBAL: return "global";
+    case BC_SPACE_SHARED: return "shared";
+    case BC_SPACE_SHARED_CLUSTER: return "shared::cluster";
+    case BC_SPACE_LOCAL: return "local";
+    case BC_SPACE_CONST: return "const";
+    case BC_SPACE_PARAM_KERNEL: return "param";
+    default: return "generic";
+    }
+}
+
+static void describe_global(const mem_space *mem, uint64_t addr, char *buf, size_t n)
+{
+    const mem_allocation *best = NULL;
+    for (size_t i = 0; i < mem->count; i++) {
+        const mem_allocation *a = &mem->allocs[i];
+        if (a->base <= addr)
+            best = a;
+    }
+    if (addr == 0) {
+        snprintf(buf, n, "a null pointer");
+    } else if (best && addr >= best->base && addr < best->base + best->size) {
+        snprintf(buf, n, "allocation #%llu (%llu bytes at 0x%llx), offset %llu", (unsigned long long)best->id,
+                 (unsigned long long)best->size, (unsigned long long)best->base,
+                 (unsigned long long)(addr - best->base));
+    } else if (best && addr - (best->base + best->size) < 1u << 20) {
+        snprintf(buf, n, "%llu bytes past the end of allocation #%llu (%llu bytes at 0x%llx)",
+                 (unsigned long long)(addr - (best->base + best->size)), (unsigned long long)best->id,
+                 (unsigned long long)best->size, (unsigned long long)best->base);
+    } else {
+        snprintf(buf, n, "no allocation");
+    }
+}
+
+int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
+               const uint64_t *addr, int64_t imm, unsigned size, int is_store, uint8_t **ptrs)
+{
+    vm_launch *L = b->launch;
+    const char *what = is_store ? "store" : "load";
+    const mem_allocation *cache = NULL;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t a = addr[l] + (uint64_t)imm;
+        int sp = space;
+        uint64_t off = a;
+        if (sp == BC_SPACE_GENERIC) {
+            if (a < MEM_WINDOW_SHARED) {
+                sp = BC_SPACE_GLOBAL;
+            } else if (a < MEM_WINDOW_SHARED + MEM_WINDOW_SIZE) {
+                sp = BC_SPACE_SHARED_CLUSTER;
+                off = a - MEM_WINDOW_SHARED;
+            } else if (a >= MEM_WINDOW_LOCAL && a < MEM_WINDOW_LOCAL + MEM_WINDOW_SIZE) {
+                sp = BC_SPACE_LOCAL;
+                off = a - MEM_WINDOW_LOCAL;
+            } else if (a >= MEM_WINDOW_CONST && a < MEM_WINDOW_CONST + MEM_WINDOW_SIZE) {
+                sp = BC_SPACE_CONST;
+                off = a - MEM_WINDOW_CONST;
+            } else if (a >= MEM_WINDOW_PARAM && a < MEM_WINDOW_PARAM + MEM_WINDOW_SIZE) {
+                sp = BC_SPACE_PARAM_KERNEL;
+                off = a - MEM_WINDOW_PARAM;
+            } else {
+                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                   "illegal address: generic %s of %u bytes at 0x%llx is in no address space",
+                                   what, size, (unsigned long long)a);
+            }
+        }
+        if (size > 1 && (off & (size - 1)) && (size & (size - 1)) == 0)
+            return vm_fault_at(b, w, f, pc, (uint32_t)l, 716,
+                               "misaligned address: %s %s of %u bytes at 0x%llx is not %u-byte aligned",
+                               space_name(sp), what, size, (unsigned long long)a, size);
+        switch (sp) {
+        case BC_SPACE_GLOBAL:
+            if (!cache || off < cache->base || off + size > cache->base + cache->size) {
+                cache = mem_find(L->mem, off, size);
+                if (!cache) {
+                    char d[256];
+                    describe_global(L->mem, off, d, sizeof d);
+                    return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                       "illegal address: global %s of %u bytes at 0x%llx (%s)", what, size,
+                                       (unsigned long long)off, d);
+                }
+            }
+            ptrs[l] = (uint8_t *)(uintptr_t)off;
+            break;
+        case BC_SPACE_SHARED:
+        case BC_SPACE_SHARED_CLUSTER:
+            if (sp == BC_SPACE_SHARED_CLUSTER && off >= (1u << 24)) {
+                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                   "shared::cluster %s at 0x%llx names another block of the cluster, "
+                                   "which kemu does not support yet", what, (unsigned long long)off);
+            }
+            if (off + size > b->shared_size || off + size < off)
+                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                   "out-of-bounds shared %s of %u bytes at offset %llu (the block has %llu bytes of shared memory)",
+                                   what, size, (unsigned long long)off, (unsigned long long)b->shared_size);
+            ptrs[l] = b->shared + off;
+            break;
+        case BC_SPACE_LOCAL:
+            if (off + size > L->local_stride || off + size < off)
+                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                   "out-of-bounds local %s of %u bytes at offset %llu (%llu bytes of local memory per thread)",
+                                   what, size, (unsigned long long)off, (unsigned long long)L->local_stride);
+            ptrs[l] = w->local + (size_t)l * L->local_stride + off;
+            break;
+        case BC_SPACE_CONST:
+            if (is_store)
+                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700, "store to constant memory at offset %llu",
+                                   (unsigned long long)off);
+            if (off + size > L->const_size || off + size < off)
+                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                   "out-of-bounds const load of %u bytes at offset %llu (the module has %llu bytes of constant memory)",
+                                   size, (unsigned long long)off, (unsigned long long)L->const_size);
+            ptrs[l] = L->const_bank + off;
+            break;
+        case BC_SPACE_PARAM_KERNEL:
+            if (is_store)
+                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700, "store to kernel parameter memory at offset %llu",
+                                   (unsigned long long)off);
+            if (off + size > L->param_size || off + size < off)
+                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                   "out-of-bounds param load of %u bytes at offset %llu (%llu bytes of parameters)",
+                                   size, (unsigned long long)off, (unsigned long long)L->param_size);
+            ptrs[l] = L->params + off;
+            break;
+        default:
+            return vm_fault_at(b, w, f, pc, (uint32_t)l, 700, "unsupported address space");
+        }
+    }
+    return 0;
+}
+
+int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, size_t cap)
+{
+    vm_launch *L = b->launch;
+    size_t n = 0;
+    while (n + 1 < cap) {
+        uint64_t a = addr + n;
+        const uint8_t *p = NULL;
+        if (a < MEM_WINDOW_SHARED) {
+            if (!mem_find(L->mem, a, 1))
+                return -1;
+            p = (const uint8_t *)(uintptr_t)a;
+        } else if (a >= MEM_WINDOW_CONST && a - MEM_WINDOW_CONST < L->const_size) {
+            p = L->const_bank + (a - MEM_WINDOW_CONST);
+        } else if (a >= MEM_WINDOW_SHARED && a - MEM_WINDOW_SHARED < b->shared_size) {
+            p = b->shared + (a - MEM_WINDOW_SHARED);
+        } else if (a >= MEM_WINDOW_LOCAL && a - MEM_WINDOW_LOCAL < L->local_stride) {
+            p = w->local + (size_t)lane * L->local_stride + (a - MEM_WINDOW_LOCAL);
+        } else {
+            return -1;
+        }
+        buf[n] = (char)*p;
+        if (!*p)
+            return 0;
+        n++;
+    }
+    buf[n] = 0;
+    return 0;
+}
+
+/* ---- barriers ------------------------------------------------------------ */
+
+static uint32_t live_warps(vm_block *b)
+{
+    uint32_t n = 0;
+    for (int i = 0; i < b->nwarps; i++)
+        if (b->warps[i].state != VM_WARP_DONE)
+            n++;
+    return n;
+}
+
+/* Completes barrier id if every expected warp arrived: wakes the warps. */
+static void barrier_check(vm_block *b, int id)
+{
+    vm_barrier *bar = &b->bars[id];
+    if (!bar->active)
+        return;
+    uint32_t expected = bar->expected_warps ? bar->expected_warps : live_warps(b);
+    if (bar->arrived_warps < expected)
+        return;
+    for (int i = 0; i < b->nwarps; i++) {
+        vm_warp *w = &b->warps[i];
+        if (w->state != VM_WARP_BLOCKED || w->blocked_bar != id)
+            continue;
+        for (int k = 0; k < w->ngroups; k++) {
+            vm_group *g = &w->groups[k];
+            if (g->state != VM_G_WAIT_BAR || g->bar_id != id)
+                continue;
+            const bc_op *op = &g->frame->fn->code[g->pc];
+            if (op->code == BC_BAR && op->mode == 2 && op->d != BC_NONE) {
+                uint64_t v = op->mode2 == 0 ? bar->red_popc : op->mode2 == 1 ? (bar->red_and != 0) : (bar->red_or != 0);
+                if (op->mode2 == 0) {
+                    uint64_t *D = SLOT(g->frame->regs, op->d);
+                    LANES(g->mask, D[l] = v);
+                } else {
+                    uint32_t *P = &g->frame->preds[op->d];
+                    *P = (*P & ~g->mask) | (v ? g->mask : 0);
+                }
+            }
+            g->state = VM_G_RUN;
+            g->pc++;
+        }
+        w->state = VM_WARP_READY;
+    }
+    memset(bar, 0, sizeof *bar);
+}
+
+/* The warp has no runnable group: all its lanes wait at barriers (arrive),
+ * it is done, or it is stuck. Returns 0, or -1 on a fault. */
+static int warp_arrive(vm_block *b, vm_warp *w)
+{
+    if (w->ngroups == 0 || (w->valid & ~w->exited) == 0) {
+        w->state = VM_WARP_DONE;
+        for (int id = 0; id < VM_BARRIERS; id++)
+            barrier_check(b, id);
+        return 0;
+    }
+    int id = -1, mixed = 0;
+    for (int k = 0; k < w->ngroups; k++) {
+        vm_group *g = &w->groups[k];
+        if (g->state != VM_G_WAIT_BAR) {
+            mixed = 2;
+            break;
+        }
+        if (id < 0)
+            id = g->bar_id;
+        else if (id != g->bar_id)
+            mixed = 1;
+    }
+    if (mixed) {
+        vm_group *g = &w->groups[0];
+        for (int k = 0; k < w->ngroups; k++)
+            if (w->groups[k].state == VM_G_WAIT_SYNC)
+                g = &w->groups[k];
+        if (mixed == 2)
+            return vm_fault_at(b, w, g->frame, g->pc, (uint32_t)__builtin_ctz(g->mask), 719,
+                               "deadlock: a warp-synchronous instruction of warp %d waits for lanes 0x%08x that never arrive",
+                               w->index, g->need & ~g->mask);
+        return vm_fault_at(b, w, g->frame, g->pc, (uint32_t)__builtin_ctz(g->mask), 719,
+                           "deadlock: lanes of warp %d wait at different barriers", w->index);
+    }
+    if (id == 0xff) {
+        /* barrier.cluster without clusters: a block-wide barrier (id 16 slot unused) */
+        id = VM_BARRIERS - 1;
+    }
+    vm_barrier *bar = &b->bars[id];
+    vm_group *g0 = &w->groups[0];
+    const bc_op *op = &g0->frame->fn->code[g0->pc];
+    uint32_t *preds = g0->frame->preds;
+    (void)preds;
+    if (!bar->active) {
+        bar->active = 1;
+        bar->red_and = 1;
+    }
+    if (op->code == BC_BAR && (op->flags & BC_F_HAS_COUNT)) {
+        uint32_t count = (uint32_t)SLOT(g0->frame->regs, op->b)[__builtin_ctz(g0->mask)];
+        bar->expected_warps = (count + VM_WARP - 1) / VM_WARP;
+    }
+    bar->arrived_warps++;
+    if (op->code == BC_BAR && op->mode == 2) {
+        for (int k = 0; k < w->ngroups; k++) {
+            vm_group *g = &w->groups[k];
+            const bc_op *o = &g->frame->fn->code[g->pc];
+            uint32_t p = g->frame->preds[o->c];
+            if (o->flags & BC_F_NEG_C) p = ~p;
+            p &= g->mask;
+            bar->red_popc += (uint32_t)__builtin_popcount(p);
+            if (p != g->mask) bar->red_and = 0;
+            if (p) bar->red_or = 1;
+        }
+    }
+    if (op->code == BC_BAR && op->mode == 1) {
+        /* bar.arrive: the warp does not wait */
+        for (int k = 0; k < w->ngroups; k++) {
+            w->groups[k].state = VM_G_RUN;
+            w->groups[k].pc++;
+        }
+        w->state = VM_WARP_READY;
+        barrier_check(b, id);
+        return 0;
+    }
+    w->state = VM_WARP_BLOCKED;
+    w->blocked_bar = id;
+    barrier_check(b, id);
+    return 0;
+}
+
+int vm_warp_run(vm_block *b, vm_warp *w)
+{
+    for (;;) {
+        if (__atomic_load_n(&b->launch->abort_id, __ATOMIC_RELAXED) < b->linear_id && !b->fault.faulted)
+            return -1;
+        int gi = pick_group(w);
+        if (gi < 0)
+            return warp_arrive(b, w);
+        int ev = vm_group_run(b, w, gi);
+        if (ev == VM_EV_FAULT)
+            return -1;
+        if (ev == VM_EV_YIELD) {
+            if (w->ngroups > 1)
+                w->rotate = (int)(b->rng++ % 31) + 1;
+            return 0;
+        }
+    }
+}
+
+/* ---- block setup and scheduling ------------------------------------------- */
+
+static uint64_t next_random(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint64_t linear_id)
+{
+    b->launch = L;
+    memcpy(b->ctaid, ctaid, sizeof b->ctaid);
+    b->linear_id = linear_id;
+    memset(&b->fault, 0, sizeof b->fault);
+    memset(b->bars, 0, sizeof b->bars);
+    b->done = 0;
+    b->rng = L->schedule_seed * 0x9e3779b97f4a7c15ull + linear_id + 1;
+    uint64_t shared = L->shared_static + L->shared_dynamic;
+    if (shared > b->shared_size || !b->shared) {
+        free(b->shared);
+        b->shared = malloc(shared ? shared : 1);
+        if (!b->shared)
+            return -1;
+    }
+    b->shared_size = shared;
+    memset(b->shared, L->uninit_byte, shared);
+    int nwarps = (int)((L->nthreads_per_block + VM_WARP - 1) / VM_WARP);
+    if (nwarps != b->nwarps) {
+        for (int i = 0; i < b->nwarps; i++) {
+            free(b->warps[i].local);
+            vm_frame_free(b->warps[i].root);
+        }
+        free(b->warps);
+        b->warps = calloc((size_t)nwarps, sizeof *b->warps);
+        if (!b->warps) {
+            b->nwarps = 0;
+            return -1;
+        }
+        b->nwarps = nwarps;
+    }
+    for (int i = 0; i < nwarps; i++) {
+        vm_warp *w = &b->warps[i];
+        uint8_t *local = w->local;
+        vm_frame *root = w->root;
+        memset(w, 0, sizeof *w);
+        w->index = i;
+        for (int l = 0; l < VM_WARP; l++) {
+            uint64_t t = (uint64_t)i * VM_WARP + (uint64_t)l;
+            if (t < L->nthreads_per_block) {
+                w->valid |= 1u << l;
+                w->tid[0][l] = (uint32_t)(t % L->block[0]);
+                w->tid[1][l] = (uint32_t)(t / L->block[0] % L->block[1]);
+                w->tid[2][l] = (uint32_t)(t / ((uint64_t)L->block[0] * L->block[1]));
+            }
+        }
+        if (L->local_stride) {
+            if (!local) {
+                local = malloc((size_t)L->local_stride * VM_WARP);
+                if (!local)
+                    return -1;
+            }
+            w->local = local;
+        } else {
+            free(local);
+        }
+        if (root && root->fn == L->kernel) {
+            /* reuse the root frame: reset registers to their constants */
+            const bc_function *fn = L->kernel;
+            memset(root->preds, 0, (fn->npreds ? fn->npreds : 1) * sizeof(uint32_t));
+            for (uint32_t c = 0; c < fn->nconsts; c++) {
+                uint64_t *s = SLOT(root->regs, fn->const_slots[c]);
+                for (int l = 0; l < VM_WARP; l++)
+                    s[l] = fn->const_values[c];
+            }
+        } else {
+            vm_frame_free(root);
+            root = vm_frame_new(b, w, L->kernel, 0);
+            if (!root)
+                return -1;
+        }
+        root->lanes = w->valid;
+        root->parent = NULL;
+        w->root = root;
+        w->groups[0] = (vm_group){.pc = 0, .mask = w->valid, .frame = root, .state = VM_G_RUN};
+        w->ngroups = 1;
+        w->state = VM_WARP_READY;
+    }
+    return 0;
+}
+
+static void free_nonroot_frames(vm_warp *w)
+{
+    /* frames still referenced by groups after a fault */
+    for (int k = 0; k < w->ngroups; k++) {
+        vm_frame *f = w->groups[k].frame;
+        while (f && f != w->root) {
+            vm_frame *p = f->parent;
+            /* free once: detach from every group that shares it */
+            for (int j = k; j < w->ngroups; j++)
+                if (w->groups[j].frame == f)
+                    w->groups[j].frame = p;
+            vm_frame_free(f);
+            f = p;
+        }
+    }
+    w->ngroups = 0;
+}
+
+static int report_deadlock(vm_block *b)
+{
+    util_buffer d = {0};
+    for (int i = 0; i < b->nwarps; i++) {
+        vm_warp *w = &b->warps[i];
+        if (w->state == VM_WARP_DONE)
+            continue;
+        for (int k = 0; k < w->ngroups; k++) {
+            vm_group *g = &w->groups[k];
+            const bc_function *fn = g->frame->fn;
+            int line = g->pc < fn->ncode ? fn->srcs[fn->code[g->pc].src].line : 0;
+            util_buffer_printf(&d, "\n    warp %d lanes 0x%08x wait at %s:%d (%s%s%d)", i, g->mask,
+                               b->launch->ptx_filename, line,
+                               g->state == VM_G_WAIT_BAR ? "barrier " : "warp-synchronous op",
+                               g->state == VM_G_WAIT_BAR ? "" : " ",
+                               g->state == VM_G_WAIT_BAR ? (g->bar_id == 0xff ? -1 : g->bar_id) : 0);
+        }
+    }
+    vm_warp *w0 = NULL;
+    for (int i = 0; i < b->nwarps && !w0; i++)
+        if (b->warps[i].state != VM_WARP_DONE)
+            w0 = &b->warps[i];
+    vm_group *g = w0 && w0->ngroups ? &w0->groups[0] : NULL;
+    vm_fault_at(b, w0, g ? g->frame : NULL, g ? g->pc : 0, g ? (uint32_t)__builtin_ctz(g->mask) : 0, 719,
+                "deadlock: every unfinished warp of the block is blocked and no barrier can complete;%s",
+                d.data ? d.data : "");
+    util_buffer_free(&d);
+    return -1;
+}
+
+int vm_block_run(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint64_t linear_id)
+{
+    if (setup_block(b, L, ctaid, linear_id)) {
+        snprintf(b->fault.message, sizeof b->fault.message, "out of host memory setting up block (%u,%u,%u)",
+                 ctaid[0], ctaid[1], ctaid[2]);
+        b->fault.faulted = 1;
+        b->fault.status = 2;
+        return -1;
+    }
+    int order[1024];
+    int rc = 0;
+    for (;;) {
+        int n = 0;
+        for (int i = 0; i < b->nwarps; i++)
+            if (b->warps[i].state == VM_WARP_READY)
+                order[n++] = i;
+        if (n == 0) {
+            int alive = 0;
+            for (int i = 0; i < b->nwarps; i++)
+                if (b->warps[i].state != VM_WARP_DONE)
+                    alive = 1;
+            if (!alive)
+                break;
+            rc = report_deadlock(b);
+            break;
+        }
+        if (L->random_schedule)
+            for (int i = n - 1; i > 0; i--) {
+                int j = (int)(next_random(&b->rng) % (uint64_t)(i + 1));
+                int t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+        for (int k = 0; k < n; k++) {
+            vm_warp *w = &b->warps[order[k]];
+            if (w->state != VM_WARP_READY)
+                continue;
+            if (vm_warp_run(b, w)) {
+                rc = -1;
+                break;
+            }
+        }
+        if (rc)
+            break;
+    }
+    for (int i = 0; i < b->nwarps; i++)
+        free_nonroot_frames(&b->warps[i]);
+    if (rc && !b->fault.faulted) {
+        snprintf(b->fault.message, sizeof b->fault.message, "block (%u,%u,%u) stopped: another block faulted",
+                 ctaid[0], ctaid[1], ctaid[2]);
+        b->fault.status = -1;
+    }
+    return rc;
+}
+
+void vm_block_free(vm_block *b)
+{
+    for (int i = 0; i < b->nwarps; i++) {
+        free(b->warps[i].local);
+        vm_frame_free(b->warps[i].root);
+    }
+    free(b->warps);
+    free(b->shared);
+    util_buffer_free(&b->printf_out);
+    memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,145 @@
+/* Host functions that kernels call: vprintf (CUDA printf, formatted on the
+ * host as the GPU's printf does), __assertfail (fails the launch with the
+ * message CUDA prints), and malloc/free on a device heap. Output is
+ * collected per block and printed in block order after the launch, so it
+ * is deterministic. */
+#include "vm/vm_internal.h"
+#include "vm/printf_format.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct string_ctx { vm_block *b; vm_warp *w; int lane; } string_ctx;
+
+static int read_string_cb(void *ctx, uint64_t addr, char *buf, size_t cap)
+{
+    string_ctx *c = ctx;
+    return vm_read_string(c->b, c->w, c->lane, addr, buf, cap);
+}
+
+/* A readable host view of [addr, ...) for lane `lane`: pointer and the
+ * bytes available up to the end of its allocation or window. */
+static const uint8_t *buffer_view(vm_block *b, vm_warp *w, int lane, uint64_t addr, size_t *avail)
+{
+    vm_launch *L = b->launch;
+    if (addr == 0)
+        return NULL;
+    if (addr < MEM_WINDOW_SHARED) {
+        const mem_allocation *a = mem_find_containing(L->mem, addr);
+        if (!a)
+            return NULL;
+        *avail = (size_t)(a->base + a->size - addr);
+        return (const uint8_t *)(uintptr_t)addr;
+    }
+    if (addr >= MEM_WINDOW_LOCAL && addr - MEM_WINDOW_LOCAL < L->local_stride) {
+        uint64_t off = addr - MEM_WINDOW_LOCAL;
+        *avail = (size_t)(L->local_stride - off);
+        return w->local + (size_t)lane * L->local_stride + off;
+    }
+    if (addr >= MEM_WINDOW_SHARED && addr - MEM_WINDOW_SHARED < b->shared_size) {
+        uint64_t off = addr - MEM_WINDOW_SHARED;
+        *avail = (size_t)(b->shared_size - off);
+        return b->shared + off;
+    }
+    if (addr >= MEM_WINDOW_CONST && addr - MEM_WINDOW_CONST < L->const_size) {
+        uint64_t off = addr - MEM_WINDOW_CONST;
+        *avail = (size_t)(L->const_size - off);
+        return L->const_bank + off;
+    }
+    return NULL;
+}
+
+static uint64_t arg64(vm_warp *w, const vm_launch *L, const vm_frame *f, int lane, const bc_copy *cp)
+{
+    uint64_t v = 0;
+    memcpy(&v, w->local + (size_t)lane * L->local_stride + f->local_base + cp->from, cp->size < 8 ? cp->size : 8);
+    return v;
+}
+
+static void set_ret(vm_warp *w, const vm_launch *L, const vm_frame *f, int lane, const bc_copy *cp, uint64_t v)
+{
+    memcpy(w->local + (size_t)lane * L->local_stride + f->local_base + cp->to, &v, cp->size < 8 ? cp->size : 8);
+}
+
+int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
+{
+    vm_launch *L = b->launch;
+    const bc_call *call = &f->fn->calls[op->list];
+    switch (op->mode) {
+    case BC_BUILTIN_VPRINTF: {
+        if (call->nargs < 2)
+            return vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "vprintf called with %d arguments", call->nargs);
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            uint64_t fmt_addr = arg64(w, L, f, l, &call->args[0]);
+            uint64_t args_addr = arg64(w, L, f, l, &call->args[1]);
+            char fmt[4096];
+            int rv;
+            if (fmt_addr == 0 || vm_read_string(b, w, l, fmt_addr, fmt, sizeof fmt)) {
+                rv = -1;
+            } else {
+                size_t avail = 0;
+                const uint8_t *args = buffer_view(b, w, l, args_addr, &avail);
+                char *out = NULL;
+                size_t out_len = 0, out_cap = 0;
+                string_ctx sc = {b, w, l};
+                rv = vm_printf_format(fmt, args, args ? avail : 0, read_string_cb, &sc, &out, &out_len, &out_cap);
+                if (out)
+                    util_buffer_append(&b->printf_out, out, out_len);
+                free(out);
+            }
+            if (call->nrets > 0)
+                set_ret(w, L, f, l, &call->rets[0], (uint64_t)(int64_t)rv);
+        }
+        return 0;
+    }
+    case BC_BUILTIN_ASSERTFAIL: {
+        util_buffer msg = {0};
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            char expr[1024] = "unknown", file[1024] = "unknown", func[1024] = "unknown";
+            uint64_t line = 0;
+            if (call->nargs >= 4) {
+                uint64_t ea = arg64(w, L, f, l, &call->args[0]), fa = arg64(w, L, f, l, &call->args[1]);
+                uint64_t fna = arg64(w, L, f, l, &call->args[3]);
+                line = (uint32_t)arg64(w, L, f, l, &call->args[2]);
+                if (ea && vm_read_string(b, w, l, ea, expr, sizeof expr)) strcpy(expr, "unknown");
+                if (fa && vm_read_string(b, w, l, fa, file, sizeof file)) strcpy(file, "unknown");
+                if (fna && vm_read_string(b, w, l, fna, func, sizeof func)) strcpy(func, "unknown");
+            }
+            util_buffer_printf(&msg, "%s%s:%llu: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.",
+                               msg.len ? "\n" : "", file, (unsigned long long)line, func, b->ctaid[0], b->ctaid[1],
+                               b->ctaid[2], w->tid[0][l], w->tid[1][l], w->tid[2][l], expr);
+        }
+        vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 710, "device-side assertion failed:\n%s",
+                    msg.data ? msg.data : "");
+        util_buffer_free(&msg);
+        return -1;
+    }
+    case BC_BUILTIN_MALLOC: {
+        pthread_mutex_t *lock = L->heap_lock;
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            uint64_t size = call->nargs ? arg64(w, L, f, l, &call->args[0]) : 0;
+            uint64_t p = 0;
+            if (lock) pthread_mutex_lock(lock);
+            uint64_t need = (size + 15) & ~15ull;
+            if (size && L->heap_base && L->heap_used + need <= L->heap_size) {
+                p = L->heap_base + L->heap_used;
+                L->heap_used += need;
+            }
+            if (lock) pthread_mutex_unlock(lock);
+            if (call->nrets > 0)
+                set_ret(w, L, f, l, &call->rets[0], p);
+        }
+        return 0;
+    }
+    case BC_BUILTIN_FREE:
+        /* the device heap is a bump allocator: free releases nothing until the heap is reset */
+        return 0;
+    default:
+        return vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "unknown host function");
+    }
+}

@@ -1,0 +1,1435 @@
+/* The interpreter loop: executes the bytecode of one lane group of a warp
+ * until it branches divergently, calls, returns, waits, yields, exits or
+ * faults. Each op is applied to all active lanes in a tight loop over the
+ * lane-contiguous register file; the op's type selects a specialized loop
+ * outside the lanes, so there is no decoding inside them. */
+#include "vm/vm_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define BACKEDGE_YIELD 256
+
+static inline float F32(uint64_t v) { return vm_f32_from_bits((uint32_t)v); }
+static inline uint64_t BF32(float f) { return vm_f32_bits(f); }
+static inline double F64(uint64_t v) { return vm_f64_from_bits(v); }
+static inline uint64_t BF64(double d) { return vm_f64_bits(d); }
+
+static inline int64_t sext(uint64_t v, unsigned bytes)
+{
+    switch (bytes) {
+    case 1: return (int8_t)v;
+    case 2: return (int16_t)v;
+    case 4: return (int32_t)v;
+    default: return (int64_t)v;
+    }
+}
+static inline uint64_t zmask(uint64_t v, unsigned bytes)
+{
+    return bytes >= 8 ? v : v & ((1ull << (bytes * 8)) - 1);
+}
+
+/* ---- integer helpers ---------------------------------------------------- */
+
+static uint64_t int_minmax(uint64_t a, uint64_t b, unsigned w, int sgn, int is_max)
+{
+    if (sgn) {
+        int64_t x = sext(a, w), y = sext(b, w);
+        return zmask((uint64_t)(is_max ? (x > y ? x : y) : (x < y ? x : y)), w);
+    }
+    a = zmask(a, w);
+    b = zmask(b, w);
+    return is_max ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+static uint64_t mul_hi(uint64_t a, uint64_t b, unsigned w, int sgn)
+{
+    if (w == 8) {
+        if (sgn) {
+            __int128 p = (__int128)(int64_t)a * (__int128)(int64_t)b;
+            return (uint64_t)(p >> 64);
+        }
+        unsigned __int128 p = (unsigned __int128)a * b;
+        return (uint64_t)(p >> 64);
+    }
+    if (sgn) {
+        int64_t p = sext(a, w) * sext(b, w);
+        return zmask((uint64_t)(p >> (w * 8)), w);
+    }
+    uint64_t p = zmask(a, w) * zmask(b, w);
+    return zmask(p >> (w * 8), w);
+}
+
+static uint64_t bfe(uint64_t a, uint32_t pos, uint32_t len, unsigned w, int sgn)
+{
+    unsigned bits = w * 8, msb = bits - 1;
+    pos &= 0xff;
+    len &= 0xff;
+    uint64_t d = 0;
+    int sbit = 0;
+    if (sgn && len) {
+        unsigned sb = pos + len - 1;
+        if (sb > msb) sb = msb;
+        sbit = (int)((a >> sb) & 1);
+    }
+    for (unsigned i = 0; i < bits; i++) {
+        uint64_t bit;
+        if (i < len && pos + i <= msb)
+            bit = (a >> (pos + i)) & 1;
+        else
+            bit = (uint64_t)sbit;
+        d |= bit << i;
+    }
+    return zmask(d, w);
+}
+
+static uint64_t bfi(uint64_t a, uint64_t b, uint32_t pos, uint32_t len, unsigned w)
+{
+    unsigned bits = w * 8;
+    pos &= 0xff;
+    len &= 0xff;
+    uint64_t f = b;
+    for (unsigned i = 0; i < len && pos + i < bits; i++) {
+        uint64_t bit = (a >> i) & 1;
+        f = (f & ~(1ull << (pos + i))) | (bit << (pos + i));
+    }
+    return zmask(f, w);
+}
+
+static uint32_t prmt(uint32_t a, uint32_t b, uint32_t c, int mode)
+{
+    uint8_t bytes[8];
+    for (int i = 0; i < 4; i++) {
+        bytes[i] = (uint8_t)(a >> (8 * i));
+        bytes[4 + i] = (uint8_t)(b >> (8 * i));
+    }
+    uint32_t d = 0;
+    if (mode == 0) {
+        for (int i = 0; i < 4; i++) {
+            unsigned sel = (c >> (4 * i)) & 0xf;
+            uint8_t v = bytes[sel & 7];
+            if (sel & 8)
+                v = (v & 0x80) ? 0xff : 0;
+            d |= (uint32_t)v << (8 * i);
+        }
+        return d;
+    }
+    unsigned s = c & 3;
+    static const uint8_t f4e[4][4] = {{0,1,2,3},{1,2,3,4},{2,3,4,5},{3,4,5,6}};
+    static const uint8_t b4e[4][4] = {{0,7,6,5},{1,0,7,6},{2,1,0,7},{3,2,1,0}};
+    static const uint8_t rc8[4][4] = {{0,0,0,0},{1,1,1,1},{2,2,2,2},{3,3,3,3}};
+    static const uint8_t ecl[4][4] = {{0,1,2,3},{1,1,2,3},{2,2,2,3},{3,3,3,3}};
+    static const uint8_t ecr[4][4] = {{0,0,0,0},{0,1,1,1},{0,1,2,2},{0,1,2,3}};
+    static const uint8_t rc16[4][4] = {{0,1,0,1},{2,3,2,3},{0,1,0,1},{2,3,2,3}};
+    const uint8_t (*t)[4] = mode == 1 ? f4e : mode == 2 ? b4e : mode == 3 ? rc8 : mode == 4 ? ecl : mode == 5 ? ecr : rc16;
+    for (int i = 0; i < 4; i++)
+        d |= (uint32_t)bytes[t[s][i]] << (8 * i);
+    return d;
+}
+
+static uint32_t shf(uint32_t a, uint32_t b, uint32_t c, int mode)
+{
+    uint32_t n = (mode & 2) ? (c & 31) : (c > 32 ? 32 : c);
+    uint64_t v = ((uint64_t)b << 32) | a;
+    if (mode & 1) /* right */
+        return (uint32_t)(n >= 64 ? 0 : (v >> n));
+    return (uint32_t)((n >= 64 ? 0 : (v << n)) >> 32);
+}
+
+/* ---- comparisons -------------------------------------------------------- */
+
+static inline int cmp_int(uint64_t a, uint64_t b, unsigned w, int sgn, int cmp)
+{
+    if (sgn && cmp <= BC_CMP_GE) {
+        int64_t x = sext(a, w), y = sext(b, w);
+        switch (cmp) {
+        case BC_CMP_EQ: return x == y;
+        case BC_CMP_NE: return x != y;
+        case BC_CMP_LT: return x < y;
+        case BC_CMP_LE: return x <= y;
+        case BC_CMP_GT: return x > y;
+        default: return x >= y;
+        }
+    }
+    a = zmask(a, w);
+    b = zmask(b, w);
+    switch (cmp) {
+    case BC_CMP_EQ: return a == b;
+    case BC_CMP_NE: return a != b;
+    case BC_CMP_LT: case BC_CMP_LO: return a < b;
+    case BC_CMP_LE: case BC_CMP_LS: return a <= b;
+    case BC_CMP_GT: case BC_CMP_HI: return a > b;
+    default: return a >= b;
+    }
+}
+
+static inline int cmp_float(double x, double y, int cmp)
+{
+    int un = isnan(x) || isnan(y);
+    switch (cmp) {
+    case BC_CMP_EQ: return !un && x == y;
+    case BC_CMP_NE: return !un && x != y;
+    case BC_CMP_LT: return !un && x < y;
+    case BC_CMP_LE: return !un && x <= y;
+    case BC_CMP_GT: return !un && x > y;
+    case BC_CMP_GE: return !un && x >= y;
+    case BC_CMP_EQU: return un || x == y;
+    case BC_CMP_NEU: return un || x != y;
+    case BC_CMP_LTU: return un || x < y;
+    case BC_CMP_LEU: return un || x <= y;
+    case BC_CMP_GTU: return un || x > y;
+    case BC_CMP_GEU: return un || x >= y;
+    case BC_CMP_NUM: return !un;
+    case BC_CMP_NAN: return un;
+    default: return 0;
+    }
+}
+
+/* A float operand as double, for comparisons. */
+static inline double fval(uint64_t v, int type, int ftz)
+{
+    switch (type) {
+    case PTX_T_F32: { float f = F32(v); if (ftz) f = vm_ftz_f32(f); return f; }
+    case PTX_T_F64: return F64(v);
+    case PTX_T_F16: return vm_f16_to_f32(ftz ? vm_ftz_f16((uint16_t)v) : (uint16_t)v);
+    case PTX_T_BF16: return vm_bf16_to_f32((uint16_t)v);
+    default: return 0;
+    }
+}
+
+static int eval_cmp(int type, int cmp, uint64_t a, uint64_t b, int ftz)
+{
+    if (ptx_type_is_float((ptx_type)type))
+        return cmp_float(fval(a, type, ftz), fval(b, type, ftz), cmp);
+    return cmp_int(a, b, vm_type_bytes(type), ptx_type_is_signed((ptx_type)type), cmp);
+}
+
+static inline int bool_combine(int r, int c, int bop)
+{
+    switch (bop) {
+    case BC_BOOL_AND: return r && c;
+    case BC_BOOL_OR: return r || c;
+    case BC_BOOL_XOR: return r != c;
+    default: return r;
+    }
+}
+
+/* ---- float arithmetic --------------------------------------------------- */
+
+static uint64_t f32_finish(float r, uint32_t flags)
+{
+    if (flags & BC_F_FTZ) r = vm_ftz_f32(r);
+    if (flags & BC_F_SAT) r = vm_sat_f32(r);
+    return BF32(vm_canon_f32(r));
+}
+
+static uint16_t h_finish(uint16_t r, uint32_t flags, int bf)
+{
+    if (!bf && (flags & BC_F_FTZ)) r = vm_ftz_f16(r);
+    if (!bf && (flags & BC_F_SAT)) r = vm_sat_f16(r);
+    if (flags & BC_F_RELU) r = bf ? vm_relu_bf16(r) : vm_relu_f16(r);
+    return r;
+}
+
+/* op: 0 add, 1 sub, 2 mul, 3 fma */
+static uint16_t half_arith(int opk, uint16_t a, uint16_t b, uint16_t c, vm_round r, uint32_t flags, int bf)
+{
+    if (!bf && (flags & BC_F_FTZ)) {
+        a = vm_ftz_f16(a);
+        b = vm_ftz_f16(b);
+        c = vm_ftz_f16(c);
+    }
+    uint16_t v;
+    if (bf) {
+        v = opk == 0 ? vm_add_bf16(a, b, r) : opk == 1 ? vm_sub_bf16(a, b, r) :
+            opk == 2 ? vm_mul_bf16(a, b, r) : vm_fma_bf16(a, b, c, r);
+    } else {
+        v = opk == 0 ? vm_add_f16(a, b, r) : opk == 1 ? vm_sub_f16(a, b, r) :
+            opk == 2 ? vm_mul_f16(a, b, r) : vm_fma_f16(a, b, c, r);
+    }
+    return h_finish(v, flags, bf);
+}
+
+static uint64_t float_arith(int opk, int type, uint64_t a, uint64_t b, uint64_t c, int rnd, uint32_t flags)
+{
+    vm_round r = vm_rnd(rnd);
+    switch (type) {
+    case PTX_T_F32: {
+        float x = F32(a), y = F32(b), z = F32(c);
+        if (flags & BC_F_FTZ) {
+            x = vm_ftz_f32(x);
+            y = vm_ftz_f32(y);
+            z = vm_ftz_f32(z);
+        }
+        float v = opk == 0 ? vm_add_f32(x, y, r) : opk == 1 ? vm_sub_f32(x, y, r) :
+                  opk == 2 ? vm_mul_f32(x, y, r) : vm_fma_f32(x, y, z, r);
+        return f32_finish(v, flags);
+    }
+    case PTX_T_F64: {
+        double x = F64(a), y = F64(b), z = F64(c);
+        double v = opk == 0 ? vm_add_f64(x, y, r) : opk == 1 ? vm_sub_f64(x, y, r) :
+                   opk == 2 ? vm_mul_f64(x, y, r) : vm_fma_f64(x, y, z, r);
+        if (flags & BC_F_SAT) v = vm_sat_f64(v);
+        return BF64(v);
+    }
+    case PTX_T_F16:
+    case PTX_T_BF16:
+        return half_arith(opk, (uint16_t)a, (uint16_t)b, (uint16_t)c, r, flags, type == PTX_T_BF16);
+    case PTX_T_F16X2:
+    case PTX_T_BF16X2: {
+        int bf = type == PTX_T_BF16X2;
+        uint16_t lo = half_arith(opk, (uint16_t)a, (uint16_t)b, (uint16_t)c, r, flags, bf);
+        uint16_t hi = half_arith(opk, (uint16_t)(a >> 16), (uint16_t)(b >> 16), (uint16_t)(c >> 16), r, flags, bf);
+        return (uint64_t)lo | ((uint64_t)hi << 16);
+    }
+    default:
+        return 0;
+    }
+}
+
+static uint64_t float_minmax(int is_max, int type, uint64_t a, uint64_t b, uint32_t flags)
+{
+    unsigned mf = ((flags & BC_F_NAN) ? VM_MINMAX_NAN : 0) |
+                  ((flags & BC_F_XORSIGN) ? VM_MINMAX_XORSIGN_ABS : (flags & BC_F_ABS) ? VM_MINMAX_ABS : 0);
+    switch (type) {
+    case PTX_T_F32: {
+        float x = F32(a), y = F32(b);
+        if (flags & BC_F_FTZ) { x = vm_ftz_f32(x); y = vm_ftz_f32(y); }
+        return BF32(is_max ? vm_max_f32(x, y, mf) : vm_min_f32(x, y, mf));
+    }
+    case PTX_T_F64:
+        return BF64(is_max ? vm_max_f64(F64(a), F64(b)) : vm_min_f64(F64(a), F64(b)));
+    case PTX_T_F16:
+        return is_max ? vm_max_f16((uint16_t)a, (uint16_t)b, mf) : vm_min_f16((uint16_t)a, (uint16_t)b, mf);
+    case PTX_T_BF16:
+        return is_max ? vm_max_bf16((uint16_t)a, (uint16_t)b, mf) : vm_min_bf16((uint16_t)a, (uint16_t)b, mf);
+    case PTX_T_F16X2:
+    case PTX_T_BF16X2: {
+        int bf = type == PTX_T_BF16X2;
+        uint16_t r[2];
+        for (int h = 0; h < 2; h++) {
+            uint16_t x = (uint16_t)(a >> (16 * h)), y = (uint16_t)(b >> (16 * h));
+            r[h] = bf ? (is_max ? vm_max_bf16(x, y, mf) : vm_min_bf16(x, y, mf))
+                      : (is_max ? vm_max_f16(x, y, mf) : vm_min_f16(x, y, mf));
+        }
+        return (uint64_t)r[0] | ((uint64_t)r[1] << 16);
+    }
+    default:
+        return 0;
+    }
+}
+
+static float funary_f32(int fn, float x, int rnd, uint32_t flags)
+{
+    if (flags & BC_F_FTZ) x = vm_ftz_f32(x);
+    float r;
+    int approx = rnd == BC_RND_APPROX || rnd == BC_RND_NONE;
+    switch (fn) {
+    case BC_FN_RCP: r = approx ? 1.0f / x : vm_rcp_f32(x, vm_rnd(rnd)); break;
+    case BC_FN_SQRT: r = approx ? sqrtf(x) : vm_sqrt_f32(x, vm_rnd(rnd)); break;
+    case BC_FN_RSQRT: r = (float)(1.0 / sqrt((double)x)); break;
+    case BC_FN_EX2: r = exp2f(x); break;
+    case BC_FN_LG2: r = log2f(x); break;
+    case BC_FN_SIN: r = sinf(x); break;
+    case BC_FN_COS: r = cosf(x); break;
+    default: r = tanhf(x); break;
+    }
+    if (flags & BC_F_FTZ) r = vm_ftz_f32(r);
+    return vm_canon_f32(r);
+}
+
+static double funary_f64(int fn, double x, int rnd, uint32_t flags)
+{
+    double r;
+    switch (fn) {
+    case BC_FN_RCP: r = rnd == BC_RND_APPROX ? 1.0 / x : vm_rcp_f64(x, vm_rnd(rnd)); break;
+    case BC_FN_SQRT: r = vm_sqrt_f64(x, vm_rnd(rnd)); break;
+    case BC_FN_RSQRT: r = 1.0 / sqrt(x); break;
+    case BC_FN_EX2: r = exp2(x); break;
+    case BC_FN_LG2: r = log2(x); break;
+    case BC_FN_SIN: r = sin(x); break;
+    case BC_FN_COS: r = cos(x); break;
+    default: r = tanh(x); break;
+    }
+    if (rnd == BC_RND_APPROX && (flags & BC_F_FTZ) && (fn == BC_FN_RCP || fn == BC_FN_RSQRT)) {
+        /* the .approx.ftz.f64 forms are computed from the top 32 bits and
+         * return zeros in the low 32 bits */
+        if (isnan(r))
+            return F64(0x7fffffff00000000ull);
+        r = F64(BF64(r) & 0xffffffff00000000ull);
+    }
+    return r;
+}
+
+static uint64_t funary(int fn, int type, uint64_t a, int rnd, uint32_t flags)
+{
+    switch (type) {
+    case PTX_T_F32: return BF32(funary_f32(fn, F32(a), rnd, flags));
+    case PTX_T_F64: return BF64(funary_f64(fn, F64(a), rnd, flags));
+    case PTX_T_F16: case PTX_T_BF16: {
+        int bf = type == PTX_T_BF16;
+        float x = bf ? vm_bf16_to_f32((uint16_t)a) : vm_f16_to_f32((uint16_t)a);
+        float r = funary_f32(fn, x, BC_RND_APPROX, 0);
+        return bf ? vm_f32_to_bf16(r, VM_RN) : vm_f32_to_f16(r, VM_RN);
+    }
+    case PTX_T_F16X2: case PTX_T_BF16X2: {
+        int bf = type == PTX_T_BF16X2;
+        uint64_t out = 0;
+        for (int h = 0; h < 2; h++) {
+            uint16_t v = (uint16_t)(a >> (16 * h));
+            float x = bf ? vm_bf16_to_f32(v) : vm_f16_to_f32(v);
+            float r = funary_f32(fn, x, BC_RND_APPROX, 0);
+            out |= (uint64_t)(bf ? vm_f32_to_bf16(r, VM_RN) : vm_f32_to_f16(r, VM_RN)) << (16 * h);
+        }
+        return out;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* ---- conversions -------------------------------------------------------- */
+
+static uint64_t int_saturate(int64_t sv, uint64_t uv, int src_signed, unsigned dw, int dst_signed)
+{
+    unsigned bits = dw * 8;
+    if (dst_signed) {
+        int64_t lo = bits >= 64 ? INT64_MIN : -(1ll << (bits - 1));
+        int64_t hi = bits >= 64 ? INT64_MAX : (1ll << (bits - 1)) - 1;
+        if (src_signed) {
+            if (sv < lo) sv = lo;
+            if (sv > hi) sv = hi;
+            return (uint64_t)sv;
+        }
+        if (uv > (uint64_t)hi) return (uint64_t)hi;
+        return uv;
+    }
+    uint64_t hi = bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
+    if (src_signed) {
+        if (sv < 0) return 0;
+        if ((uint64_t)sv > hi) return hi;
+        return (uint64_t)sv;
+    }
+    return uv > hi ? hi : uv;
+}
+
+static uint64_t cvt_value(const bc_op *op, uint64_t a)
+{
+    int dt = op->type, st = op->type2;
+    unsigned dw = vm_type_bytes(dt), sw = vm_type_bytes(st);
+    int dflt = ptx_type_is_float((ptx_type)dt), sflt = ptx_type_is_float((ptx_type)st);
+    int dsg = ptx_type_is_signed((ptx_type)dt), ssg = ptx_type_is_signed((ptx_type)st);
+    vm_round r = vm_rnd(op->mode);
+    uint32_t fl = op->flags;
+    int ftz = (fl & BC_F_FTZ) != 0;
+    uint64_t res;
+    if (!dflt && !sflt) {
+        int64_t sv = sext(a, sw);
+        uint64_t uv = zmask(a, sw);
+        if (fl & BC_F_SAT)
+            res = int_saturate(sv, uv, ssg, dw, dsg);
+        else
+            res = ssg ? (uint64_t)sv : uv;
+        res = zmask(res, dw);
+    } else if (!dflt && sflt) {
+        int bits = (int)dw * 8;
+        switch (st) {
+        case PTX_T_F32: res = vm_cvt_f32_to_int(F32(a), bits, dsg, r, ftz); break;
+        case PTX_T_F64: res = vm_cvt_f64_to_int(F64(a), bits, dsg, r); break;
+        case PTX_T_F16: res = vm_cvt_f16_to_int((uint16_t)a, bits, dsg, r); break;
+        default: res = vm_cvt_bf16_to_int((uint16_t)a, bits, dsg, r); break;
+        }
+        res = zmask(res, dw);
+    } else if (dflt && !sflt) {
+        uint64_t v = ssg ? (uint64_t)sext(a, sw) : zmask(a, sw);
+        switch (dt) {
+        case PTX_T_F32: res = BF32(vm_cvt_int_to_f32(v, ssg, r)); break;
+        case PTX_T_F64: res = BF64(vm_cvt_int_to_f64(v, ssg, r)); break;
+        case PTX_T_F16: res = vm_cvt_int_to_f16(v, ssg, r); break;
+        default: res = vm_cvt_int_to_bf16(v, ssg, r); break;
+        }
+        if (fl & BC_F_SAT) {
+            if (dt == PTX_T_F32) res = BF32(vm_sat_f32(F32(res)));
+            else if (dt == PTX_T_F64) res = BF64(vm_sat_f64(F64(res)));
+            else if (dt == PTX_T_F16) res = vm_sat_f16((uint16_t)res);
+        }
+    } else {
+        unsigned nf = ((fl & BC_F_SATFINITE) ? VM_CVT_SATFINITE : 0) | ((fl & BC_F_RELU) ? VM_CVT_RELU : 0);
+        int integral = op->mode >= BC_RND_RNI && op->mode <= BC_RND_RPI;
+        if (dt == PTX_T_TF32) {
+            res = vm_f32_to_tf32(F32(a), r, (fl & BC_F_SATFINITE) != 0, (fl & BC_F_RELU) != 0);
+        } else if (st == PTX_T_F32 && dt == PTX_T_F32) {
+            float x = F32(a);
+            if (ftz) x = vm_ftz_f32(x);
+            if (integral) x = vm_rint_f32(x, r, ftz);
+            if (fl & BC_F_SAT) x = vm_sat_f32(x);
+            if (ftz) x = vm_ftz_f32(x);
+            res = BF32(x);
+        } else if (st == PTX_T_F64 && dt == PTX_T_F64) {
+            double x = F64(a);
+            if (integral) x = vm_rint_f64(x, r);
+            if (fl & BC_F_SAT) x = vm_sat_f64(x);
+            res = BF64(x);
+        } else if (st == PTX_T_F32 && dt == PTX_T_F64) {
+            float x = F32(a);
+            if (ftz) x = vm_ftz_f32(x);
+            double y = vm_f32_to_f64(x);
+            if (fl & BC_F_SAT) y = vm_sat_f64(y);
+            res = BF64(y);
+        } else if (st == PTX_T_F64 && dt == PTX_T_F32) {
+            float y = vm_f64_to_f32(F64(a), r);
+            if (ftz) y = vm_ftz_f32(y);
+            if (fl & BC_F_SAT) y = vm_sat_f32(y);
+            res = BF32(y);
+        } else if (dt == PTX_T_F16 || dt == PTX_T_BF16) {
+            int bf = dt == PTX_T_BF16;
+            if (st == PTX_T_F32) {
+                float x = F32(a);
+                if (ftz) x = vm_ftz_f32(x);
+                res = bf ? vm_f32_to_bf16_flags(x, r, nf) : vm_f32_to_f16_flags(x, r, nf);
+            } else if (st == PTX_T_F64) {
+                res = bf ? vm_f64_to_bf16_flags(F64(a), r, nf) : vm_f64_to_f16_flags(F64(a), r, nf);
+            } else if (st == dt) {
+                res = integral ? (bf ? vm_rint_bf16((uint16_t)a, r) : vm_rint_f16((uint16_t)a, r)) : (uint16_t)a;
+            } else {
+                res = bf ? vm_f16_to_bf16((uint16_t)a, r) : vm_bf16_to_f16((uint16_t)a, r);
+            }
+            if (!bf && (fl & BC_F_SAT)) res = vm_sat_f16((uint16_t)res);
+        } else {
+            /* f16/bf16 -> f32/f64 */
+            double x = st == PTX_T_F16 ? vm_f16_to_f64((uint16_t)a) : vm_bf16_to_f64((uint16_t)a);
+            if (dt == PTX_T_F32) {
+                float y = (float)x;
+                if (ftz) y = vm_ftz_f32(y);
+                if (fl & BC_F_SAT) y = vm_sat_f32(y);
+                res = BF32(y);
+            } else {
+                if (fl & BC_F_SAT) x = vm_sat_f64(x);
+                res = BF64(x);
+            }
+        }
+    }
+    /* a wider destination register: sign-extend signed integer results */
+    unsigned regw = op->mode2 ? op->mode2 : dw;
+    if (regw > dw && !dflt && dsg)
+        res = zmask((uint64_t)sext(res, dw), regw);
+    return res;
+}
+
+/* ---- the group loop ----------------------------------------------------- */
+
+#define EXIT_EVENT(ev) do { g->pc = pc; return (ev); } while (0)
+
+static int warp_sync_ready(vm_warp *w, vm_group *g, uint32_t membermask)
+{
+    uint32_t need = membermask & w->valid & ~w->exited;
+    if ((need & ~g->mask) == 0)
+        return 1;
+    g->state = VM_G_WAIT_SYNC;
+    g->need = need;
+    return 0;
+}
+
+int vm_group_run(vm_block *b, vm_warp *w, int gi)
+{
+    vm_launch *L = b->launch;
+    vm_group *g = &w->groups[gi];
+    vm_frame *f = g->frame;
+    const bc_function *fn = f->fn;
+    const bc_op *code = fn->code;
+    uint64_t *R = f->regs;
+    uint32_t *P = f->preds;
+    uint32_t pc = g->pc;
+    const uint32_t gm = g->mask;
+    uint64_t winstr = 0, tinstr = 0;
+    int ev = VM_EV_REPICK;
+
+    for (;;) {
+        const bc_op *op = &code[pc];
+        uint32_t m = gm;
+        if (op->guard != BC_NONE) {
+            uint32_t p = P[op->guard];
+            m &= (op->flags & BC_F_GUARD_NEG) ? ~p : p;
+        }
+        if (m == 0) {
+            pc++;
+            continue;
+        }
+        winstr++;
+        tinstr += (uint64_t)__builtin_popcount(m);
+        uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
+        const uint64_t *A = op->a != BC_NONE ? SLOT(R, op->a) : NULL;
+        const uint64_t *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
+        const uint64_t *C = op->c != BC_NONE ? SLOT(R, op->c) : NULL;
+        unsigned w8 = vm_type_bytes(op->type);
+        int sg = ptx_type_is_signed((ptx_type)op->type);
+        switch ((bc_opcode)op->code) {
+        case BC_NOP:
+        case BC_FENCE:
+            break;
+        case BC_MOV:
+            LANES(m, D[l] = A[l]);
+            break;
+        case BC_MOV_PRED: {
+            uint32_t v = P[op->a];
+            if (op->flags & (1u << 20)) v = ~v;
+            P[op->d] = (P[op->d] & ~m) | (v & m);
+            break;
+        }
+        case BC_MOV_PRED_TO_REG:
+            LANES(m, D[l] = (P[op->a] >> l) & 1);
+            break;
+        case BC_MOV_REG_TO_PRED: {
+            uint32_t r = 0;
+            LANES(m, if (A[l] & 1) r |= 1u << l);
+            P[op->d] = (P[op->d] & ~m) | r;
+            break;
+        }
+        case BC_S2R: {
+            int c = op->n;
+            switch (op->mode) {
+            case BC_SR_TID: LANES(m, D[l] = w->tid[c < 3 ? c : 0][l] * (c < 3)); break;
+            case BC_SR_NTID: LANES(m, D[l] = c < 3 ? L->block[c] : 0); break;
+            case BC_SR_LANEID: LANES(m, D[l] = (uint64_t)l); break;
+            case BC_SR_WARPID: LANES(m, D[l] = (uint64_t)w->index); break;
+            case BC_SR_NWARPID: LANES(m, D[l] = (uint64_t)b->nwarps); break;
+            case BC_SR_CTAID: LANES(m, D[l] = c < 3 ? b->ctaid[c] : 0); break;
+            case BC_SR_NCTAID: LANES(m, D[l] = c < 3 ? L->grid[c] : 0); break;
+            case BC_SR_SMID: LANES(m, D[l] = b->linear_id % 132); break;
+            case BC_SR_NSMID: LANES(m, D[l] = 132); break;
+            case BC_SR_GRIDID: LANES(m, D[l] = 1); break;
+            case BC_SR_LANEMASK_EQ: LANES(m, D[l] = 1u << l); break;
+            case BC_SR_LANEMASK_LE: LANES(m, D[l] = (uint32_t)((2ull << l) - 1)); break;
+            case BC_SR_LANEMASK_LT: LANES(m, D[l] = (1u << l) - 1); break;
+            case BC_SR_LANEMASK_GE: LANES(m, D[l] = ~((1u << l) - 1)); break;
+            case BC_SR_LANEMASK_GT: LANES(m, D[l] = (uint32_t)~((2ull << l) - 1)); break;
+            case BC_SR_CLOCK: LANES(m, D[l] = (uint32_t)(b->warp_instructions + winstr)); break;
+            case BC_SR_CLOCK_HI: LANES(m, D[l] = (uint32_t)((b->warp_instructions + winstr) >> 32)); break;
+            case BC_SR_CLOCK64: LANES(m, D[l] = b->warp_instructions + winstr); break;
+            case BC_SR_GLOBALTIMER: LANES(m, D[l] = (b->warp_instructions + winstr) * 1000); break;
+            case BC_SR_GLOBALTIMER_LO: LANES(m, D[l] = (uint32_t)((b->warp_instructions + winstr) * 1000)); break;
+            case BC_SR_GLOBALTIMER_HI: LANES(m, D[l] = (uint32_t)(((b->warp_instructions + winstr) * 1000) >> 32)); break;
+            case BC_SR_DYNAMIC_SMEM: LANES(m, D[l] = (uint32_t)L->shared_dynamic); break;
+            case BC_SR_TOTAL_SMEM:
+            case BC_SR_AGGR_SMEM: {
+                uint64_t t = L->shared_static + L->shared_dynamic;
+                unsigned unit = L->arch_sm >= 80 ? 128 : 256;
+                t = (t + unit - 1) / unit * unit;
+                LANES(m, D[l] = (uint32_t)t);
+                break;
+            }
+            case BC_SR_CLUSTERID: {
+                unsigned cl = L->cluster[c < 3 ? c : 0] ? L->cluster[c < 3 ? c : 0] : 1;
+                LANES(m, D[l] = c < 3 ? b->ctaid[c] / cl : 0);
+                break;
+            }
+            case BC_SR_NCLUSTERID: {
+                unsigned cl = L->cluster[c < 3 ? c : 0] ? L->cluster[c < 3 ? c : 0] : 1;
+                LANES(m, D[l] = c < 3 ? L->grid[c] / cl : 0);
+                break;
+            }
+            case BC_SR_CLUSTER_CTAID: {
+                unsigned cl = c < 3 && L->cluster[c] ? L->cluster[c] : 1;
+                LANES(m, D[l] = c < 3 ? b->ctaid[c] % cl : 0);
+                break;
+            }
+            case BC_SR_CLUSTER_NCTAID:
+                LANES(m, D[l] = c < 3 ? (L->cluster[c] ? L->cluster[c] : 1) : 0);
+                break;
+            case BC_SR_CLUSTER_CTARANK: {
+                unsigned cx = L->cluster[0] ? L->cluster[0] : 1, cy = L->cluster[1] ? L->cluster[1] : 1;
+                unsigned cz = L->cluster[2] ? L->cluster[2] : 1;
+                uint64_t rk = (b->ctaid[0] % cx) + (b->ctaid[1] % cy) * cx + (b->ctaid[2] % cz) * cx * cy;
+                LANES(m, D[l] = rk);
+                break;
+            }
+            case BC_SR_CLUSTER_NCTARANK: {
+                uint64_t n = (uint64_t)(L->cluster[0] ? L->cluster[0] : 1) * (L->cluster[1] ? L->cluster[1] : 1) *
+                             (L->cluster[2] ? L->cluster[2] : 1);
+                LANES(m, D[l] = n);
+                break;
+            }
+            case BC_SR_IS_EXPLICIT_CLUSTER: LANES(m, D[l] = L->cluster[0] != 0); break;
+            default: LANES(m, D[l] = 0); break;
+            }
+            break;
+        }
+        case BC_LOCALADDR: {
+            uint64_t v = f->local_base + (uint64_t)op->imm;
+            LANES(m, D[l] = v);
+            break;
+        }
+        case BC_PACK: {
+            const uint32_t *lst = fn->lists + op->list;
+            unsigned bits = op->mode;
+            uint64_t emask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+            LANES(m, {
+                uint64_t v = 0;
+                for (int i = 0; i < op->n; i++)
+                    v |= (SLOT(R, lst[i])[l] & emask) << (bits * (unsigned)i);
+                D[l] = v;
+            });
+            break;
+        }
+        case BC_UNPACK: {
+            const uint32_t *lst = fn->lists + op->list;
+            unsigned bits = op->mode;
+            uint64_t emask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+            uint64_t tmp[VM_WARP];
+            LANES(m, tmp[l] = A[l]);
+            for (int i = 0; i < op->n; i++) {
+                uint64_t *E = SLOT(R, lst[i]);
+                LANES(m, E[l] = (tmp[l] >> (bits * (unsigned)i)) & emask);
+            }
+            break;
+        }
+        /* ---- integer ---- */
+        case BC_ADD:
+            if (w8 == 4) {
+                if ((op->flags & BC_F_SAT) && sg)
+                    LANES(m, { int64_t s = (int64_t)(int32_t)A[l] + (int32_t)B[l];
+                               D[l] = (uint32_t)(int32_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s); });
+                else
+                    LANES(m, D[l] = (uint32_t)(A[l] + B[l]));
+            } else if (w8 == 8) LANES(m, D[l] = A[l] + B[l]);
+            else LANES(m, D[l] = zmask(A[l] + B[l], w8));
+            break;
+        case BC_SUB:
+            if (w8 == 4) {
+                if ((op->flags & BC_F_SAT) && sg)
+                    LANES(m, { int64_t s = (int64_t)(int32_t)A[l] - (int32_t)B[l];
+                               D[l] = (uint32_t)(int32_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s); });
+                else
+                    LANES(m, D[l] = (uint32_t)(A[l] - B[l]));
+            } else if (w8 == 8) LANES(m, D[l] = A[l] - B[l]);
+            else LANES(m, D[l] = zmask(A[l] - B[l], w8));
+            break;
+        case BC_MUL_LO:
+            if (w8 == 4) LANES(m, D[l] = (uint32_t)(A[l] * B[l]));
+            else LANES(m, D[l] = zmask(A[l] * B[l], w8));
+            break;
+        case BC_MUL_HI:
+            LANES(m, D[l] = mul_hi(A[l], B[l], w8, sg));
+            break;
+        case BC_MUL_WIDE:
+            if (sg) LANES(m, D[l] = zmask((uint64_t)(sext(A[l], w8) * sext(B[l], w8)), w8 * 2));
+            else LANES(m, D[l] = zmask(A[l], w8) * zmask(B[l], w8));
+            break;
+        case BC_MAD_LO:
+            if (w8 == 4) LANES(m, D[l] = (uint32_t)(A[l] * B[l] + C[l]));
+            else LANES(m, D[l] = zmask(A[l] * B[l] + C[l], w8));
+            break;
+        case BC_MAD_HI:
+            if ((op->flags & BC_F_SAT) && sg && w8 == 4)
+                LANES(m, { int64_t s = (int64_t)(int32_t)mul_hi(A[l], B[l], 4, 1) + (int32_t)C[l];
+                           D[l] = (uint32_t)(int32_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s); });
+            else
+                LANES(m, D[l] = zmask(mul_hi(A[l], B[l], w8, sg) + C[l], w8));
+            break;
+        case BC_MAD_WIDE:
+            if (sg) LANES(m, D[l] = zmask((uint64_t)(sext(A[l], w8) * sext(B[l], w8)) + C[l], w8 * 2));
+            else LANES(m, D[l] = zmask(zmask(A[l], w8) * zmask(B[l], w8) + C[l], w8 * 2));
+            break;
+        case BC_MUL24:
+        case BC_MAD24:
+            LANES(m, {
+                int64_t x = sg ? sext(A[l] << 8, 4) >> 8 : (int64_t)(A[l] & 0xffffff);
+                int64_t y = sg ? sext(B[l] << 8, 4) >> 8 : (int64_t)(B[l] & 0xffffff);
+                uint64_t t = (uint64_t)(x * y);
+                uint64_t r = op->mode ? (uint32_t)(t >> 16) : (uint32_t)t;
+                if (op->code == BC_MAD24) r = (uint32_t)(r + C[l]);
+                D[l] = r;
+            });
+            break;
+        case BC_ADDC:
+        case BC_SUBC:
+        case BC_MADC: {
+            uint32_t cc = w->cc, ncc = cc;
+            int rd = op->mode & 1, wr = op->mode & 2, hi = op->mode & 4;
+            LANES(m, {
+                uint64_t cin = rd ? ((cc >> l) & 1) : 0;
+                uint64_t a = zmask(A[l], w8), bb = zmask(B[l], w8), r, cout;
+                if (op->code == BC_SUBC) {
+                    unsigned __int128 full = (unsigned __int128)a - bb - cin;
+                    r = zmask((uint64_t)full, w8);
+                    cout = (unsigned __int128)bb + cin > a;
+                } else {
+                    uint64_t base = a;
+                    if (op->code == BC_MADC)
+                        base = hi ? mul_hi(a, bb, w8, sg) : zmask(a * bb, w8), bb = zmask(C[l], w8);
+                    unsigned __int128 full = (unsigned __int128)base + bb + cin;
+                    r = zmask((uint64_t)full, w8);
+                    cout = (uint64_t)(full >> (w8 * 8)) & 1;
+                }
+                D[l] = r;
+                if (wr) ncc = (ncc & ~(1u << l)) | ((uint32_t)cout << l);
+            });
+            w->cc = ncc;
+            break;
+        }
+        case BC_DIV:
+            if (sg) LANES(m, { int64_t x = sext(A[l], w8), y = sext(B[l], w8);
+                               D[l] = y == 0 ? zmask(~0ull, w8) : (y == -1 ? zmask((uint64_t)0 - (uint64_t)x, w8) : zmask((uint64_t)(x / y), w8)); });
+            else LANES(m, { uint64_t x = zmask(A[l], w8), y = zmask(B[l], w8); D[l] = y ? x / y : zmask(~0ull, w8); });
+            break;
+        case BC_REM:
+            if (sg) LANES(m, { int64_t x = sext(A[l], w8), y = sext(B[l], w8);
+                               D[l] = y == 0 ? zmask(~0ull, w8) : (y == -1 ? 0 : zmask((uint64_t)(x % y), w8)); });
+            else LANES(m, { uint64_t x = zmask(A[l], w8), y = zmask(B[l], w8); D[l] = y ? x % y : zmask(~0ull, w8); });
+            break;
+        case BC_MIN:
+        case BC_MAX: {
+            int mx = op->code == BC_MAX;
+            LANES(m, { uint64_t r = int_minmax(A[l], B[l], w8, sg, mx);
+                       if (C) r = int_minmax(r, C[l], w8, sg, mx);
+                       if ((op->flags & BC_F_RELU) && sext(r, w8) < 0) r = 0;
+                       D[l] = r; });
+            break;
+        }
+        case BC_ABS:
+            LANES(m, { int64_t x = sext(A[l], w8); D[l] = zmask((uint64_t)(x < 0 ? -(uint64_t)x : (uint64_t)x), w8); });
+            break;
+        case BC_NEG:
+            LANES(m, D[l] = zmask((uint64_t)0 - A[l], w8));
+            break;
+        case BC_SAD:
+            LANES(m, { uint64_t d; if (sg) { int64_t x = sext(A[l], w8), y = sext(B[l], w8); d = (uint64_t)(x < y ? y - x : x - y); }
+                       else { uint64_t x = zmask(A[l], w8), y = zmask(B[l], w8); d = x < y ? y - x : x - y; }
+                       D[l] = zmask(C[l] + d, w8); });
+            break;
+        case BC_AND: LANES(m, D[l] = A[l] & B[l]); break;
+        case BC_OR: LANES(m, D[l] = A[l] | B[l]); break;
+        case BC_XOR: LANES(m, D[l] = A[l] ^ B[l]); break;
+        case BC_NOT: LANES(m, D[l] = zmask(~A[l], w8)); break;
+        case BC_CNOT: LANES(m, D[l] = zmask(A[l], w8) == 0); break;
+        case BC_SHL:
+            LANES(m, { uint32_t s = (uint32_t)B[l]; D[l] = s >= w8 * 8 ? 0 : zmask(A[l] << s, w8); });
+            break;
+        case BC_SHR:
+            if (sg) LANES(m, { uint32_t s = (uint32_t)B[l]; int64_t x = sext(A[l], w8);
+                               D[l] = zmask((uint64_t)(x >> (s >= w8 * 8 ? w8 * 8 - 1 : s)), w8); });
+            else LANES(m, { uint32_t s = (uint32_t)B[l]; D[l] = s >= w8 * 8 ? 0 : zmask(A[l], w8) >> s; });
+            break;
+        case BC_POPC: LANES(m, D[l] = (uint64_t)__builtin_popcountll(zmask(A[l], w8))); break;
+        case BC_CLZ:
+            LANES(m, { uint64_t x = zmask(A[l], w8); D[l] = x ? (uint64_t)(__builtin_clzll(x) - (64 - (int)w8 * 8)) : w8 * 8; });
+            break;
+        case BC_BREV:
+            LANES(m, { uint64_t x = zmask(A[l], w8), r = 0; for (unsigned i = 0; i < w8 * 8; i++) r |= ((x >> i) & 1) << (w8 * 8 - 1 - i); D[l] = r; });
+            break;
+        case BC_BFIND:
+            LANES(m, {
+                uint64_t x = zmask(A[l], w8);
+                if (sg && sext(x, w8) < 0) x = zmask(~x, w8);
+                uint32_t r = x ? (uint32_t)(63 - __builtin_clzll(x)) : 0xffffffffu;
+                if (op->mode && r != 0xffffffffu) r = w8 * 8 - 1 - r;
+                D[l] = r;
+            });
+            break;
+        case BC_FNS:
+            LANES(m, {
+                uint32_t mask = (uint32_t)A[l], base = (uint32_t)B[l] & 31;
+                int32_t off = (int32_t)C[l];
+                uint32_t r = 0xffffffffu;
+                if (off == 0) { r = base; }
+                else if (off > 0) { int k = 0; for (uint32_t i = base; i < 32; i++) if ((mask >> i) & 1 && ++k == off) { r = i; break; } }
+                else { int k = 0; for (int i = (int)base; i >= 0; i--) if ((mask >> i) & 1 && --k == off) { r = (uint32_t)i; break; } }
+                D[l] = r;
+            });
+            break;
+        case BC_BFE: LANES(m, D[l] = bfe(A[l], (uint32_t)B[l], (uint32_t)C[l], w8, sg)); break;
+        case BC_BFI: {
+            const uint64_t *E = SLOT(R, op->e);
+            LANES(m, D[l] = bfi(A[l], B[l], (uint32_t)C[l], (uint32_t)E[l], w8));
+            break;
+        }
+        case BC_BMSK:
+            LANES(m, { uint32_t a = (uint32_t)A[l], bb = (uint32_t)B[l];
+                       if (op->mode) { a &= 31; bb &= 31; } else { if (a > 32) a = 32; if (bb > 32) bb = 32; }
+                       uint64_t mk = bb >= 32 ? 0xffffffffull : ((1ull << bb) - 1);
+                       D[l] = (uint32_t)((mk << a) & 0xffffffffull); });
+            break;
+        case BC_PRMT: LANES(m, D[l] = prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], op->mode)); break;
+        case BC_LOP3: {
+            uint32_t lut = (uint32_t)op->imm;
+            LANES(m, { uint64_t a = A[l], bb = B[l], c = C[l], r = 0;
+                       for (int k = 0; k < 8; k++) if ((lut >> k) & 1) {
+                           uint64_t t = ((k & 4) ? a : ~a) & ((k & 2) ? bb : ~bb) & ((k & 1) ? c : ~c);
+                           r |= t; }
+                       D[l] = zmask(r, w8 ? w8 : 4); });
+            break;
+        }
+        case BC_SHF: LANES(m, D[l] = shf((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], op->mode)); break;
+        case BC_SZEXT: LANES(m, D[l] = sg ? zmask((uint64_t)sext(A[l], op->n), w8) : zmask(A[l], op->n)); break;
+        /* ---- float ---- */
+        case BC_ADD_F32: LANES(m, D[l] = BF32(vm_canon_f32(F32(A[l]) + F32(B[l])))); break;
+        case BC_MUL_F32: LANES(m, D[l] = BF32(vm_canon_f32(F32(A[l]) * F32(B[l])))); break;
+        case BC_FMA_F32: LANES(m, D[l] = BF32(vm_canon_f32(fmaf(F32(A[l]), F32(B[l]), F32(C[l]))))); break;
+        case BC_FADD: LANES(m, D[l] = float_arith(0, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
+        case BC_FSUB: LANES(m, D[l] = float_arith(1, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
+        case BC_FMUL: LANES(m, D[l] = float_arith(2, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
+        case BC_FFMA: LANES(m, D[l] = float_arith(3, op->type, A[l], B[l], C[l], op->mode, op->flags)); break;
+        case BC_FDIV:
+            if (op->type == PTX_T_F32) {
+                int rnd = op->mode;
+                LANES(m, { float x = F32(A[l]), y = F32(B[l]);
+                           if (op->flags & BC_F_FTZ) { x = vm_ftz_f32(x); y = vm_ftz_f32(y); }
+                           float r = (rnd == BC_RND_APPROX || rnd == BC_RND_FULL) ? x / y : vm_div_f32(x, y, vm_rnd(rnd));
+                           D[l] = f32_finish(r, op->flags); });
+            } else {
+                LANES(m, D[l] = BF64(vm_div_f64(F64(A[l]), F64(B[l]), vm_rnd(op->mode))));
+            }
+            break;
+        case BC_FMIN: LANES(m, D[l] = float_minmax(0, op->type, A[l], B[l], op->flags)); break;
+        case BC_FMAX: LANES(m, D[l] = float_minmax(1, op->type, A[l], B[l], op->flags)); break;
+        case BC_FABS:
+            switch (op->type) {
+            case PTX_T_F32: LANES(m, { float x = fabsf(F32(A[l])); if (op->flags & BC_F_FTZ) x = vm_ftz_f32(x); D[l] = BF32(vm_canon_f32(x)); }); break;
+            case PTX_T_F64: LANES(m, D[l] = A[l] & 0x7fffffffffffffffull); break;
+            case PTX_T_F16X2: case PTX_T_BF16X2: LANES(m, D[l] = A[l] & 0x7fff7fffu); break;
+            default: LANES(m, D[l] = A[l] & 0x7fffu); break;
+            }
+            break;
+        case BC_FNEG:
+            switch (op->type) {
+            case PTX_T_F32: LANES(m, { float x = -F32(A[l]); if (op->flags & BC_F_FTZ) x = vm_ftz_f32(x); D[l] = BF32(vm_canon_f32(x)); }); break;
+            case PTX_T_F64: LANES(m, D[l] = A[l] ^ 0x8000000000000000ull); break;
+            case PTX_T_F16X2: case PTX_T_BF16X2: LANES(m, D[l] = A[l] ^ 0x80008000u); break;
+            default: LANES(m, D[l] = (A[l] ^ 0x8000u) & 0xffff); break;
+            }
+            break;
+        case BC_FUNARY: LANES(m, D[l] = funary(op->mode, op->type, A[l], op->mode2, op->flags)); break;
+        case BC_COPYSIGN:
+            if (op->type == PTX_T_F32)
+                LANES(m, D[l] = (B[l] & 0x7fffffffu) | (A[l] & 0x80000000u));
+            else
+                LANES(m, D[l] = (B[l] & 0x7fffffffffffffffull) | (A[l] & 0x8000000000000000ull));
+            break;
+        case BC_TESTP: {
+            uint32_t r = 0;
+            if (op->type == PTX_T_F32) LANES(m, if (vm_testp_f32(F32(A[l]), (vm_testp_op)op->mode)) r |= 1u << l);
+            else LANES(m, if (vm_testp_f64(F64(A[l]), (vm_testp_op)op->mode)) r |= 1u << l);
+            P[op->d] = (P[op->d] & ~m) | r;
+            break;
+        }
+        /* ---- compare / select ---- */
+        case BC_SETP: {
+            uint32_t r = 0;
+            int ftz = (op->flags & BC_F_FTZ) != 0;
+            if (!ptx_type_is_float((ptx_type)op->type) && !sg && op->mode <= BC_CMP_GE && w8 == 4) {
+                switch (op->mode) {
+                case BC_CMP_EQ: LANES(m, if ((uint32_t)A[l] == (uint32_t)B[l]) r |= 1u << l); break;
+                case BC_CMP_NE: LANES(m, if ((uint32_t)A[l] != (uint32_t)B[l]) r |= 1u << l); break;
+                case BC_CMP_LT: LANES(m, if ((uint32_t)A[l] < (uint32_t)B[l]) r |= 1u << l); break;
+                case BC_CMP_LE: LANES(m, if ((uint32_t)A[l] <= (uint32_t)B[l]) r |= 1u << l); break;
+                case BC_CMP_GT: LANES(m, if ((uint32_t)A[l] > (uint32_t)B[l]) r |= 1u << l); break;
+                default: LANES(m, if ((uint32_t)A[l] >= (uint32_t)B[l]) r |= 1u << l); break;
+                }
+            } else if (sg && w8 == 4) {
+                switch (op->mode) {
+                case BC_CMP_EQ: LANES(m, if ((int32_t)A[l] == (int32_t)B[l]) r |= 1u << l); break;
+                case BC_CMP_NE: LANES(m, if ((int32_t)A[l] != (int32_t)B[l]) r |= 1u << l); break;
+                case BC_CMP_LT: LANES(m, if ((int32_t)A[l] < (int32_t)B[l]) r |= 1u << l); break;
+                case BC_CMP_LE: LANES(m, if ((int32_t)A[l] <= (int32_t)B[l]) r |= 1u << l); break;
+                case BC_CMP_GT: LANES(m, if ((int32_t)A[l] > (int32_t)B[l]) r |= 1u << l); break;
+                case BC_CMP_GE: LANES(m, if ((int32_t)A[l] >= (int32_t)B[l]) r |= 1u << l); break;
+                default: LANES(m, if (eval_cmp(op->type, op->mode, A[l], B[l], ftz)) r |= 1u << l); break;
+                }
+            } else {
+                LANES(m, if (eval_cmp(op->type, op->mode, A[l], B[l], ftz)) r |= 1u << l);
+            }
+            uint32_t q = ~r;
+            if (op->mode2) {
+                uint32_t c = P[op->c];
+                if (op->flags & BC_F_NEG_C) c = ~c;
+                switch (op->mode2) {
+                case BC_BOOL_AND: r &= c; q &= c; break;
+                case BC_BOOL_OR: r |= c; q |= c; break;
+                default: r ^= c; q ^= c; break;
+                }
+            }
+            P[op->d] = (P[op->d] & ~m) | (r & m);
+            if (op->e != BC_NONE)
+                P[op->e] = (P[op->e] & ~m) | (q & m);
+            break;
+        }
+        case BC_SET: {
+            int ftz = (op->flags & BC_F_FTZ) != 0;
+            uint32_t c = op->mode2 ? P[op->c] : 0;
+            if (op->flags & BC_F_NEG_C) c = ~c;
+            int fdst = op->type2 == PTX_T_F32;
+            LANES(m, { int r = bool_combine(eval_cmp(op->type, op->mode, A[l], B[l], ftz), (c >> l) & 1, op->mode2);
+                       D[l] = r ? (fdst ? 0x3f800000u : zmask(~0ull, vm_type_bytes(op->type2))) : 0; });
+            break;
+        }
+        case BC_SELP: {
+            uint32_t p = P[op->c];
+            if (op->flags & BC_F_NEG_C) p = ~p;
+            LANES(m, D[l] = ((p >> l) & 1) ? A[l] : B[l]);
+            break;
+        }
+        case BC_SLCT:
+            if (op->type2 == PTX_T_F32)
+                LANES(m, { float c = F32(C[l]); if (op->flags & BC_F_FTZ) c = vm_ftz_f32(c); D[l] = (c >= 0.0f) ? A[l] : B[l]; });
+            else
+                LANES(m, D[l] = (int32_t)C[l] >= 0 ? A[l] : B[l]);
+            break;
+        case BC_PSETP: {
+            uint32_t a = op->a != BC_NONE ? P[op->a] : 0, bb = op->b != BC_NONE ? P[op->b] : 0, r;
+            if (op->flags & (1u << 20)) a = ~a;
+            if (op->flags & (1u << 21)) bb = ~bb;
+            switch (op->mode) {
+            case 1: r = a & bb; break;
+            case 2: r = a | bb; break;
+            case 3: r = a ^ bb; break;
+            case 4: r = ~a; break;
+            case 5: r = VM_FULL; break;
+            default: r = 0; break;
+            }
+            P[op->d] = (P[op->d] & ~m) | (r & m);
+            break;
+        }
+        case BC_CVT: LANES(m, D[l] = cvt_value(op, A[l])); break;
+        case BC_CVT_PACK:
+            if (op->mode == 0) {
+                int bf = op->type == PTX_T_BF16X2;
+                vm_round r = vm_rnd(op->mode2);
+                unsigned nf = ((op->flags & BC_F_SATFINITE) ? VM_CVT_SATFINITE : 0) | ((op->flags & BC_F_RELU) ? VM_CVT_RELU : 0);
+                LANES(m, { uint16_t hi = bf ? vm_f32_to_bf16_flags(F32(A[l]), r, nf) : vm_f32_to_f16_flags(F32(A[l]), r, nf);
+                           uint16_t lo = bf ? vm_f32_to_bf16_flags(F32(B[l]), r, nf) : vm_f32_to_f16_flags(F32(B[l]), r, nf);
+                           D[l] = ((uint64_t)hi << 16) | lo; });
+            } else {
+                unsigned bits = vm_type_bytes(op->type) * 8;
+                int dsg = ptx_type_is_signed((ptx_type)op->type);
+                LANES(m, { uint64_t a = int_saturate((int32_t)A[l], 0, 1, bits / 8, dsg) & ((1ull << bits) - 1);
+                           uint64_t bb = int_saturate((int32_t)B[l], 0, 1, bits / 8, dsg) & ((1ull << bits) - 1);
+                           D[l] = (uint32_t)((C[l] << (2 * bits)) | (a << bits) | bb); });
+            }
+            break;
+        case BC_CVTA:
+            if (op->mode2) { /* to generic */
+                uint64_t base = op->mode == BC_SPACE_SHARED || op->mode == BC_SPACE_SHARED_CLUSTER ? MEM_WINDOW_SHARED :
+                                op->mode == BC_SPACE_LOCAL ? MEM_WINDOW_LOCAL : op->mode == BC_SPACE_CONST ? MEM_WINDOW_CONST :
+                                op->mode == BC_SPACE_PARAM_KERNEL ? MEM_WINDOW_PARAM : 0;
+                LANES(m, D[l] = base ? base + (uint32_t)A[l] : A[l]);
+            } else {
+                uint64_t base = op->mode == BC_SPACE_SHARED || op->mode == BC_SPACE_SHARED_CLUSTER ? MEM_WINDOW_SHARED :
+                                op->mode == BC_SPACE_LOCAL ? MEM_WINDOW_LOCAL : op->mode == BC_SPACE_CONST ? MEM_WINDOW_CONST :
+                                op->mode == BC_SPACE_PARAM_KERNEL ? MEM_WINDOW_PARAM : 0;
+                LANES(m, D[l] = base ? A[l] - base : A[l]);
+                if (op->type == PTX_T_U32 || op->type == PTX_T_B32) LANES(m, D[l] = (uint32_t)D[l]);
+            }
+            break;
+        case BC_ISSPACEP: {
+            uint32_t r = 0;
+            LANES(m, {
+                uint64_t a = A[l];
+                int in;
+                switch (op->mode) {
+                case BC_SPACE_GLOBAL: in = a < MEM_WINDOW_SHARED; break;
+                case BC_SPACE_SHARED: case BC_SPACE_SHARED_CLUSTER: in = a >= MEM_WINDOW_SHARED && a < MEM_WINDOW_SHARED + MEM_WINDOW_SIZE; break;
+                case BC_SPACE_LOCAL: in = a >= MEM_WINDOW_LOCAL && a < MEM_WINDOW_LOCAL + MEM_WINDOW_SIZE; break;
+                case BC_SPACE_CONST: in = a >= MEM_WINDOW_CONST && a < MEM_WINDOW_CONST + MEM_WINDOW_SIZE; break;
+                case BC_SPACE_PARAM_KERNEL: in = a >= MEM_WINDOW_PARAM && a < MEM_WINDOW_PARAM + MEM_WINDOW_SIZE; break;
+                default: in = 0; break;
+                }
+                if (in) r |= 1u << l;
+            });
+            P[op->d] = (P[op->d] & ~m) | r;
+            break;
+        }
+        /* ---- memory ---- */
+        case BC_LD_KPARAM: {
+            uint64_t v = 0;
+            memcpy(&v, L->params + op->imm, op->src_size);
+            if (op->flags & BC_F_SIGNED)
+                v = zmask((uint64_t)sext(v, op->src_size), op->mode2 > op->src_size ? op->mode2 : op->src_size);
+            LANES(m, D[l] = v);
+            break;
+        }
+        case BC_LD:
+        case BC_ST: {
+            uint8_t *ptrs[VM_WARP];
+            unsigned esz = op->src_size, n = op->n ? op->n : 1;
+            if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz * n, op->code == BC_ST, ptrs))
+                EXIT_EVENT(VM_EV_FAULT);
+            const uint32_t *lst = n > 1 ? fn->lists + op->list : NULL;
+            for (unsigned e = 0; e < n; e++) {
+                if (op->code == BC_LD) {
+                    uint64_t *E = n > 1 ? SLOT(R, lst[e]) : D;
+                    unsigned regw = op->mode2 > esz ? op->mode2 : esz;
+                    if (esz == 4 && !(op->flags & BC_F_SIGNED))
+                        LANES(m, { uint32_t v; memcpy(&v, ptrs[l] + e * 4, 4); E[l] = v; });
+                    else
+                        LANES(m, { uint64_t v = 0; memcpy(&v, ptrs[l] + e * esz, esz);
+                                   E[l] = (op->flags & BC_F_SIGNED) ? zmask((uint64_t)sext(v, esz), regw) : v; });
+                } else {
+                    const uint64_t *E = n > 1 ? SLOT(R, lst[e]) : B;
+                    LANES(m, memcpy(ptrs[l] + e * esz, &E[l], esz));
+                }
+            }
+            break;
+        }
+        case BC_ATOM: {
+            uint8_t *ptrs[VM_WARP];
+            unsigned esz = op->src_size;
+            if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz, 1, ptrs))
+                EXIT_EVENT(VM_EV_FAULT);
+            int shared_only = op->mode == BC_SPACE_SHARED;
+            int aop = op->mode2, ty = op->type;
+            LANES(m, {
+                uint8_t *p = ptrs[l];
+                uint64_t bv = B[l], cv = C ? C[l] : 0, old = 0, nv;
+                if (esz == 4) {
+                    uint32_t *q = (uint32_t *)p;
+                    uint32_t o = shared_only ? *q : __atomic_load_n(q, __ATOMIC_RELAXED);
+                    for (;;) {
+                        uint32_t x = o, y = (uint32_t)bv;
+                        uint32_t r;
+                        switch (aop) {
+                        case BC_ATOM_ADD:
+                            if (ty == PTX_T_F32) {
+                                float s = F32(x) + F32(y);
+                                if (op->mode != BC_SPACE_SHARED) s = vm_ftz_f32(s);
+                                r = (uint32_t)BF32(s);
+                            } else if (ty == PTX_T_F16X2 || ty == PTX_T_BF16X2) {
+                                r = (uint32_t)float_arith(0, ty, x, y, 0, BC_RND_RN, 0);
+                            } else r = x + y;
+                            break;
+                        case BC_ATOM_MIN: r = (uint32_t)int_minmax(x, y, 4, ptx_type_is_signed((ptx_type)ty), 0); break;
+                        case BC_ATOM_MAX: r = (uint32_t)int_minmax(x, y, 4, ptx_type_is_signed((ptx_type)ty), 1); break;
+                        case BC_ATOM_INC: r = x >= y ? 0 : x + 1; break;
+                        case BC_ATOM_DEC: r = (x == 0 || x > y) ? y : x - 1; break;
+                        case BC_ATOM_CAS: r = x == y ? (uint32_t)cv : x; break;
+                        case BC_ATOM_EXCH: r = y; break;
+                        case BC_ATOM_AND: r = x & y; break;
+                        case BC_ATOM_OR: r = x | y; break;
+                        default: r = x ^ y; break;
+                        }
+                        if (shared_only) { *q = r; break; }
+                        if (__atomic_compare_exchange_n(q, &o, r, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) break;
+                    }
+                    old = o;
+                } else {
+                    uint64_t *q = (uint64_t *)p;
+                    uint64_t o = shared_only ? *q : __atomic_load_n(q, __ATOMIC_RELAXED);
+                    for (;;) {
+                        uint64_t x = o, y = bv, r;
+                        switch (aop) {
+                        case BC_ATOM_ADD: r = ty == PTX_T_F64 ? BF64(F64(x) + F64(y)) : x + y; break;
+                        case BC_ATOM_MIN: r = int_minmax(x, y, 8, ptx_type_is_signed((ptx_type)ty), 0); break;
+                        case BC_ATOM_MAX: r = int_minmax(x, y, 8, ptx_type_is_signed((ptx_type)ty), 1); break;
+                        case BC_ATOM_INC: r = x >= y ? 0 : x + 1; break;
+                        case BC_ATOM_DEC: r = (x == 0 || x > y) ? y : x - 1; break;
+                        case BC_ATOM_CAS: r = x == y ? cv : x; break;
+                        case BC_ATOM_EXCH: r = y; break;
+                        case BC_ATOM_AND: r = x & y; break;
+                        case BC_ATOM_OR: r = x | y; break;
+                        default: r = x ^ y; break;
+                        }
+                        if (shared_only) { *q = r; break; }
+                        if (__atomic_compare_exchange_n(q, &o, r, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) break;
+                    }
+                    old = o;
+                }
+                nv = old;
+                D[l] = nv;
+            });
+            break;
+        }
+        /* ---- control ---- */
+        case BC_BRA: {
+            uint32_t target = (uint32_t)op->imm;
+            if (m == gm) {
+                if (target <= pc) {
+                    if (++w->backedges >= BACKEDGE_YIELD) {
+                        w->backedges = 0;
+                        g->pc = target;
+                        b->warp_instructions += winstr;
+                        b->thread_instructions += tinstr;
+                        if (L->timeout > 0 && vm_now() - L->start_time > L->timeout) {
+                            vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 702,
+                                        "the launch timed out after %g seconds (--timeout)", L->timeout);
+                            return VM_EV_FAULT;
+                        }
+                        if (__atomic_load_n(&L->abort_id, __ATOMIC_RELAXED) < b->linear_id)
+                            return VM_EV_FAULT;
+                        return w->ngroups > 1 || b->nwarps > 1 ? VM_EV_YIELD : VM_EV_REPICK;
+                    }
+                }
+                pc = target;
+                continue;
+            }
+            /* divergence: the taken lanes form a new group */
+            vm_group_split(w, g, m, target);
+            pc++;
+            EXIT_EVENT(VM_EV_REPICK);
+        }
+        case BC_BRX: {
+            /* lanes may pick different targets: split per target */
+            const uint32_t *lst = fn->lists + op->list;
+            uint32_t left = m;
+            while (left) {
+                int l0 = __builtin_ctz(left);
+                uint32_t idx = (uint32_t)A[l0];
+                if (idx >= op->n) {
+                    g->pc = pc;
+                    vm_fault_at(b, w, f, pc, (uint32_t)l0, 719, "brx.idx index %u is outside the %u-entry target list", idx, op->n);
+                    return VM_EV_FAULT;
+                }
+                uint32_t same = 0;
+                LANES(left, if ((uint32_t)A[l] == idx) same |= 1u << l);
+                left &= ~same;
+                if (same == g->mask) {
+                    pc = lst[idx];
+                    EXIT_EVENT(VM_EV_REPICK);
+                }
+                vm_group_split(w, g, same, lst[idx]);
+            }
+            pc++;
+            EXIT_EVENT(VM_EV_REPICK);
+        }
+        case BC_CALL:
+        case BC_CALL_INDIRECT: {
+            const bc_function *callee;
+            if (op->code == BC_CALL) {
+                callee = L->mod->functions[op->imm];
+            } else {
+                uint64_t addr = A[__builtin_ctz(m)];
+                uint32_t same = 0;
+                LANES(m, if (A[l] == addr) same |= 1u << l);
+                uint64_t idx = addr - MEM_WINDOW_FUNCTION;
+                if (addr < MEM_WINDOW_FUNCTION || idx >= (uint64_t)L->mod->nfunctions ||
+                    L->mod->functions[idx]->is_extern) {
+                    g->pc = pc;
+                    vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
+                                "indirect call through 0x%llx, which is not a function address", (unsigned long long)addr);
+                    return VM_EV_FAULT;
+                }
+                callee = L->mod->functions[idx];
+                m = same;
+            }
+            if (m != g->mask) {
+                /* lanes that do not call continue after the call as their own group */
+                vm_group_split(w, g, g->mask & ~m, pc + 1);
+                g = &w->groups[gi];
+            }
+            uint32_t base = f->local_base + (uint32_t)fn->local_size;
+            if ((uint64_t)base + callee->local_size > L->local_stride) {
+                g->pc = pc;
+                vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
+                            "stack overflow calling '%s' (%llu bytes of local memory per thread)", callee->name,
+                            (unsigned long long)L->local_stride);
+                return VM_EV_FAULT;
+            }
+            vm_frame *nf = vm_frame_new(b, w, callee, base);
+            if (!nf) {
+                g->pc = pc;
+                vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "out of host memory for a call frame");
+                return VM_EV_FAULT;
+            }
+            const bc_call *call = &fn->calls[op->list];
+            for (int i = 0; i < call->nargs; i++) {
+                const bc_copy *cp = &call->args[i];
+                LANES(m, { uint8_t *lm = w->local + (size_t)l * L->local_stride;
+                           memmove(lm + base + cp->to, lm + f->local_base + cp->from, cp->size); });
+            }
+            nf->parent = f;
+            nf->ret_pc = pc + 1;
+            nf->call_index = op->list;
+            nf->lanes = m;
+            g->frame = nf;
+            g->pc = 0;
+            g->mask = m;
+            b->warp_instructions += winstr;
+            b->thread_instructions += tinstr;
+            return VM_EV_REPICK;
+        }
+        case BC_CALL_BUILTIN:
+            if (vm_builtin(b, w, f, pc, op, m)) {
+                g->pc = pc;
+                b->warp_instructions += winstr;
+                b->thread_instructions += tinstr;
+                return VM_EV_FAULT;
+            }
+            break;
+        case BC_RET:
+            if (f->parent) {
+                if (m != g->mask) {
+                    vm_group_split(w, g, g->mask & ~m, pc + 1);
+                    g = &w->groups[gi];
+                }
+                vm_frame *parent = f->parent;
+                const bc_call *call = &parent->fn->calls[f->call_index];
+                for (int i = 0; i < call->nrets; i++) {
+                    const bc_copy *cp = &call->rets[i];
+                    LANES(m, { uint8_t *lm = w->local + (size_t)l * L->local_stride;
+                               memmove(lm + parent->local_base + cp->to, lm + f->local_base + cp->from, cp->size); });
+                }
+                g->frame = parent;
+                g->pc = f->ret_pc;
+                g->mask = m;
+                f->lanes &= ~m;
+                if (!f->lanes)
+                    vm_frame_free(f);
+                b->warp_instructions += winstr;
+                b->thread_instructions += tinstr;
+                return VM_EV_REPICK;
+            }
+            /* returning from the kernel exits */
+            __attribute__((fallthrough));
+        case BC_EXIT: {
+            w->exited |= m;
+            for (vm_frame *fr = f; fr; fr = fr->parent)
+                fr->lanes &= ~m;
+            g->mask &= ~m;
+            g->pc = pc + 1;
+            b->warp_instructions += winstr;
+            b->thread_instructions += tinstr;
+            return VM_EV_REPICK;
+        }
+        case BC_BAR: {
+            if (m != gm) {
+                vm_group_split(w, g, g->mask & ~m, pc + 1);
+                g = &w->groups[gi];
+            }
+            uint32_t id = (uint32_t)A[__builtin_ctz(m)];
+            if (id >= VM_BARRIERS) {
+                g->pc = pc;
+                vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "barrier id %u is out of range (0-15)", id);
+                return VM_EV_FAULT;
+            }
+            g->state = VM_G_WAIT_BAR;
+            g->bar_id = (uint8_t)id;
+            g->pc = pc;
+            b->warp_instructions += winstr;
+            b->thread_instructions += tinstr;
+            return VM_EV_REPICK;
+        }
+        case BC_BAR_WARP:
+        case BC_SHFL:
+        case BC_VOTE:
+        case BC_MATCH:
+        case BC_REDUX: {
+            const uint64_t *MM = op->code == BC_SHFL ? SLOT(R, op->e) : op->code == BC_BAR_WARP ? A : B;
+            uint32_t member = (uint32_t)MM[__builtin_ctz(m)];
+            if (!warp_sync_ready(w, g, member)) {
+                g->pc = pc;
+                b->warp_instructions += winstr - 1;
+                b->thread_instructions += tinstr - (uint64_t)__builtin_popcount(m);
+                return VM_EV_REPICK;
+            }
+            uint32_t part = m & member;
+            if (op->code == BC_SHFL) {
+                uint64_t src[VM_WARP];
+                for (int l = 0; l < VM_WARP; l++) src[l] = A[l];
+                uint32_t pmask = 0;
+                LANES(m, {
+                    uint32_t bval = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
+                    uint32_t cval = c & 31, seg = (c >> 8) & 31;
+                    uint32_t maxl = ((uint32_t)l & seg) | (cval & ~seg), minl = (uint32_t)l & seg;
+                    int32_t j;
+                    int ok;
+                    switch (op->mode) {
+                    case BC_SHFL_UP: j = l - (int32_t)bval; ok = j >= (int32_t)maxl; break;
+                    case BC_SHFL_DOWN: j = l + (int32_t)bval; ok = j <= (int32_t)maxl; break;
+                    case BC_SHFL_BFLY: j = l ^ (int32_t)bval; ok = j <= (int32_t)maxl; break;
+                    default: j = (int32_t)(minl | (bval & ~seg)); ok = j <= (int32_t)maxl; break;
+                    }
+                    if (!ok || j < 0 || j > 31) j = l;
+                    D[l] = (uint32_t)src[j];
+                    if (ok) pmask |= 1u << l;
+                });
+                if (op->flags & BC_F_PRED_OUT)
+                    P[op->list] = (P[op->list] & ~m) | (pmask & m);
+            } else if (op->code == BC_VOTE) {
+                uint32_t pv = P[op->a];
+                if (op->flags & BC_F_NEG_C) pv = ~pv;
+                uint32_t live = member & ~w->exited & w->valid & gm;
+                uint32_t ballot = pv & live;
+                if (op->mode == BC_VOTE_BALLOT) {
+                    LANES(m, D[l] = ballot);
+                } else {
+                    int r = op->mode == BC_VOTE_ALL ? (ballot == live) : op->mode == BC_VOTE_ANY ? (ballot != 0)
+                                                    : (ballot == live || ballot == 0);
+                    P[op->d] = (P[op->d] & ~m) | (r ? m : 0);
+                }
+            } else if (op->code == BC_MATCH) {
+                uint32_t live = member & ~w->exited & w->valid & gm;
+                unsigned wb = vm_type_bytes(op->type);
+                int all_same = 1;
+                uint64_t first = zmask(A[__builtin_ctz(live ? live : m)], wb);
+                LANES(live, if (zmask(A[l], wb) != first) all_same = 0);
+                LANES(m, {
+                    uint32_t r = 0;
+                    if (op->mode)
+                        r = all_same ? live : 0;
+                    else
+                        for (int k = 0; k < VM_WARP; k++)
+                            if (((live >> k) & 1) && zmask(A[k], wb) == zmask(A[l], wb))
+                                r |= 1u << k;
+                    D[l] = r;
+                });
+                if (op->e != BC_NONE)
+                    P[op->e] = (P[op->e] & ~m) | (all_same ? m : 0);
+            } else if (op->code == BC_REDUX) {
+                uint32_t live = member & ~w->exited & w->valid & gm;
+                uint64_t acc = 0;
+                int first = 1;
+                LANES(live, {
+                    uint32_t v = (uint32_t)A[l];
+                    if (first) { acc = v; first = 0; } else
+                    switch (op->mode) {
+                    case BC_REDUX_ADD: acc = (uint32_t)(acc + v); break;
+                    case BC_REDUX_MIN: acc = int_minmax(acc, v, 4, sg, 0); break;
+                    case BC_REDUX_MAX: acc = int_minmax(acc, v, 4, sg, 1); break;
+                    case BC_REDUX_AND: acc &= v; break;
+                    case BC_REDUX_OR: acc |= v; break;
+                    default: acc ^= v; break;
+                    }
+                });
+                LANES(m, D[l] = acc);
+            }
+            (void)part;
+            break;
+        }
+        case BC_ACTIVEMASK: LANES(m, D[l] = m); break;
+        case BC_NANOSLEEP:
+            g->pc = pc + 1;
+            b->warp_instructions += winstr;
+            b->thread_instructions += tinstr;
+            return VM_EV_YIELD;
+        case BC_TRAP:
+            g->pc = pc;
+            b->warp_instructions += winstr;
+            b->thread_instructions += tinstr;
+            vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, op->mode ? "brkpt reached" : "trap: the kernel executed a trap instruction");
+            return VM_EV_FAULT;
+        case BC_BAR_CLUSTER:
+            /* without clusters a barrier.cluster spans this block only */
+            if (L->cluster[0] <= 1 && L->cluster[1] <= 1 && L->cluster[2] <= 1) {
+                if (op->mode == 1)
+                    break;
+                if (m != gm) {
+                    vm_group_split(w, g, g->mask & ~m, pc + 1);
+                    g = &w->groups[gi];
+                }
+                g->state = VM_G_WAIT_BAR;
+                g->bar_id = 0xff; /* cluster barrier */
+                g->pc = pc;
+                b->warp_instructions += winstr;
+                b->thread_instructions += tinstr;
+                return VM_EV_REPICK;
+            }
+            __attribute__((fallthrough));
+        default:
+            g->pc = pc;
+            vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "'%s' is not implemented yet",
+                        bc_opcode_names[op->code]);
+            return VM_EV_FAULT;
+        }
+        pc++;
+    }
+    (void)ev;
+}

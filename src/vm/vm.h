@@ -1,0 +1,135 @@
+/* The SIMT interpreter's machine state: launches, blocks (CTAs), warps,
+ * divergent lane groups and call frames. A warp is a coroutine: it runs
+ * until it blocks (barrier), yields, exits or faults, and the block
+ * scheduler (src/exec/) picks the next one. Divergence is handled with lane
+ * groups, each with its own pc: the group with the lowest pc runs first, so
+ * structured code reconverges where the paths meet, and a fairness rule on
+ * backward branches lets spin loops that wait on another lane progress
+ * (independent thread scheduling). */
+#ifndef KEMU_VM_H
+#define KEMU_VM_H
+
+#include <stdint.h>
+#include "bc/bc.h"
+#include "mem/mem.h"
+#include "util.h"
+
+#define VM_WARP 32
+#define VM_FULL 0xffffffffu
+#define VM_BARRIERS 16
+
+typedef struct vm_frame {
+    const bc_function *fn;
+    uint64_t *regs;          /* nslots * 32, lane-contiguous */
+    uint32_t *preds;         /* npreds lane masks */
+    uint32_t local_base;     /* frame start in each lane's local memory */
+    uint32_t ret_pc;         /* caller pc to resume */
+    uint32_t call_index;     /* caller's bc_call for return copies */
+    uint32_t lanes;          /* lanes currently inside this frame */
+    struct vm_frame *parent;
+} vm_frame;
+
+enum { VM_G_RUN = 0, VM_G_WAIT_SYNC, VM_G_WAIT_BAR };
+
+typedef struct vm_group {
+    uint32_t pc, mask;
+    vm_frame *frame;
+    uint8_t state;
+    uint8_t bar_id;
+    uint32_t need;           /* WAIT_SYNC: lanes that must join */
+} vm_group;
+
+enum { VM_WARP_READY = 0, VM_WARP_BLOCKED, VM_WARP_DONE };
+
+typedef struct vm_warp {
+    int index;
+    uint32_t valid;          /* lanes that exist (a partial last warp has fewer) */
+    uint32_t exited;
+    vm_group groups[VM_WARP];
+    int ngroups;
+    int state;
+    int blocked_bar;
+    uint32_t cc;             /* carry flag per lane */
+    uint32_t backedges;
+    uint32_t tid[3][VM_WARP];
+    uint8_t *local;          /* VM_WARP * local_stride bytes */
+    vm_frame *root;
+    int rotate;              /* fairness: next group to favour */
+} vm_warp;
+
+typedef struct vm_barrier {
+    uint32_t arrived_warps;
+    uint32_t expected_warps; /* 0: all live warps */
+    uint32_t red_popc, red_and, red_or;
+    int red_mode;
+    int active;
+} vm_barrier;
+
+struct vm_launch;
+
+typedef struct vm_fault {
+    int faulted;
+    int status;              /* cudaError-like class: 700 illegal address, 716 misaligned, 710 assert, 719 launch failure */
+    char message[2048];
+} vm_fault;
+
+typedef struct vm_block {
+    struct vm_launch *launch;
+    unsigned ctaid[3];
+    uint64_t linear_id;
+    uint8_t *shared;
+    uint64_t shared_size;
+    vm_warp *warps;
+    int nwarps;
+    vm_barrier bars[VM_BARRIERS];
+    util_buffer printf_out;
+    vm_fault fault;
+    uint64_t warp_instructions, thread_instructions;
+    uint64_t rng;            /* random schedule state */
+    int done;
+} vm_block;
+
+typedef struct vm_launch {
+    const bc_module *mod;
+    const bc_function *kernel;
+    mem_space *mem;
+    const char *ptx_filename;
+    const char *const *loc_files;  /* .file table by id, may be NULL */
+    int nloc_files;
+    unsigned grid[3], block[3], cluster[3];
+    uint64_t nthreads_per_block;
+    uint8_t *params;               /* kernel parameter buffer */
+    uint64_t param_size;
+    uint8_t *const_bank;
+    uint64_t const_size;
+    uint64_t shared_static, shared_dynamic;
+    uint64_t local_stride;         /* bytes of local memory per thread */
+    int uninit_byte;               /* fill of shared memory */
+    int random_schedule;
+    uint64_t schedule_seed;
+    double timeout;                /* seconds, 0 = none */
+    double start_time;
+    uint64_t abort_id;             /* lowest faulted block id: later blocks stop (atomic) */
+    uint64_t heap_base, heap_size, heap_used; /* device malloc */
+    void *heap_lock;
+    int arch_sm;
+} vm_launch;
+
+/* Sets up a block (reusing its allocations) and runs it to completion.
+ * Returns 0 on success, -1 when the block faulted (block->fault filled). */
+int vm_block_run(vm_block *b, vm_launch *launch, const unsigned ctaid[3], uint64_t linear_id);
+/* Frees a block's allocations. */
+void vm_block_free(vm_block *b);
+
+/* Runs warp w of block b until it blocks, yields, exits or faults.
+ * Returns 0 normally, -1 on a fault. */
+int vm_warp_run(vm_block *b, vm_warp *w);
+
+/* Raises a fault for the lanes of `mask` at op `op` of `frame` (the first
+ * lane is named). Returns -1. */
+int vm_fault_at(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uint32_t lane,
+                int status, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+double vm_now(void);
+
+#endif

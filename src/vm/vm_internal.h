@@ -1,0 +1,62 @@
+/* Internal helpers shared by the interpreter files of src/vm/: lane loops,
+ * register access, frames and group management. */
+#ifndef KEMU_VM_INTERNAL_H
+#define KEMU_VM_INTERNAL_H
+
+#include "vm/vm.h"
+#include "vm/numeric.h"
+
+/* Runs `body` for every lane l set in mask m (a full-mask fast path the
+ * compiler can vectorize). */
+#define LANES(m, ...)                                             \
+    do {                                                          \
+        uint32_t lm_ = (m);                                       \
+        if (lm_ == VM_FULL) {                                     \
+            for (int l = 0; l < VM_WARP; l++) { __VA_ARGS__; }    \
+        } else {                                                  \
+            for (uint32_t mm_ = lm_; mm_; mm_ &= mm_ - 1) {       \
+                int l = __builtin_ctz(mm_);                       \
+                __VA_ARGS__;                                      \
+            }                                                     \
+        }                                                         \
+    } while (0)
+
+#define SLOT(R, s) ((R) + (size_t)(s) * VM_WARP)
+
+/* Group events returned by the group loop. */
+enum { VM_EV_REPICK = 0, VM_EV_YIELD, VM_EV_FAULT };
+
+vm_frame *vm_frame_new(vm_block *b, vm_warp *w, const bc_function *fn, uint32_t local_base);
+void vm_frame_free(vm_frame *f);
+
+/* Splits lanes `lanes` of group g off into a new group at pc `pc`. */
+void vm_group_split(vm_warp *w, vm_group *g, uint32_t lanes, uint32_t pc);
+
+/* Runs one group until an event. */
+int vm_group_run(vm_block *b, vm_warp *w, int gi);
+
+/* Memory: resolve lane addresses of a memory op into host pointers.
+ * Returns 0, or -1 after raising a fault. */
+int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
+               const uint64_t *addr, int64_t imm, unsigned size, int is_store, uint8_t **ptrs);
+
+/* Reads a NUL-terminated string at a generic address (for printf/assert). */
+int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, size_t cap);
+
+/* Host functions called from kernels. */
+int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
+
+static inline vm_round vm_rnd(int bc_rnd)
+{
+    switch (bc_rnd) {
+    case BC_RND_RZ: case BC_RND_RZI: return VM_RZ;
+    case BC_RND_RM: case BC_RND_RMI: return VM_RM;
+    case BC_RND_RP: case BC_RND_RPI: return VM_RP;
+    case BC_RND_RNA: return VM_RNA;
+    default: return VM_RN;
+    }
+}
+
+static inline unsigned vm_type_bytes(int t) { return ptx_type_size((ptx_type)t); }
+
+#endif

@@ -1,0 +1,60 @@
+// Textures and surfaces through bindless objects (cudaTextureObject_t and
+// cudaSurfaceObject_t are 64-bit kernel parameters): tex1Dfetch, tex2D with
+// float coordinates (filtering/addressing come from the object), tex2DLod,
+// and surf2Dread/surf2Dwrite with byte-addressed x.
+
+// tex1d_fetch: out[i] = tex1Dfetch<float>(tex, i + offset) for i < n (integer-indexed linear texture).
+extern "C" __global__ void tex1d_fetch(cudaTextureObject_t tex, float *out, int offset, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex1Dfetch<float>(tex, i + offset);
+}
+
+// tex1d_fetch_int4: out[i] = tex1Dfetch<int4>(tex, i) for i < n (4-channel integer texel).
+extern "C" __global__ void tex1d_fetch_int4(cudaTextureObject_t tex, int4 *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex1Dfetch<int4>(tex, i);
+}
+
+// tex2d_sample: 2D grid over w x h: out[y*w+x] = tex2D<float>(tex, x*sx + ox, y*sy + oy) (coordinates in texels or normalized, as the object says).
+extern "C" __global__ void tex2d_sample(cudaTextureObject_t tex, float *out, int w, int h, float sx, float sy, float ox, float oy)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h)
+        out[y * w + x] = tex2D<float>(tex, x * sx + ox, y * sy + oy);
+}
+
+// tex2d_float4_lod: out[y*w+x] = tex2DLod<float4>(tex, (x+0.5)/w, (y+0.5)/h, lod) (normalized coordinates, explicit level of detail).
+extern "C" __global__ void tex2d_float4_lod(cudaTextureObject_t tex, float4 *out, int w, int h, float lod)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h)
+        out[y * w + x] = tex2DLod<float4>(tex, (x + 0.5f) / w, (y + 0.5f) / h, lod);
+}
+
+// surf2d_transpose_add: for (x,y) in w x h: dst(y,x) = src(x,y) + 1 with surf2Dread/surf2Dwrite of float (x in bytes), boundary mode trap.
+extern "C" __global__ void surf2d_transpose_add(cudaSurfaceObject_t src, cudaSurfaceObject_t dst, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h)
+        return;
+    float v = surf2Dread<float>(src, x * (int)sizeof(float), y);
+    surf2Dwrite(v + 1.0f, dst, y * (int)sizeof(float), x);
+}
+
+// surf2d_clamp_read: out[y*w+x] = surf2Dread<uchar4>(src, (x+dx)*4, y+dy, cudaBoundaryModeZero) packed as a u32 (out-of-range reads give 0).
+extern "C" __global__ void surf2d_clamp_read(cudaSurfaceObject_t src, unsigned *out, int w, int h, int dx, int dy)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h)
+        return;
+    uchar4 v = surf2Dread<uchar4>(src, (x + dx) * 4, y + dy, cudaBoundaryModeZero);
+    out[y * w + x] = v.x | (v.y << 8) | (v.z << 16) | ((unsigned)v.w << 24);
+}

@@ -1,0 +1,212 @@
+/* Unit tests of the PTX front end (src/ptx/): lexing of every literal
+ * form, module directives, declarations, operands, and the exact error
+ * messages with positions. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx/ptx.h"
+#include "ptx/lex.h"
+
+static ptx_module *parse_ok(const char *src)
+{
+    ptx_module *m = NULL;
+    kemu_error err;
+    memset(&err, 0, sizeof err);
+    kemu_status st = ptx_parse(src, strlen(src), "t.ptx", &m, &err);
+    ck_assert_msg(st == KEMU_OK, "parse failed: %s", err.message);
+    return m;
+}
+
+static void parse_fail(const char *src, int line, int col, const char *needle)
+{
+    ptx_module *m = NULL;
+    kemu_error err;
+    memset(&err, 0, sizeof err);
+    kemu_status st = ptx_parse(src, strlen(src), "t.ptx", &m, &err);
+    ck_assert_int_eq(st, KEMU_ERR_PARSE);
+    ck_assert_int_eq(err.line, line);
+    ck_assert_int_eq(err.column, col);
+    ck_assert_msg(strstr(err.message, needle), "message '%s' lacks '%s'", err.message, needle);
+}
+
+START_TEST(lex_literals)
+{
+    const char *src = "0x1F 017 0b101 42U 0f3F800000 0d3FF0000000000000 1.5e3 -";
+    lex_state s;
+    lex_init(&s, src, strlen(src));
+    lex_token t = lex_next(&s);
+    ck_assert_int_eq(t.kind, LEX_INT);
+    ck_assert_uint_eq(t.ival, 31);
+    t = lex_next(&s);
+    ck_assert_uint_eq(t.ival, 15);
+    t = lex_next(&s);
+    ck_assert_uint_eq(t.ival, 5);
+    t = lex_next(&s);
+    ck_assert_uint_eq(t.ival, 42);
+    ck_assert_int_eq(t.is_unsigned, 1);
+    t = lex_next(&s);
+    ck_assert_int_eq(t.kind, LEX_FLOAT);
+    ck_assert_int_eq(t.is_f32, 1);
+    ck_assert_uint_eq(t.fbits, 0x3F800000u);
+    t = lex_next(&s);
+    ck_assert_int_eq(t.is_f32, 0);
+    ck_assert_uint_eq(t.fbits, 0x3FF0000000000000ull);
+    t = lex_next(&s);
+    double d;
+    memcpy(&d, &t.fbits, 8);
+    ck_assert(d == 1500.0);
+    t = lex_next(&s);
+    ck_assert_int_eq(t.kind, LEX_PUNCT);
+    ck_assert_int_eq(t.punct, '-');
+    ck_assert_int_eq(t.col, 56);
+}
+END_TEST
+
+START_TEST(lex_dotted_and_comments)
+{
+    const char *src = "// c\nld.shared::cluster.u32 /* x\n y */ %r1";
+    lex_state s;
+    lex_init(&s, src, strlen(src));
+    lex_token t = lex_next(&s);
+    ck_assert_int_eq(t.kind, LEX_IDENT);
+    ck_assert_int_eq(t.line, 2);
+    t = lex_next(&s);
+    ck_assert_int_eq(t.kind, LEX_DOTIDENT);
+    ck_assert_int_eq(t.len, (int)strlen(".shared::cluster"));
+    t = lex_next(&s);
+    ck_assert_int_eq(t.len, 4);
+    t = lex_next(&s);
+    ck_assert_int_eq(t.kind, LEX_IDENT);
+    ck_assert_int_eq(t.line, 3);
+}
+END_TEST
+
+START_TEST(module_directives_and_params)
+{
+    ptx_module *m = parse_ok(
+        ".version 8.8\n.target sm_80\n.address_size 64\n"
+        ".global .align 4 .b8 tbl[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n"
+        ".const .align 8 .u64 ptrs[1] = {generic(tbl)+4};\n"
+        ".extern .shared .align 16 .b8 dyn[];\n"
+        ".visible .entry k(.param .u64 k_p0, .param .align 8 .b8 k_p1[24], .param .f32 k_p2)\n"
+        ".maxntid 128, 1, 1\n{\n .reg .b32 %r<3>;\n .reg .pred %p;\n ret;\n}\n");
+    ck_assert_int_eq(m->version_major, 8);
+    ck_assert_int_eq(m->version_minor, 8);
+    ck_assert_str_eq(m->target, "sm_80");
+    ck_assert_int_eq(m->nglobals, 3);
+    ck_assert_int_eq(m->globals[0]->init[7], 8);
+    ck_assert_int_eq(m->globals[1]->nrelocs, 1);
+    ck_assert_int_eq(m->globals[1]->relocs[0].addend, 4);
+    ck_assert_int_eq(m->globals[2]->is_unsized, 1);
+    ck_assert_int_eq(m->nfunctions, 1);
+    ptx_function *f = m->functions[0];
+    ck_assert_int_eq(f->is_entry, 1);
+    ck_assert_int_eq(f->nparams, 3);
+    ck_assert_uint_eq(f->params[1]->size, 24);
+    ck_assert_uint_eq(f->params[1]->align, 8);
+    ck_assert_uint_eq(f->maxntid[0], 128);
+    ck_assert_int_eq(f->nregs, 4);
+    ptx_module_free(m);
+}
+END_TEST
+
+START_TEST(operands)
+{
+    ptx_module *m = parse_ok(
+        ".version 8.0\n.target sm_80\n.address_size 64\n"
+        ".visible .entry k(.param .u64 p)\n{\n .reg .b32 %r<4>;\n .reg .b64 %rd<2>;\n .reg .pred %p<2>;\n"
+        " mov.u32 %r1, %tid.x;\n"
+        " @!%p1 ld.global.v2.u32 {%r1, %r2}, [%rd1+-8];\n"
+        " setp.lt.and.s32 %p0|%p1, %r1, -3, !%p0;\n"
+        " ld.param.u64 %rd0, [p];\n"
+        "$L1:\n bra.uni $L1;\n}\n");
+    ptx_function *f = m->functions[0];
+    ck_assert_int_eq(f->nbody, 6);
+    ptx_insn *in = &f->body[0].insn;
+    ck_assert_int_eq(in->ops[1].kind, PTX_OP_SPECIAL);
+    ck_assert_int_eq(in->ops[1].component, 'x');
+    in = &f->body[1].insn;
+    ck_assert_ptr_nonnull(in->guard);
+    ck_assert_int_eq(in->guard->negate, 1);
+    ck_assert_int_eq(in->ops[0].kind, PTX_OP_VECTOR);
+    ck_assert_int_eq(in->ops[0].nelems, 2);
+    ck_assert_int_eq(in->ops[1].kind, PTX_OP_ADDRESS);
+    ck_assert_int_eq(in->ops[1].imm, -8);
+    in = &f->body[2].insn;
+    ck_assert_int_eq(in->ops[0].kind, PTX_OP_VECTOR);
+    ck_assert_int_eq(in->ops[0].negate, 2);
+    ck_assert_int_eq(in->ops[2].imm, -3);
+    ck_assert_int_eq(in->ops[3].negate, 1);
+    ck_assert_int_eq(f->body[4].kind, PTX_STMT_LABEL);
+    ptx_module_free(m);
+}
+END_TEST
+
+START_TEST(scoped_call_params)
+{
+    ptx_module *m = parse_ok(
+        ".version 8.0\n.target sm_80\n.address_size 64\n"
+        ".func (.param .b32 r) f(.param .b32 a)\n{\n .reg .b32 %r;\n ld.param.b32 %r, [a];\n st.param.b32 [r], %r;\n ret;\n}\n"
+        ".visible .entry k()\n{\n .reg .b32 %r;\n"
+        " {\n .param .b32 param0;\n st.param.b32 [param0], 1;\n .param .b32 retval0;\n"
+        " call.uni (retval0), f, (param0);\n ld.param.b32 %r, [retval0];\n }\n"
+        " {\n .param .b32 param0;\n st.param.b32 [param0], 2;\n }\n ret;\n}\n");
+    ptx_function *k = m->functions[1];
+    ck_assert_int_eq(k->nlocals, 3);
+    ptx_insn *call = &k->body[1].insn;
+    ck_assert_str_eq(call->opcode, "call");
+    ck_assert_int_eq(call->ncall_rets, 1);
+    ck_assert_int_eq(call->ncall_args, 1);
+    ck_assert_ptr_eq(call->call_args[0].var, k->locals[0]);
+    ptx_module_free(m);
+}
+END_TEST
+
+START_TEST(errors_have_positions)
+{
+    parse_fail(".version 8.0\n.target sm_80\n.visible .entry k()\n{\n mov.u32 %r9, 1;\n}\n", 5, 10,
+               "undeclared register '%r9'");
+    parse_fail(".version 8.0\n.target sm_80\n.visible .entry k()\n{\n .reg .b32 %r;\n mov.u32 %r 1;\n}\n", 6, 13,
+               "expected ';' after instruction but found '1'");
+    parse_fail(".target sm_80\n", 1, 1, "must start with a .version");
+    parse_fail(".version 8.0\n.bogus 1;\n", 2, 1, "unknown directive '.bogus'");
+    parse_fail(".version 8.0\n.global .f32 x = 0f3F80;\n", 2, 18, "exactly 8 hex digits");
+    parse_fail(".version 8.0\n.visible .entry k()\n{\n", 4, 1, "unexpected end of file");
+}
+END_TEST
+
+START_TEST(error_caret_line)
+{
+    const char *src = ".version 8.0\n.visible .entry k()\n{\n  bogus;;\n  @%q ret;\n}\n";
+    ptx_module *m = NULL;
+    kemu_error err;
+    ck_assert_int_eq(ptx_parse(src, strlen(src), "c.ptx", &m, &err), KEMU_ERR_PARSE);
+    ck_assert_msg(strstr(err.message, "c.ptx:5:4: error: undeclared register '%q'\n    @%q ret;\n     ^\n"),
+                  "got: %s", err.message);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("ptx");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, lex_literals);
+    tcase_add_test(tc, lex_dotted_and_comments);
+    tcase_add_test(tc, module_directives_and_params);
+    tcase_add_test(tc, operands);
+    tcase_add_test(tc, scoped_call_params);
+    tcase_add_test(tc, errors_have_positions);
+    tcase_add_test(tc, error_caret_line);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

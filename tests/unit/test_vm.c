@@ -1,0 +1,167 @@
+/* Unit tests of the interpreter through the C API: small hand-written PTX
+ * kernels whose results are computed by a C reference in the test. */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kemu/kemu.h"
+
+static kemu_device *dev;
+
+static void setup(void)
+{
+    kemu_error err;
+    kemu_device_config cfg = {NULL, 2, NULL, 0, KEMU_UNINIT_NAN};
+    ck_assert_int_eq(kemu_device_create(&cfg, &dev, &err), KEMU_OK);
+}
+
+static void teardown(void) { kemu_device_destroy(dev); }
+
+static kemu_kernel *load(const char *ptx, const char *name)
+{
+    kemu_error err;
+    kemu_module *m;
+    kemu_status st = kemu_module_load_ptx(dev, ptx, strlen(ptx), "test.ptx", &m, &err);
+    ck_assert_msg(st == KEMU_OK, "load: %s", err.message);
+    kemu_kernel *k;
+    ck_assert_int_eq(kemu_module_get_kernel(m, name, &k, &err), KEMU_OK);
+    return k;
+}
+
+#define HEADER ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+/* out[i] = i * 3 + 7 for i < n, with a tail. */
+START_TEST(elementwise_with_tail)
+{
+    kemu_kernel *k = load(HEADER
+        ".visible .entry f(.param .u64 out, .param .u32 n)\n{\n"
+        " .reg .b32 %r<6>; .reg .b64 %rd<4>; .reg .pred %p;\n"
+        " ld.param.u64 %rd1, [out];\n ld.param.u32 %r1, [n];\n"
+        " mov.u32 %r2, %ctaid.x;\n mov.u32 %r3, %ntid.x;\n mov.u32 %r4, %tid.x;\n"
+        " mad.lo.s32 %r5, %r2, %r3, %r4;\n setp.ge.u32 %p, %r5, %r1;\n @%p bra $done;\n"
+        " cvta.to.global.u64 %rd1, %rd1;\n mul.wide.u32 %rd2, %r5, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " mad.lo.s32 %r4, %r5, 3, 7;\n st.global.u32 [%rd3], %r4;\n$done:\n ret;\n}\n", "f");
+    kemu_error err;
+    uint64_t out;
+    uint32_t n = 1000;
+    ck_assert_int_eq(kemu_malloc(dev, 1024 * 4, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+    void *args[] = {&out, &n};
+    kemu_launch_config lc = {{4, 1, 1}, {256, 1, 1}, {0, 0, 0}, 0};
+    kemu_report r;
+    ck_assert_int_eq(kemu_launch(k, &lc, args, &r, &err), KEMU_OK);
+    uint32_t host[1024];
+    ck_assert_int_eq(kemu_memcpy_dtoh(dev, host, out, sizeof host, &err), KEMU_OK);
+    for (uint32_t i = 0; i < 1024; i++)
+        ck_assert_uint_eq(host[i], i < n ? i * 3 + 7 : 0xffffffffu);
+    ck_assert_uint_eq(r.thread_instructions > 0, 1);
+    kemu_report_free(&r);
+}
+END_TEST
+
+/* Shared-memory tree reduction with bar.sync; divergent loop. */
+START_TEST(shared_reduction)
+{
+    kemu_kernel *k = load(HEADER
+        ".visible .entry red(.param .u64 in, .param .u64 out)\n{\n"
+        " .shared .align 4 .b8 sm[1024];\n"
+        " .reg .b32 %r<12>; .reg .b64 %rd<8>; .reg .pred %p<3>;\n"
+        " ld.param.u64 %rd1, [in];\n ld.param.u64 %rd2, [out];\n"
+        " mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mad.lo.s32 %r3, %r2, 256, %r1;\n"
+        " mul.wide.u32 %rd3, %r3, 4;\n add.s64 %rd4, %rd1, %rd3;\n ld.global.u32 %r4, [%rd4];\n"
+        " mov.u32 %r5, sm;\n shl.b32 %r6, %r1, 2;\n add.s32 %r7, %r5, %r6;\n st.shared.u32 [%r7], %r4;\n"
+        " bar.sync 0;\n mov.u32 %r8, 128;\n"
+        "$loop:\n setp.ge.u32 %p1, %r1, %r8;\n @%p1 bra $skip;\n"
+        " shl.b32 %r9, %r8, 2;\n add.s32 %r10, %r7, %r9;\n ld.shared.u32 %r11, [%r10];\n"
+        " ld.shared.u32 %r9, [%r7];\n add.s32 %r9, %r9, %r11;\n st.shared.u32 [%r7], %r9;\n"
+        "$skip:\n bar.sync 0;\n shr.u32 %r8, %r8, 1;\n setp.ne.s32 %p2, %r8, 0;\n @%p2 bra $loop;\n"
+        " setp.ne.s32 %p1, %r1, 0;\n @%p1 bra $end;\n ld.shared.u32 %r9, [sm];\n"
+        " mul.wide.u32 %rd5, %r2, 4;\n add.s64 %rd6, %rd2, %rd5;\n st.global.u32 [%rd6], %r9;\n"
+        "$end:\n ret;\n}\n", "red");
+    kemu_error err;
+    uint32_t host[1024];
+    for (int i = 0; i < 1024; i++)
+        host[i] = (uint32_t)(i * 7 + 1);
+    uint64_t in, out;
+    ck_assert_int_eq(kemu_malloc(dev, sizeof host, KEMU_UNINIT_NAN, &in, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(dev, 16, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+    kemu_memcpy_htod(dev, in, host, sizeof host, &err);
+    void *args[] = {&in, &out};
+    kemu_launch_config lc = {{4, 1, 1}, {256, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_int_eq(kemu_launch(k, &lc, args, NULL, &err), KEMU_OK);
+    uint32_t res[4];
+    kemu_memcpy_dtoh(dev, res, out, sizeof res, &err);
+    for (int b = 0; b < 4; b++) {
+        uint32_t s = 0;
+        for (int i = 0; i < 256; i++)
+            s += host[b * 256 + i];
+        ck_assert_uint_eq(res[b], s);
+    }
+}
+END_TEST
+
+/* An out-of-bounds store faults with kernel, block, thread and line. */
+START_TEST(oob_fault_message)
+{
+    kemu_kernel *k = load(HEADER
+        ".visible .entry oob(.param .u64 out)\n{\n .reg .b32 %r<2>; .reg .b64 %rd<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n"
+        " add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r1;\n ret;\n}\n", "oob");
+    kemu_error err;
+    uint64_t out;
+    ck_assert_int_eq(kemu_malloc(dev, 40, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+    void *args[] = {&out};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0};
+    kemu_report r;
+    ck_assert_int_eq(kemu_launch(k, &lc, args, &r, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_int_eq(r.faulted, 1);
+    ck_assert_msg(strstr(r.fault_message, "kernel 'oob' faulted: illegal address: global store of 4 bytes"),
+                  "%s", r.fault_message);
+    ck_assert_msg(strstr(r.fault_message, "0 bytes past the end of allocation"), "%s", r.fault_message);
+    ck_assert_msg(strstr(r.fault_message, "at test.ptx:11"), "%s", r.fault_message);
+    ck_assert_msg(strstr(r.fault_message, "block (0,0,0), thread (10,0,0)"), "%s", r.fault_message);
+    kemu_report_free(&r);
+}
+END_TEST
+
+/* A barrier only some warps reach is diagnosed as a deadlock. */
+START_TEST(deadlock_diagnosed)
+{
+    kemu_kernel *k = load(HEADER
+        ".visible .entry dl()\n{\n .reg .b32 %r<2>; .reg .pred %p;\n"
+        " mov.u32 %r1, %tid.x;\n setp.ge.u32 %p, %r1, 32;\n @%p bra $wait;\n"
+        "$spin:\n bar.sync 1;\n ret;\n$wait:\n bar.sync 0;\n ret;\n}\n", "dl");
+    kemu_error err;
+    kemu_launch_config lc = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    kemu_report r;
+    ck_assert_int_eq(kemu_launch(k, &lc, NULL, &r, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(r.fault_message, "deadlock"), "%s", r.fault_message);
+    ck_assert_msg(strstr(r.fault_message, "warp 0 lanes 0xffffffff wait at test.ptx:11 (barrier 1)"), "%s",
+                  r.fault_message);
+    ck_assert_msg(strstr(r.fault_message, "warp 1 lanes 0xffffffff wait at test.ptx:14 (barrier 0)"), "%s",
+                  r.fault_message);
+    kemu_report_free(&r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("vm");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, elementwise_with_tail);
+    tcase_add_test(tc, shared_reduction);
+    tcase_add_test(tc, oob_fault_message);
+    tcase_add_test(tc, deadlock_diagnosed);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
