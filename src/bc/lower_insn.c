@@ -1156,6 +1156,8 @@ int lower_instruction(lowerer *L, const ptx_insn *in)
     if (!strcmp(o, "vote")) return lower_vote(L);
     if (!strcmp(o, "match")) return lower_match(L);
     if (!strcmp(o, "redux")) return lower_redux(L);
+    if (!strcmp(o, "wmma") || !strcmp(o, "mma") || !strcmp(o, "ldmatrix") || !strcmp(o, "stmatrix"))
+        return lower_matrix(L);
     if (!strcmp(o, "activemask")) {
         if (!want_ops(L, 1, 1)) return 0;
         uint32_t d = lower_dst(L, &OPS[0]);

@@ -45,6 +45,9 @@ int lower_address(lowerer *L, const ptx_operand *o, int *space, uint32_t *slot, 
 void lower_branch_ref(lowerer *L, uint32_t op, const char *label, ptx_pos pos, int list_slot);
 const bc_symbol *lower_find_symbol(lowerer *L, const char *name);
 
+/* Lowers wmma.*, mma.sync, ldmatrix and stmatrix (lower_matrix.c). */
+int lower_matrix(lowerer *L);
+
 /* Lowers one instruction; returns 0 after reporting an error. */
 int lower_instruction(lowerer *L, const ptx_insn *in);
 

@@ -1395,6 +1395,20 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             break;
         }
         case BC_ACTIVEMASK: LANES(m, D[l] = m); break;
+        case BC_MATRIX:
+            if (!warp_sync_ready(w, g, VM_FULL)) {
+                g->pc = pc;
+                b->warp_instructions += winstr - 1;
+                b->thread_instructions += tinstr - (uint64_t)__builtin_popcount(m);
+                return VM_EV_REPICK;
+            }
+            if (vm_matrix_op(b, w, f, pc, op, m)) {
+                g->pc = pc;
+                b->warp_instructions += winstr;
+                b->thread_instructions += tinstr;
+                return VM_EV_FAULT;
+            }
+            break;
         case BC_NANOSLEEP:
             g->pc = pc + 1;
             b->warp_instructions += winstr;

@@ -43,6 +43,10 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
 /* Reads a NUL-terminated string at a generic address (for printf/assert). */
 int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, size_t cap);
 
+/* Warp-wide matrix ops (matrix.c): every lane of the warp that has not
+ * exited is active. Returns 0, or -1 after raising a fault. */
+int vm_matrix_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
+
 /* Host functions called from kernels. */
 int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
 
