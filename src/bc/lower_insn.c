@@ -385,8 +385,6 @@ static int lower_setp(lowerer *L, int is_set)
                     is_set ? "destination and source types" : "a type");
         return 0;
     }
-    if (sty == PTX_T_F16X2 || sty == PTX_T_BF16X2)
-        return unsupported(L);
     int bop = bool_of(L->in);
     if (!want_ops(L, bop ? 4 : 3, bop ? 4 : 3))
         return 0;
@@ -461,6 +459,15 @@ static int lower_mov(lowerer *L)
             op->d = pd;
             op->mode = a->imm ? 5 : 6; /* set true / set false */
             return ok(L, pd);
+        }
+        if (a->kind == PTX_OP_SPECIAL) {
+            uint32_t t = lower_src(L, a, PTX_T_U32);
+            if (!ok(L, pd) || !ok(L, t))
+                return 0;
+            bc_op *op = lower_emit(L, BC_MOV_REG_TO_PRED);
+            op->d = pd;
+            op->a = t;
+            return 1;
         }
         uint32_t pa = lower_pred(L, a);
         if (!ok(L, pd) || !ok(L, pa))
@@ -721,7 +728,7 @@ static int lower_atom(lowerer *L, int is_red)
         lower_error(L, L->in->pos, "%s needs an operation and a type", is_red ? "red" : "atom");
         return 0;
     }
-    if (vec_of(L->in) > 1 || ty == PTX_T_F16 || ty == PTX_T_BF16 || ty == PTX_T_B128)
+    if (vec_of(L->in) > 1 || ty == PTX_T_B128)
         return unsupported(L);
     int space = mod_space(L->in);
     int nops = is_red ? 2 : (aop == BC_ATOM_CAS ? 4 : 3);
@@ -1083,6 +1090,118 @@ static int lower_redux(lowerer *L)
     return 1;
 }
 
+/* ---- asynchronous copies and mbarriers ------------------------------------ */
+
+static int lower_cp_async(lowerer *L)
+{
+    const ptx_insn *in = L->in;
+    if (mod_has(in, ".commit_group") || mod_has(in, ".wait_group") || mod_has(in, ".wait_all") ||
+        mod_has(in, ".mbarrier")) {
+        /* kemu performs each cp.async when it is issued, so groups are
+         * always complete */
+        bc_op *op = lower_emit(L, BC_FENCE);
+        op->mode = 1;
+        return 1;
+    }
+    if (!want_ops(L, 3, 5))
+        return 0;
+    int dspace = BC_SPACE_SHARED, sspace = BC_SPACE_GLOBAL;
+    uint32_t dst, src;
+    int64_t dimm, simm;
+    if (!lower_address(L, &OPS[0], &dspace, &dst, &dimm) || !lower_address(L, &OPS[1], &sspace, &src, &simm))
+        return 0;
+    if (OPS[2].kind != PTX_OP_IMM_INT || (OPS[2].imm != 4 && OPS[2].imm != 8 && OPS[2].imm != 16)) {
+        lower_error(L, OPS[2].pos, "cp.async copies 4, 8 or 16 bytes");
+        return 0;
+    }
+    uint32_t srcsize = BC_NONE;
+    if (NOPS >= 4 && OPS[3].kind != PTX_OP_SYMBOL) {
+        srcsize = lower_src(L, &OPS[3], PTX_T_U32);
+        if (!ok(L, srcsize))
+            return 0;
+    }
+    if (simm) {
+        uint32_t t = lower_temp(L);
+        bc_op *add = lower_emit(L, BC_ADD);
+        add->type = PTX_T_U64;
+        add->d = t;
+        add->a = src;
+        add->b = lower_const(L, (uint64_t)simm);
+        src = t;
+    }
+    bc_op *op = lower_emit(L, BC_CP_ASYNC);
+    op->a = dst;
+    op->imm = dimm;
+    op->b = src;
+    op->c = srcsize;
+    op->n = (uint16_t)OPS[2].imm;
+    op->mode = (uint16_t)dspace;
+    return 1;
+}
+
+
+static int lower_mbarrier(lowerer *L)
+{
+    const ptx_insn *in = L->in;
+    int sub;
+    if (mod_has(in, ".expect_tx") || mod_has(in, ".complete_tx"))
+        return unsupported(L);
+    if (mod_has(in, ".init")) sub = BC_MB_INIT;
+    else if (mod_has(in, ".inval")) sub = BC_MB_INVAL;
+    else if (mod_has(in, ".arrive_drop")) sub = BC_MB_ARRIVE_DROP;
+    else if (mod_has(in, ".arrive")) sub = BC_MB_ARRIVE;
+    else if (mod_has(in, ".test_wait")) sub = mod_has(in, ".parity") ? BC_MB_TEST_PARITY : BC_MB_TEST_WAIT;
+    else if (mod_has(in, ".try_wait")) sub = mod_has(in, ".parity") ? BC_MB_TRY_PARITY : BC_MB_TRY_WAIT;
+    else if (mod_has(in, ".pending_count")) sub = BC_MB_PENDING;
+    else return unsupported(L);
+    int space = mod_space(in);
+    if (space == BC_SPACE_GENERIC && !mod_has(in, ".shared") && sub != BC_MB_PENDING)
+        space = BC_SPACE_GENERIC;
+    uint32_t d = BC_NONE, a = BC_NONE, b = BC_NONE;
+    int64_t imm = 0;
+    bc_op tmp;
+    memset(&tmp, 0, sizeof tmp);
+    switch (sub) {
+    case BC_MB_INIT:
+        if (!want_ops(L, 2, 2) || !lower_address(L, &OPS[0], &space, &a, &imm)) return 0;
+        b = lower_src(L, &OPS[1], PTX_T_U32);
+        break;
+    case BC_MB_INVAL:
+        if (!want_ops(L, 1, 1) || !lower_address(L, &OPS[0], &space, &a, &imm)) return 0;
+        break;
+    case BC_MB_ARRIVE:
+    case BC_MB_ARRIVE_DROP:
+        if (!want_ops(L, 2, 3)) return 0;
+        d = lower_dst(L, &OPS[0]);
+        if (!lower_address(L, &OPS[1], &space, &a, &imm)) return 0;
+        b = NOPS == 3 ? lower_src(L, &OPS[2], PTX_T_U32) : lower_const(L, 1);
+        break;
+    case BC_MB_PENDING:
+        if (!want_ops(L, 2, 2)) return 0;
+        d = lower_dst(L, &OPS[0]);
+        b = lower_src(L, &OPS[1], PTX_T_B64);
+        a = lower_const(L, 0);
+        break;
+    default:
+        if (!want_ops(L, 3, 4)) return 0;
+        d = lower_pred_dst(L, &OPS[0]);
+        if (!lower_address(L, &OPS[1], &space, &a, &imm)) return 0;
+        b = lower_src(L, &OPS[2], sub == BC_MB_TEST_PARITY || sub == BC_MB_TRY_PARITY ? PTX_T_U32 : PTX_T_B64);
+        break;
+    }
+    if ((d == BC_NONE && (sub != BC_MB_INIT && sub != BC_MB_INVAL)) || a == BC_NONE ||
+        (b == BC_NONE && sub != BC_MB_INVAL))
+        return 0;
+    bc_op *op = lower_emit(L, BC_MBARRIER);
+    op->mode = (uint16_t)space;
+    op->mode2 = (uint16_t)sub;
+    op->d = d;
+    op->a = a;
+    op->b = b;
+    op->imm = imm;
+    return 1;
+}
+
 /* ---- dispatch ----------------------------------------------------------- */
 
 int lower_instruction(lowerer *L, const ptx_insn *in)
@@ -1156,6 +1275,21 @@ int lower_instruction(lowerer *L, const ptx_insn *in)
     if (!strcmp(o, "vote")) return lower_vote(L);
     if (!strcmp(o, "match")) return lower_match(L);
     if (!strcmp(o, "redux")) return lower_redux(L);
+    if (!strcmp(o, "mapa")) {
+        if (!want_ops(L, 3, 3)) return 0;
+        ptx_type ty = first_type(L);
+        uint32_t d = lower_dst(L, &OPS[0]), a = lower_src(L, &OPS[1], ty), b = lower_src(L, &OPS[2], PTX_T_U32);
+        if (!ok(L, d) || !ok(L, a) || !ok(L, b)) return 0;
+        bc_op *op = lower_emit(L, BC_MAPA);
+        op->type = (uint8_t)ty;
+        op->d = d; op->a = a; op->b = b;
+        op->mode = (uint16_t)mod_space(in);
+        return 1;
+    }
+    if (!strcmp(o, "cp") && mod_has(in, ".async") && !mod_has(in, ".bulk"))
+        return lower_cp_async(L);
+    if (!strcmp(o, "mbarrier"))
+        return lower_mbarrier(L);
     if (!strcmp(o, "wmma") || !strcmp(o, "mma") || !strcmp(o, "ldmatrix") || !strcmp(o, "stmatrix"))
         return lower_matrix(L);
     if (!strcmp(o, "activemask")) {

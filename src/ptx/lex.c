@@ -188,7 +188,9 @@ lex_token lex_next(lex_state *s)
         return t;
     }
     unsigned char c = (unsigned char)*s->p;
-    if (c == '.' && s->p + 1 < s->end && (ident_start((unsigned char)s->p[1]))) {
+    if (c == '.' && s->p + 1 < s->end &&
+        (ident_start((unsigned char)s->p[1]) || (isdigit((unsigned char)s->p[1]) && s->p > s->text &&
+                                                 ident_char((unsigned char)s->p[-1])))) {
         const char *q = s->p + 1;
         while (q < s->end && (ident_char((unsigned char)*q) ||
                               (*q == ':' && q + 2 < s->end && q[1] == ':' && ident_char((unsigned char)q[2]))))

@@ -775,6 +775,20 @@ static int parse_operand(parser *p, ptx_operand *o)
                     return 0;
                 o->imm -= off;
             }
+            if (is_punct(peek(p), ',')) {
+                /* texture/surface addressing: [tex, {coords}] or [tex, sampler, {coords}] */
+                ptx_operand tmp[4];
+                int n = 0;
+                while (is_punct(peek(p), ',') && n < 4) {
+                    next(p);
+                    if (!parse_operand(p, &tmp[n]))
+                        return 0;
+                    n++;
+                }
+                o->elems = alloc(p, (size_t)n * sizeof(ptx_operand));
+                memcpy(o->elems, tmp, (size_t)n * sizeof(ptx_operand));
+                o->nelems = n;
+            }
         } else if (b.kind == LEX_INT) {
             o->imm = (int64_t)b.ival;
         } else {

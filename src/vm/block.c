@@ -267,9 +267,16 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
         case BC_SPACE_SHARED:
         case BC_SPACE_SHARED_CLUSTER:
             if (sp == BC_SPACE_SHARED_CLUSTER && off >= (1u << 24)) {
-                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
-                                   "shared::cluster %s at 0x%llx names another block of the cluster, "
-                                   "which kemu does not support yet", what, (unsigned long long)off);
+                uint64_t rank = (off >> 24) - 1, own = 0;
+                const unsigned *cl = L->cluster;
+                unsigned cx = cl[0] ? cl[0] : 1, cy = cl[1] ? cl[1] : 1, cz = cl[2] ? cl[2] : 1;
+                own = (b->ctaid[0] % cx) + (b->ctaid[1] % cy) * cx + (b->ctaid[2] % cz) * cx * cy;
+                if (rank != own)
+                    return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                       "shared::cluster %s at 0x%llx names block rank %llu of the cluster, "
+                                       "which kemu does not support yet (clusters of one block only)", what,
+                                       (unsigned long long)off, (unsigned long long)rank);
+                off &= 0xffffff;
             }
             if (off + size > b->shared_size || off + size < off)
                 return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,

@@ -917,6 +917,22 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_SETP: {
             uint32_t r = 0;
             int ftz = (op->flags & BC_F_FTZ) != 0;
+            if (op->type == PTX_T_F16X2 || op->type == PTX_T_BF16X2) {
+                /* p from the low halves, q from the high halves */
+                int ht = op->type == PTX_T_F16X2 ? PTX_T_F16 : PTX_T_BF16;
+                uint32_t q = 0, c = op->mode2 ? P[op->c] : 0;
+                if (op->flags & BC_F_NEG_C) c = ~c;
+                LANES(m, {
+                    int lo = eval_cmp(ht, op->mode, A[l] & 0xffff, B[l] & 0xffff, ftz);
+                    int hi = eval_cmp(ht, op->mode, (A[l] >> 16) & 0xffff, (B[l] >> 16) & 0xffff, ftz);
+                    if (bool_combine(lo, (c >> l) & 1, op->mode2)) r |= 1u << l;
+                    if (bool_combine(hi, (c >> l) & 1, op->mode2)) q |= 1u << l;
+                });
+                P[op->d] = (P[op->d] & ~m) | (r & m);
+                if (op->e != BC_NONE)
+                    P[op->e] = (P[op->e] & ~m) | (q & m);
+                break;
+            }
             if (!ptx_type_is_float((ptx_type)op->type) && !sg && op->mode <= BC_CMP_GE && w8 == 4) {
                 switch (op->mode) {
                 case BC_CMP_EQ: LANES(m, if ((uint32_t)A[l] == (uint32_t)B[l]) r |= 1u << l); break;
@@ -958,9 +974,21 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             int ftz = (op->flags & BC_F_FTZ) != 0;
             uint32_t c = op->mode2 ? P[op->c] : 0;
             if (op->flags & BC_F_NEG_C) c = ~c;
-            int fdst = op->type2 == PTX_T_F32;
+            uint64_t tv = op->type2 == PTX_T_F32 ? 0x3f800000u : op->type2 == PTX_T_F16 ? 0x3c00u :
+                          op->type2 == PTX_T_BF16 ? 0x3f80u : op->type2 == PTX_T_F16X2 ? 0x3c00u :
+                          zmask(~0ull, vm_type_bytes(op->type2));
+            if (op->type == PTX_T_F16X2 || op->type == PTX_T_BF16X2) {
+                int ht = op->type == PTX_T_F16X2 ? PTX_T_F16 : PTX_T_BF16;
+                uint64_t half = op->type2 == PTX_T_F16X2 ? 0x3c00u : 0xffffu;
+                LANES(m, {
+                    int lo = bool_combine(eval_cmp(ht, op->mode, A[l] & 0xffff, B[l] & 0xffff, ftz), (c >> l) & 1, op->mode2);
+                    int hi = bool_combine(eval_cmp(ht, op->mode, (A[l] >> 16) & 0xffff, (B[l] >> 16) & 0xffff, ftz), (c >> l) & 1, op->mode2);
+                    D[l] = (lo ? half : 0) | ((hi ? half : 0) << 16);
+                });
+                break;
+            }
             LANES(m, { int r = bool_combine(eval_cmp(op->type, op->mode, A[l], B[l], ftz), (c >> l) & 1, op->mode2);
-                       D[l] = r ? (fdst ? 0x3f800000u : zmask(~0ull, vm_type_bytes(op->type2))) : 0; });
+                       D[l] = r ? tv : 0; });
             break;
         }
         case BC_SELP: {
@@ -1081,7 +1109,27 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             LANES(m, {
                 uint8_t *p = ptrs[l];
                 uint64_t bv = B[l], cv = C ? C[l] : 0, old = 0, nv;
-                if (esz == 4) {
+                if (esz == 2) {
+                    /* a 16-bit atomic is a compare-and-swap on its aligned 32-bit word */
+                    uint32_t *q = (uint32_t *)((uintptr_t)p & ~(uintptr_t)3);
+                    unsigned sh = ((uintptr_t)p & 2) ? 16 : 0;
+                    uint32_t o = shared_only ? *q : __atomic_load_n(q, __ATOMIC_RELAXED);
+                    for (;;) {
+                        uint16_t x = (uint16_t)(o >> sh), y = (uint16_t)bv, r;
+                        switch (aop) {
+                        case BC_ATOM_ADD: r = (uint16_t)float_arith(0, ty, x, y, 0, BC_RND_RN, 0); break;
+                        case BC_ATOM_MIN: r = (uint16_t)float_minmax(0, ty, x, y, 0); break;
+                        case BC_ATOM_MAX: r = (uint16_t)float_minmax(1, ty, x, y, 0); break;
+                        case BC_ATOM_CAS: r = x == y ? (uint16_t)cv : x; break;
+                        case BC_ATOM_EXCH: r = y; break;
+                        default: r = x; break;
+                        }
+                        uint32_t nw = (o & ~(0xffffu << sh)) | ((uint32_t)r << sh);
+                        if (shared_only) { *q = nw; break; }
+                        if (__atomic_compare_exchange_n(q, &o, nw, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) break;
+                    }
+                    old = (uint16_t)(o >> sh);
+                } else if (esz == 4) {
                     uint32_t *q = (uint32_t *)p;
                     uint32_t o = shared_only ? *q : __atomic_load_n(q, __ATOMIC_RELAXED);
                     for (;;) {
@@ -1136,6 +1184,99 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 nv = old;
                 D[l] = nv;
             });
+            break;
+        }
+        case BC_MAPA: {
+            /* shared::cluster addresses carry the target rank + 1 above bit 24 */
+            if (op->mode == BC_SPACE_SHARED_CLUSTER || op->mode == BC_SPACE_SHARED)
+                LANES(m, D[l] = zmask((((uint64_t)(uint32_t)B[l] + 1) << 24) | (A[l] & 0xffffff), w8));
+            else
+                LANES(m, D[l] = A[l] >= MEM_WINDOW_SHARED && A[l] < MEM_WINDOW_SHARED + MEM_WINDOW_SIZE
+                                    ? MEM_WINDOW_SHARED + ((((uint64_t)(uint32_t)B[l] + 1) << 24) | ((A[l] - MEM_WINDOW_SHARED) & 0xffffff))
+                                    : A[l]);
+            break;
+        }
+        case BC_CP_ASYNC: {
+            uint8_t *dp[VM_WARP], *sp[VM_WARP];
+            unsigned n = op->n;
+            if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, n, 1, dp) ||
+                vm_resolve(b, w, f, pc, BC_SPACE_GLOBAL, m, B, 0, n, 0, sp))
+                EXIT_EVENT(VM_EV_FAULT);
+            LANES(m, {
+                unsigned valid = C ? (uint32_t)C[l] : n;
+                if (valid > n) valid = n;
+                memcpy(dp[l], sp[l], valid);
+                memset(dp[l] + valid, 0, n - valid);
+            });
+            break;
+        }
+        case BC_MBARRIER: {
+            uint8_t *ptrs[VM_WARP];
+            int sub = op->mode2;
+            if (sub != BC_MB_PENDING && vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, 8, sub != BC_MB_TEST_WAIT && sub != BC_MB_TEST_PARITY && sub != BC_MB_TRY_WAIT && sub != BC_MB_TRY_PARITY, ptrs))
+                EXIT_EVENT(VM_EV_FAULT);
+            /* object layout (kemu's own): bits 0-19 pending arrivals, 20-39
+             * expected arrivals, 40-63 phase */
+            uint32_t failed = 0;
+            for (uint32_t mm = m; mm; mm &= mm - 1) {
+                int l = __builtin_ctz(mm);
+                uint64_t v = 0;
+                if (sub != BC_MB_PENDING)
+                    memcpy(&v, ptrs[l], 8);
+                uint64_t pending = v & 0xfffff, expected = (v >> 20) & 0xfffff, phase = v >> 40;
+                switch (sub) {
+                case BC_MB_INIT:
+                    pending = expected = (uint32_t)B[l] & 0xfffff;
+                    phase = 0;
+                    break;
+                case BC_MB_INVAL:
+                    pending = expected = phase = 0;
+                    break;
+                case BC_MB_ARRIVE:
+                case BC_MB_ARRIVE_DROP: {
+                    uint64_t cnt = (uint32_t)B[l];
+                    D[l] = v;
+                    if (sub == BC_MB_ARRIVE_DROP && expected)
+                        expected--;
+                    if (cnt > pending) {
+                        g->pc = pc;
+                        vm_fault_at(b, w, f, pc, (uint32_t)l, 719,
+                                    "mbarrier arrive of %llu with only %llu arrivals pending (more arrivals than expected)",
+                                    (unsigned long long)cnt, (unsigned long long)pending);
+                        return VM_EV_FAULT;
+                    }
+                    pending -= cnt;
+                    if (pending == 0) {
+                        phase = (phase + 1) & 0xffffff;
+                        pending = expected;
+                    }
+                    break;
+                }
+                case BC_MB_PENDING:
+                    D[l] = B[l] & 0xfffff;
+                    continue;
+                default: {
+                    int done;
+                    if (sub == BC_MB_TEST_PARITY || sub == BC_MB_TRY_PARITY)
+                        done = (phase & 1) != ((uint32_t)B[l] & 1);
+                    else
+                        done = phase != (B[l] >> 40);
+                    P[op->d] = (P[op->d] & ~(1u << l)) | ((uint32_t)done << l);
+                    if (!done)
+                        failed |= 1u << l;
+                    continue;
+                }
+                }
+                v = pending | (expected << 20) | (phase << 40);
+                memcpy(ptrs[l], &v, 8);
+            }
+            if (failed) {
+                /* let the warps that will complete the phase run */
+                g->pc = pc + 1;
+                b->warp_instructions += winstr;
+                b->thread_instructions += tinstr;
+                return VM_EV_YIELD;
+            }
             break;
         }
         /* ---- control ---- */
