@@ -19,6 +19,59 @@ static void slot(util_buffer *b, const bc_function *fn, uint32_t s)
     util_buffer_printf(b, "r%u", s);
 }
 
+static const char *const space_names[] = {"generic", "global", "shared", "shared::cluster", "local", "const",
+                                          "param", "param::func"};
+static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+                                        "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+static const char *const rnd_names[] = {"", "rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi",
+                                        "approx", "full"};
+static const char *const special_names[] = {
+    "%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid", "%nctaid", "%smid", "%nsmid", "%gridid",
+    "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clock", "%clock_hi",
+    "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%dynamic_smem_size",
+    "%total_smem_size", "%aggr_smem_size", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid",
+    "%cluster_ctarank", "%cluster_nctarank", "%is_explicit_cluster", "%envreg", "%pm", "(zero)"};
+
+/* The op's modes as readable modifiers (.global, .lt, .rz, %tid.x ...). */
+static void describe_mode(util_buffer *b, const bc_op *op)
+{
+    switch (op->code) {
+    case BC_LD: case BC_ST: case BC_ATOM: case BC_CP_ASYNC: case BC_MBARRIER: case BC_CVTA: case BC_ISSPACEP:
+    case BC_MAPA:
+        if (op->mode < KEMU_ARRAY_LEN(space_names))
+            util_buffer_printf(b, " .%s", space_names[op->mode]);
+        if ((op->code == BC_LD || op->code == BC_ST) && op->n > 1)
+            util_buffer_printf(b, " .v%u", op->n);
+        if (op->code == BC_CVTA)
+            util_buffer_printf(b, op->mode2 ? " to-generic" : " from-generic");
+        if (op->code == BC_ATOM)
+            util_buffer_printf(b, " op%u", op->mode2);
+        return;
+    case BC_SETP: case BC_SET:
+        if (op->mode < KEMU_ARRAY_LEN(cmp_names))
+            util_buffer_printf(b, " .%s", cmp_names[op->mode]);
+        if (op->mode2)
+            util_buffer_printf(b, " %s", op->mode2 == BC_BOOL_AND ? ".and" : op->mode2 == BC_BOOL_OR ? ".or" : ".xor");
+        return;
+    case BC_S2R:
+        if (op->mode < KEMU_ARRAY_LEN(special_names))
+            util_buffer_printf(b, " = %s.%c", special_names[op->mode], "xyzw"[op->n & 3]);
+        return;
+    case BC_CVT: case BC_FADD: case BC_FSUB: case BC_FMUL: case BC_FFMA: case BC_FDIV:
+        if (op->code == BC_CVT)
+            util_buffer_printf(b, " from %s", ptx_type_name((ptx_type)op->type2));
+        if (op->mode && op->mode < KEMU_ARRAY_LEN(rnd_names))
+            util_buffer_printf(b, " .%s", rnd_names[op->mode]);
+        return;
+    default:
+        if (op->mode)
+            util_buffer_printf(b, " mode=%u", op->mode);
+        if (op->mode2)
+            util_buffer_printf(b, " mode2=%u", op->mode2);
+        return;
+    }
+}
+
 void bc_disassemble(const bc_module *m, const bc_function *fn, util_buffer *b)
 {
     util_buffer_printf(b, "%s %s: %u ops, %u register slots (%u constants), %u predicates, %llu bytes of local frame\n",
@@ -56,7 +109,6 @@ void bc_disassemble(const bc_module *m, const bc_function *fn, util_buffer *b)
             }
             case 'i': util_buffer_printf(b, "%lld", (long long)op->imm); break;
             case 't': util_buffer_printf(b, "-> %lld", (long long)op->imm); break;
-            case 's': util_buffer_printf(b, "sr%u.%u", op->mode, op->n); break;
             case 'm':
                 util_buffer_printf(b, "[");
                 slot(b, fn, op->a);
@@ -77,10 +129,7 @@ void bc_disassemble(const bc_module *m, const bc_function *fn, util_buffer *b)
         }
         if (op->code == BC_CALL || op->code == BC_CALL_BUILTIN)
             util_buffer_printf(b, " (%s)", m->functions[op->imm]->name);
-        if (op->mode && op->code != BC_S2R)
-            util_buffer_printf(b, " mode=%u", op->mode);
-        if (op->mode2)
-            util_buffer_printf(b, " mode2=%u", op->mode2);
+        describe_mode(b, op);
         if (src && src->line != last_line) {
             size_t w = b->len - start;
             for (; w < 48; w++)

@@ -34,8 +34,10 @@ void lower_error(lowerer *L, ptx_pos pos, const char *fmt, ...)
         L->first_col = pos.col;
     }
     L->nerrors++;
-    if (L->nerrors <= MAX_ERRORS)
+    if (L->nerrors <= MAX_ERRORS) {
         util_buffer_printf(&L->diag, "%s:%d:%d: error: %s\n", L->m->ptx->filename, pos.line, pos.col, msg);
+        ptx_append_caret(L->m->ptx, pos.line, pos.col, &L->diag);
+    }
 }
 
 static uint64_t align_up(uint64_t x, uint64_t a) { return a ? (x + a - 1) / a * a : x; }
@@ -430,7 +432,7 @@ int lower_address(lowerer *L, const ptx_operand *o, int *space, uint32_t *slot, 
             *space = BC_SPACE_LOCAL;
         } else if (sp >= 0 && sp != *space && !(sp == BC_SPACE_SHARED && *space == BC_SPACE_SHARED_CLUSTER)) {
             if (!(sp == BC_SPACE_LOCAL && *space == BC_SPACE_LOCAL))
-                lower_error(L, o->pos, "'%s' is not in the state space of this instruction", o->base->name);
+                lower_error(L, o->base->pos, "'%s' is not in the state space of this instruction", o->base->name);
         }
         *slot = s;
         return 1;

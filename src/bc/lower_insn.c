@@ -507,9 +507,16 @@ static int lower_mov(lowerer *L)
         return 1;
     }
     uint32_t sd = lower_dst(L, d);
+    uint32_t first = L->fn->ncode;
     uint32_t sa = lower_src(L, a, ty);
     if (!ok(L, sd) || !ok(L, sa))
         return 0;
+    if (a->kind == PTX_OP_SPECIAL && L->fn->ncode == first + 1 && L->fn->code[first].code == BC_S2R) {
+        /* read the special register straight into the destination */
+        L->fn->code[first].d = sd;
+        L->fn->nslots--;
+        return 1;
+    }
     bc_op *op = lower_emit(L, BC_MOV);
     op->type = (uint8_t)ty;
     op->d = sd;

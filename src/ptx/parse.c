@@ -83,6 +83,26 @@ static void error_at(parser *p, int line, int col, const char *fmt, ...)
     util_buffer_append(&p->diag, "^\n", 2);
 }
 
+void ptx_append_caret(const ptx_module *m, int line, int col, util_buffer *b)
+{
+    if (!m->text || line < 1)
+        return;
+    const char *s = m->text, *e = m->text + m->textlen;
+    for (int l = 1; l < line && s < e; s++)
+        if (*s == '\n')
+            l++;
+    const char *q = s;
+    while (q < e && *q != '\n' && *q != '\r')
+        q++;
+    int ll = (int)(q - s);
+    if (ll > 200)
+        ll = 200;
+    util_buffer_printf(b, "  %.*s\n  ", ll, s);
+    for (int i = 1; i < col && i <= ll; i++)
+        util_buffer_append(b, s[i - 1] == '\t' ? "\t" : " ", 1);
+    util_buffer_append(b, "^\n", 2);
+}
+
 /* ---- tokens ---------------------------------------------------------- */
 
 static lex_token next(parser *p)
@@ -1391,6 +1411,7 @@ static void parse_module(parser *p)
             }
             if (maj > 9) {
                 error_at(p, v.line, v.col, "PTX ISA version %d.%d is newer than kemu supports (9.x)", maj, min);
+                seen_version = 1;
                 continue;
             }
             p->m->version_major = maj;
@@ -1512,6 +1533,8 @@ kemu_status ptx_parse(const char *text, size_t len, const char *filename, ptx_mo
     p->textlen = len;
     m->filename = util_arena_strndup(&m->arena, p->filename, strlen(p->filename));
     m->address_size = 64;
+    m->text = util_arena_strndup(&m->arena, text, len);
+    m->textlen = m->text ? len : 0;
     lex_init(&p->lex, text, len);
     parse_module(p);
     kemu_status st = KEMU_OK;

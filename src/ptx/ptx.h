@@ -145,7 +145,11 @@ typedef struct ptx_module {
     ptx_var **globals; int nglobals;       /* module-scope variables */
     ptx_function **functions; int nfunctions;
     ptx_file_entry *files; int nfiles;
+    const char *text; size_t textlen;   /* a copy of the source, for diagnostics */
 } ptx_module;
+
+/* Appends "  <source line>\n  <caret>\n" for line:col of m's text to b. */
+void ptx_append_caret(const ptx_module *m, int line, int col, util_buffer *b);
 
 /* Parses PTX text. On success *out is a new module (free with
  * ptx_module_free). On failure returns KEMU_ERR_PARSE and writes the
