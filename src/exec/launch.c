@@ -251,7 +251,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     block_output *all = calloc(total + 1, sizeof *all);
     size_t n = 0;
     for (int t = 0; t < nthreads; t++) {
-        if (all)
+        if (all && nouts[t])
             memcpy(all + n, outs[t], nouts[t] * sizeof *all);
         n += nouts[t];
         free(outs[t]);

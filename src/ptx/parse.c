@@ -365,7 +365,7 @@ static int parse_int(parser *p, int64_t *out)
         error_at(p, t.line, t.col, "expected an integer but found %s", d);
         return 0;
     }
-    *out = neg ? -(int64_t)t.ival : (int64_t)t.ival;
+    *out = (int64_t)(neg ? 0 - t.ival : t.ival);
     return 1;
 }
 
@@ -375,7 +375,7 @@ static void store_scalar(unsigned char *dst, unsigned size, ptx_type type, const
 {
     uint64_t bits = 0;
     if (t->kind == LEX_INT) {
-        uint64_t v = neg ? (uint64_t)(-(int64_t)t->ival) : t->ival;
+        uint64_t v = neg ? 0 - t->ival : t->ival;
         if (type == PTX_T_F32) {
             float f = neg ? -(float)t->ival : (float)t->ival;
             memcpy(&bits, &f, 4);
@@ -740,7 +740,7 @@ static int parse_operand(parser *p, ptx_operand *o)
         lex_token n = next(p);
         if (n.kind == LEX_INT) {
             o->kind = PTX_OP_IMM_INT;
-            o->imm = -(int64_t)n.ival;
+            o->imm = (int64_t)(0 - n.ival);
             return 1;
         }
         if (n.kind == LEX_FLOAT) {
