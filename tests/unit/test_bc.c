@@ -1,0 +1,179 @@
+/* Unit tests of the lowering (src/bc/): register slots, constant pooling,
+ * opcode selection per type and modifier, label resolution, module layout
+ * of shared/const/global variables and parameter offsets, and the
+ * disassembler. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bc/bc.h"
+
+static bc_module *lower(const char *src)
+{
+    ptx_module *p;
+    bc_module *m;
+    kemu_error err;
+    memset(&err, 0, sizeof err);
+    ck_assert_msg(ptx_parse(src, strlen(src), "t.ptx", &p, &err) == KEMU_OK, "%s", err.message);
+    ck_assert_msg(bc_module_layout(p, &m, &err) == KEMU_OK, "%s", err.message);
+    ck_assert_msg(bc_module_lower(m, 0x1000, &err) == KEMU_OK, "%s", err.message);
+    return m;
+}
+
+static void release(bc_module *m)
+{
+    ptx_module *p = m->ptx;
+    bc_module_free(m);
+    ptx_module_free(p);
+}
+
+#define H ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+
+START_TEST(opcode_selection)
+{
+    bc_module *m = lower(H ".visible .entry k()\n{\n .reg .f32 %f<3>; .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
+                           " add.f32 %f1, %f2, 0f3F800000;\n add.rz.f32 %f1, %f1, %f2;\n"
+                           " add.s32 %r1, %r2, 5;\n mul.wide.u32 %rd1, %r1, %r2;\n"
+                           " fma.rn.f32 %f1, %f1, %f2, %f1;\n ret;\n}\n");
+    bc_function *k = bc_module_find(m, "k");
+    ck_assert_ptr_nonnull(k);
+    ck_assert_uint_eq(k->ncode, 7); /* ret, then the exit every function ends with */
+    ck_assert_int_eq(k->code[0].code, BC_ADD_F32);  /* the round-to-nearest fast path */
+    ck_assert_int_eq(k->code[1].code, BC_FADD);     /* directed rounding */
+    ck_assert_int_eq(k->code[1].mode, BC_RND_RZ);
+    ck_assert_int_eq(k->code[2].code, BC_ADD);
+    ck_assert_int_eq(k->code[2].type, PTX_T_S32);
+    ck_assert_int_eq(k->code[3].code, BC_MUL_WIDE);
+    ck_assert_int_eq(k->code[4].code, BC_FMA_F32);
+    ck_assert_int_eq(k->code[5].code, BC_EXIT);
+    /* the immediate lives in a constant slot with its f32 bits */
+    int found = 0;
+    for (uint32_t i = 0; i < k->nconsts; i++)
+        if (k->const_slots[i] == k->code[0].b && k->const_values[i] == 0x3F800000u)
+            found = 1;
+    ck_assert(found);
+    release(m);
+}
+END_TEST
+
+START_TEST(constants_are_pooled)
+{
+    bc_module *m = lower(H ".visible .entry k()\n{\n .reg .b32 %r<4>;\n"
+                           " add.s32 %r1, %r2, 7;\n add.s32 %r3, %r1, 7;\n add.s32 %r3, %r3, 8;\n ret;\n}\n");
+    bc_function *k = bc_module_find(m, "k");
+    ck_assert_uint_eq(k->nconsts, 2);
+    ck_assert_uint_eq(k->code[0].b, k->code[1].b);
+    ck_assert_uint_ne(k->code[1].b, k->code[2].b);
+    /* registers first, then constants: 4 registers + 2 constants */
+    ck_assert_uint_eq(k->nslots, 6);
+    release(m);
+}
+END_TEST
+
+START_TEST(labels_and_guards)
+{
+    bc_module *m = lower(H ".visible .entry k()\n{\n .reg .b32 %r<2>; .reg .pred %p<2>;\n"
+                           "$top:\n setp.lt.u32 %p1, %r1, 10;\n @!%p1 bra $out;\n add.s32 %r1, %r1, 1;\n"
+                           " bra.uni $top;\n$out:\n ret;\n}\n");
+    bc_function *k = bc_module_find(m, "k");
+    ck_assert_int_eq(k->code[1].code, BC_BRA);
+    ck_assert_int_eq(k->code[1].imm, 4);
+    ck_assert(k->code[1].flags & BC_F_GUARD_NEG);
+    ck_assert_uint_eq(k->code[1].guard, k->code[0].d);
+    ck_assert_int_eq(k->code[3].imm, 0);
+    ck_assert(k->code[3].flags & BC_F_UNI);
+    release(m);
+}
+END_TEST
+
+START_TEST(module_layout)
+{
+    bc_module *m = lower(H ".global .align 8 .b8 g1[12];\n.global .align 4 .u32 g2 = 5;\n"
+                           ".const .align 4 .f32 c1[3] = {0f3F800000, 0f40000000, 0f40400000};\n"
+                           ".shared .align 16 .b8 s1[100];\n.shared .align 4 .b8 s2[8];\n"
+                           ".extern .shared .align 16 .b8 dyn[];\n"
+                           ".visible .entry k(.param .u8 a, .param .u64 b, .param .align 16 .b8 c[20], .param .f32 d)\n{\n ret;\n}\n");
+    ck_assert_uint_eq(m->shared_static_size, 108);
+    ck_assert_int_eq(m->has_dynamic_shared, 1);
+    ck_assert_uint_eq(m->const_size, 12);
+    ck_assert_uint_eq(m->const_init[4], 0x00);
+    ck_assert_uint_eq(m->const_init[7], 0x40);
+    int seen = 0;
+    for (int i = 0; i < m->nsymbols; i++) {
+        const bc_symbol *s = &m->symbols[i];
+        if (!strcmp(s->name, "g1")) { ck_assert_uint_eq(s->address, 0x1000); seen++; }
+        if (!strcmp(s->name, "g2")) { ck_assert_uint_eq(s->address, 0x1010); seen++; }
+        if (!strcmp(s->name, "s2")) { ck_assert_uint_eq(s->address, 100); seen++; }
+        if (!strcmp(s->name, "dyn")) { ck_assert_uint_eq(s->address, 112); seen++; }
+    }
+    ck_assert_int_eq(seen, 4);
+    ck_assert_uint_eq(m->global_init[0x10], 5);
+    bc_function *k = bc_module_find(m, "k");
+    /* CUDA ABI: each parameter at its natural (or declared) alignment */
+    ck_assert_uint_eq(k->params[0].offset, 0);
+    ck_assert_uint_eq(k->params[1].offset, 8);
+    ck_assert_uint_eq(k->params[2].offset, 16);
+    ck_assert_uint_eq(k->params[3].offset, 36);
+    ck_assert_uint_eq(k->param_size, 40);
+    release(m);
+}
+END_TEST
+
+START_TEST(disassembly_names_sources)
+{
+    bc_module *m = lower(H ".file 1 \"k.cu\"\n.visible .entry k(.param .u64 p)\n{\n .reg .b32 %r<2>; .reg .b64 %rd<2>;\n"
+                           " .loc 1 12 3\n ld.param.u64 %rd1, [p];\n mov.u32 %r1, %tid.x;\n st.global.u32 [%rd1+4], %r1;\n ret;\n}\n");
+    util_buffer b = {0};
+    bc_disassemble(m, bc_module_find(m, "k"), &b);
+    ck_assert_msg(strstr(b.data, "S2R r1 = %tid.x"), "%s", b.data);
+    ck_assert_msg(strstr(b.data, "ST.u32 [r3+4], r1 .global"), "%s", b.data);
+    ck_assert_msg(strstr(b.data, "; t.ptx:9 (k.cu:12)"), "%s", b.data);
+    util_buffer_free(&b);
+    release(m);
+}
+END_TEST
+
+START_TEST(calls_copy_parameters)
+{
+    bc_module *m = lower(H ".func (.param .b32 r) f(.param .b32 a, .param .b64 b)\n{\n .reg .b32 %r;\n"
+                           " ld.param.b32 %r, [a];\n st.param.b32 [r], %r;\n ret;\n}\n"
+                           ".visible .entry k()\n{\n .reg .b32 %r;\n {\n .param .b32 p0;\n .param .b64 p1;\n"
+                           " st.param.b32 [p0], 1;\n .param .b32 rv;\n call.uni (rv), f, (p0, p1);\n"
+                           " ld.param.b32 %r, [rv];\n }\n ret;\n}\n");
+    bc_function *k = bc_module_find(m, "k"), *f = bc_module_find(m, "f");
+    ck_assert_uint_eq(k->ncalls, 1);
+    const bc_call *c = &k->calls[0];
+    ck_assert_int_eq(c->callee, f->index);
+    ck_assert_int_eq(c->nargs, 2);
+    ck_assert_uint_eq(c->args[0].to, f->params[0].offset);
+    ck_assert_uint_eq(c->args[1].to, f->params[1].offset);
+    ck_assert_uint_eq(c->args[1].size, 8);
+    ck_assert_uint_eq(c->rets[0].from, f->rets[0].offset);
+    ck_assert_int_eq(k->uses_calls, 1);
+    release(m);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("bc");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, opcode_selection);
+    tcase_add_test(tc, constants_are_pooled);
+    tcase_add_test(tc, labels_and_guards);
+    tcase_add_test(tc, module_layout);
+    tcase_add_test(tc, disassembly_names_sources);
+    tcase_add_test(tc, calls_copy_parameters);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

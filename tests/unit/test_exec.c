@@ -1,0 +1,159 @@
+/* Unit tests of the launch room (src/exec/): architecture profiles, launch
+ * validation with its exact messages, device memory API errors, and
+ * results that do not depend on the number of host threads. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec.h"
+
+#define H ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+static kemu_kernel *load(kemu_device *dev, const char *ptx, const char *name)
+{
+    kemu_error err;
+    kemu_module *m;
+    ck_assert_msg(kemu_module_load_ptx(dev, ptx, strlen(ptx), "t.ptx", &m, &err) == KEMU_OK, "%s", err.message);
+    kemu_kernel *k;
+    ck_assert_int_eq(kemu_module_get_kernel(m, name, &k, &err), KEMU_OK);
+    return k;
+}
+
+START_TEST(arch_profiles)
+{
+    ck_assert_int_eq(exec_arch_find("sm_80")->sm, 80);
+    ck_assert_int_eq(exec_arch_find("sm_90a")->sm, 90);
+    ck_assert_ptr_null(exec_arch_find("sm_81"));
+    ck_assert_ptr_null(exec_arch_find("compute_80"));
+    ck_assert_int_eq(exec_arch_for_sm(89)->sm, 89);
+    ck_assert_int_eq(exec_arch_for_sm(88)->sm, 87);
+    ck_assert_uint_eq(exec_arch_find("sm_90")->max_shared_optin, 227 * 1024);
+    kemu_device *d;
+    kemu_error err;
+    kemu_device_config cfg = {"sm_42", 0, NULL, 0, 0};
+    ck_assert_int_eq(kemu_device_create(&cfg, &d, &err), KEMU_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err.message, "unknown architecture 'sm_42'"), "%s", err.message);
+    kemu_device_config cfg2 = {NULL, 0, "random:x", 0, 0};
+    ck_assert_int_eq(kemu_device_create(&cfg2, &d, &err), KEMU_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err.message, "bad schedule seed in 'random:x'"), "%s", err.message);
+}
+END_TEST
+
+START_TEST(launch_validation)
+{
+    kemu_device *d;
+    kemu_error err;
+    ck_assert_int_eq(kemu_device_create(NULL, &d, &err), KEMU_OK);
+    kemu_kernel *k = load(d, H ".visible .entry k(.param .u32 x)\n.reqntid 64\n{\n ret;\n}\n"
+                             ".visible .entry j()\n{\n ret;\n}\n", "k");
+    kemu_kernel *j;
+    ck_assert_int_eq(kemu_module_get_kernel(k->mod, "j", &j, &err), KEMU_OK);
+    uint32_t x = 1;
+    void *args[] = {&x};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_int_eq(kemu_launch(k, &lc, args, NULL, &err), KEMU_ERR_LAUNCH_CONFIG);
+    ck_assert_msg(strstr(err.message, "requires a block of 64,1,1 threads (.reqntid); the launch has 32,1,1"), "%s", err.message);
+    kemu_launch_config big = {{1, 1, 1}, {1024, 2, 1}, {0, 0, 0}, 0};
+    ck_assert_int_eq(kemu_launch(j, &big, NULL, NULL, &err), KEMU_ERR_LAUNCH_CONFIG);
+    ck_assert_msg(strstr(err.message, "2048 threads per block exceed the sm_80 limit of 1024"), "%s", err.message);
+    kemu_launch_config z = {{1, 1, 1}, {1, 1, 65}, {0, 0, 0}, 0};
+    ck_assert_int_eq(kemu_launch(j, &z, NULL, NULL, &err), KEMU_ERR_LAUNCH_CONFIG);
+    ck_assert_msg(strstr(err.message, "block z dimension 65 exceeds the sm_80 limit of 64"), "%s", err.message);
+    kemu_launch_config sh = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 200 * 1024};
+    ck_assert_int_eq(kemu_launch(j, &sh, NULL, NULL, &err), KEMU_ERR_LAUNCH_CONFIG);
+    ck_assert_msg(strstr(err.message, "204800 bytes of shared memory per block (0 static + 204800 dynamic) exceed the sm_80 limit of 166912"),
+                  "%s", err.message);
+    kemu_launch_config cl = {{2, 1, 1}, {32, 1, 1}, {2, 1, 1}, 0};
+    ck_assert_int_eq(kemu_launch(j, &cl, NULL, NULL, &err), KEMU_ERR_LAUNCH_CONFIG);
+    ck_assert_msg(strstr(err.message, "clusters need sm_90 or later (the device is sm_80)"), "%s", err.message);
+    kemu_launch_config ok = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_int_eq(kemu_launch(k, &ok, NULL, NULL, &err), KEMU_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(kemu_launch(k, &ok, args, NULL, &err), KEMU_OK);
+    kemu_device_destroy(d);
+}
+END_TEST
+
+START_TEST(memory_api_errors)
+{
+    kemu_device *d;
+    kemu_error err;
+    ck_assert_int_eq(kemu_device_create(NULL, &d, &err), KEMU_OK);
+    uint64_t a;
+    ck_assert_int_eq(kemu_malloc(d, 64, KEMU_UNINIT_ZERO, &a, &err), KEMU_OK);
+    char buf[128] = {0};
+    ck_assert_int_eq(kemu_memcpy_htod(d, a, buf, 65, &err), KEMU_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err.message, "is not inside one device allocation"), "%s", err.message);
+    ck_assert_int_eq(kemu_memset(d, a + 8, 7, 56, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_memcpy_dtoh(d, buf, a, 64, &err), KEMU_OK);
+    ck_assert_int_eq(buf[7], 0);
+    ck_assert_int_eq(buf[8], 7);
+    ck_assert_int_eq(kemu_free(d, a + 1, &err), KEMU_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(kemu_free(d, a, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_free(d, a, &err), KEMU_ERR_INVALID_ARGUMENT);
+    kemu_device_destroy(d);
+}
+END_TEST
+
+/* Every block atomically bumps a counter and prints its id: the printf
+ * order is by block and the results are the same for 1 and 2 threads. */
+START_TEST(results_independent_of_threads)
+{
+    const char *ptx = H ".extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);\n"
+                        ".global .align 1 .b8 fmt[12] = {98, 108, 111, 99, 107, 32, 37, 100, 10, 0};\n"
+                        ".visible .entry k(.param .u64 c)\n{\n .local .align 8 .b8 buf[8];\n"
+                        " .reg .b32 %r<4>; .reg .b64 %rd<6>; .reg .pred %p;\n"
+                        " ld.param.u64 %rd1, [c];\n atom.global.add.u32 %r1, [%rd1], 1;\n"
+                        " mov.u32 %r2, %tid.x;\n setp.ne.u32 %p, %r2, 0;\n @%p bra $end;\n"
+                        " mov.u32 %r3, %ctaid.x;\n mov.u64 %rd2, buf;\n st.local.u32 [%rd2], %r3;\n"
+                        " cvta.local.u64 %rd3, %rd2;\n mov.u64 %rd4, fmt;\n cvta.global.u64 %rd5, %rd4;\n"
+                        " {\n .param .b64 p0;\n st.param.b64 [p0], %rd5;\n .param .b64 p1;\n st.param.b64 [p1], %rd3;\n"
+                        " .param .b32 rv;\n call.uni (rv), vprintf, (p0, p1);\n }\n$end:\n ret;\n}\n";
+    char *outputs[3];
+    for (int t = 0; t < 3; t++) {
+        kemu_device *d;
+        kemu_error err;
+        kemu_device_config cfg = {NULL, t == 2 ? 2 : t + 1, t == 2 ? "random:7" : NULL, 0, 0};
+        ck_assert_int_eq(kemu_device_create(&cfg, &d, &err), KEMU_OK);
+        kemu_kernel *k = load(d, ptx, "k");
+        uint64_t c;
+        ck_assert_int_eq(kemu_malloc(d, 4, KEMU_UNINIT_ZERO, &c, &err), KEMU_OK);
+        void *args[] = {&c};
+        kemu_launch_config lc = {{40, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+        kemu_report r;
+        ck_assert_msg(kemu_launch(k, &lc, args, &r, &err) == KEMU_OK, "%s", err.message);
+        uint32_t count;
+        kemu_memcpy_dtoh(d, &count, c, 4, &err);
+        ck_assert_uint_eq(count, 40 * 64);
+        outputs[t] = strdup(r.printf_output);
+        kemu_report_free(&r);
+        kemu_device_destroy(d);
+    }
+    ck_assert(!strncmp(outputs[0], "block 0\nblock 1\nblock 2\n", 24));
+    ck_assert(strstr(outputs[0], "block 39\n"));
+    ck_assert_str_eq(outputs[0], outputs[1]);
+    ck_assert_str_eq(outputs[0], outputs[2]);
+    for (int t = 0; t < 3; t++)
+        free(outputs[t]);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("exec");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, arch_profiles);
+    tcase_add_test(tc, launch_validation);
+    tcase_add_test(tc, memory_api_errors);
+    tcase_add_test(tc, results_independent_of_threads);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
