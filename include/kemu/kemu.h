@@ -76,6 +76,18 @@ kemu_status kemu_device_create(const kemu_device_config *cfg, kemu_device **out,
 /* Frees the device, its memory and every module loaded on it. */
 void kemu_device_destroy(kemu_device *dev);
 
+/* Binds the PTX `.extern .func` named `name` to the host function `fn`, so
+ * that kernels calling it run fn on the host through libffi, once per
+ * calling thread in lane order, with arguments and return value converted
+ * from the PTX parameter types (.u8-.u64/.s8-.s64/.b8-.b64 as integers of
+ * that width, .f32 as float, .f64 as double, .b8 arrays as a pointer to
+ * the bytes). Pointers a kernel passes are device addresses; global memory
+ * addresses are directly usable host pointers. Bind before loading the
+ * modules that call the function. With several host threads, blocks call
+ * fn concurrently: it must be thread-safe (or use threads = 1). A name bound
+ * twice is rebound. Returns KEMU_ERR_INVALID_ARGUMENT for NULL arguments. */
+kemu_status kemu_device_bind_native(kemu_device *dev, const char *name, void (*fn)(void), kemu_error *err);
+
 /* Parses and lowers PTX text (len bytes; need not be NUL-terminated).
  * `filename` is used in error messages only. On a PTX error returns
  * KEMU_ERR_PARSE with err->file/line/column set. The module belongs to the

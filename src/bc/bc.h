@@ -79,7 +79,7 @@ enum { BC_MB_INIT = 0, BC_MB_INVAL, BC_MB_ARRIVE, BC_MB_ARRIVE_DROP, BC_MB_TEST_
        BC_MB_TEST_PARITY, BC_MB_TRY_PARITY, BC_MB_PENDING };
 
 /* Builtin host functions (CALL_BUILTIN mode). */
-enum { BC_BUILTIN_VPRINTF = 0, BC_BUILTIN_ASSERTFAIL, BC_BUILTIN_MALLOC, BC_BUILTIN_FREE };
+enum { BC_BUILTIN_VPRINTF = 0, BC_BUILTIN_ASSERTFAIL, BC_BUILTIN_MALLOC, BC_BUILTIN_FREE, BC_BUILTIN_NATIVE };
 
 /* Special registers (S2R mode). */
 enum { BC_SR_TID = 0, BC_SR_NTID, BC_SR_LANEID, BC_SR_WARPID, BC_SR_NWARPID, BC_SR_CTAID,
@@ -179,7 +179,11 @@ typedef struct bc_module {
  * see bc_module_layout. Returns KEMU_ERR_PARSE with file:line:col on
  * semantic errors (undeclared symbols, operand mismatches, unsupported
  * instructions). */
-kemu_status bc_module_layout(ptx_module *ptx, bc_module **out, kemu_error *err);
+/* is_native (may be NULL) tells whether an .extern .func name is bound to a
+ * host function; calls to it lower to CALL_BUILTIN with BC_BUILTIN_NATIVE. */
+typedef int (*bc_native_query)(void *ctx, const char *name);
+kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *native_ctx, bc_module **out,
+                             kemu_error *err);
 kemu_status bc_module_lower(bc_module *m, uint64_t global_base, kemu_error *err);
 void bc_module_free(bc_module *m);
 

@@ -480,7 +480,8 @@ static void layout_params(bc_param *out, ptx_var **vars, int n, uint64_t *offset
     }
 }
 
-kemu_status bc_module_layout(ptx_module *ptx, bc_module **out, kemu_error *err)
+kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *native_ctx, bc_module **out,
+                             kemu_error *err)
 {
     bc_module *m = calloc(1, sizeof *m);
     if (!m)
@@ -531,6 +532,8 @@ kemu_status bc_module_layout(ptx_module *ptx, bc_module **out, kemu_error *err)
         f->is_entry = pf->is_entry;
         f->is_extern = !pf->has_body;
         f->builtin = f->is_extern ? builtin_of(pf->name) : 0;
+        if (f->is_extern && is_native && is_native(native_ctx, pf->name))
+            f->builtin = BC_BUILTIN_NATIVE + 1; /* a bound host function wins over the built-in one */
         memcpy(f->maxntid, pf->maxntid, sizeof f->maxntid);
         memcpy(f->reqntid, pf->reqntid, sizeof f->reqntid);
         memcpy(f->reqnctapercluster, pf->reqnctapercluster, sizeof f->reqnctapercluster);

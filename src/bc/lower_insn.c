@@ -846,7 +846,7 @@ static int lower_call(lowerer *L)
         call.callee = callee->index;
         if (callee->is_extern && !callee->builtin) {
             lower_error(L, t->pos, "call to external function '%s', which kemu does not provide "
-                        "(bind it with the C API, or link the code that defines it)", t->name);
+                        "(bind it with kemu_device_bind_native, or link the code that defines it)", t->name);
             return 0;
         }
         if (in->ncall_args != callee->nparams) {

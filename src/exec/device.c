@@ -126,8 +126,43 @@ void kemu_device_destroy(kemu_device *d)
     while (d->nmodules)
         kemu_module_unload(d->modules[d->nmodules - 1]);
     free(d->modules);
+    for (int i = 0; i < d->nnatives; i++)
+        free(d->natives[i].name);
+    free(d->natives);
     mem_space_destroy(&d->mem);
     free(d);
+}
+
+/* ---- native functions ------------------------------------------------------ */
+
+static int device_has_native(void *ctx, const char *name)
+{
+    kemu_device *d = ctx;
+    for (int i = 0; i < d->nnatives; i++)
+        if (!strcmp(d->natives[i].name, name))
+            return 1;
+    return 0;
+}
+
+kemu_status kemu_device_bind_native(kemu_device *dev, const char *name, void (*fn)(void), kemu_error *err)
+{
+    if (!dev || !name || !fn)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_device_bind_native: NULL argument");
+    for (int i = 0; i < dev->nnatives; i++)
+        if (!strcmp(dev->natives[i].name, name)) {
+            dev->natives[i].fn = fn;
+            return KEMU_OK;
+        }
+    exec_native_binding *n = realloc(dev->natives, (size_t)(dev->nnatives + 1) * sizeof *n);
+    if (!n)
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+    dev->natives = n;
+    n[dev->nnatives].name = strdup(name);
+    n[dev->nnatives].fn = fn;
+    if (!n[dev->nnatives].name)
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+    dev->nnatives++;
+    return KEMU_OK;
 }
 
 /* ---- modules ------------------------------------------------------------- */
@@ -154,7 +189,7 @@ kemu_status kemu_module_load_ptx(kemu_device *dev, const char *text, size_t len,
         free(mod);
         return st;
     }
-    st = bc_module_layout(mod->ptx, &mod->bc, err);
+    st = bc_module_layout(mod->ptx, device_has_native, dev, &mod->bc, err);
     if (st != KEMU_OK)
         goto fail;
     if (mem_alloc(&dev->mem, mod->bc->global_size ? mod->bc->global_size : 1, 0, MEM_KIND_MODULE_GLOBALS,
@@ -194,6 +229,9 @@ kemu_status kemu_module_load_ptx(kemu_device *dev, const char *text, size_t len,
         if (mod->bc->functions[i]->is_entry)
             mod->kernels[k++] = (kemu_kernel){mod, mod->bc->functions[i]};
     mod->uses_malloc = module_uses_malloc(mod->bc);
+    st = exec_natives_prepare(mod, err);
+    if (st != KEMU_OK)
+        goto fail;
     kemu_module **nm = realloc(dev->modules, (size_t)(dev->nmodules + 1) * sizeof *nm);
     if (!nm) {
         st = util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
@@ -204,6 +242,7 @@ kemu_status kemu_module_load_ptx(kemu_device *dev, const char *text, size_t len,
     *out = mod;
     return KEMU_OK;
 fail:
+    exec_natives_free(mod);
     if (mod->globals)
         mem_free(&dev->mem, mod->globals);
     bc_module_free(mod->bc);
@@ -238,6 +277,7 @@ void kemu_module_unload(kemu_module *mod)
             dev->nmodules--;
             break;
         }
+    exec_natives_free(mod);
     mem_free(&dev->mem, mod->globals);
     bc_module_free(mod->bc);
     ptx_module_free(mod->ptx);

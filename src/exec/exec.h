@@ -27,7 +27,11 @@ const exec_arch *exec_arch_find(const char *name);
 /* The closest known architecture at or below sm (for .target). */
 const exec_arch *exec_arch_for_sm(int sm);
 
+typedef struct exec_native_binding { char *name; void (*fn)(void); } exec_native_binding;
+
 struct kemu_device {
+    exec_native_binding *natives;
+    int nnatives;
     mem_space mem;
     kemu_device_config cfg;
     char arch_name[32];
@@ -56,7 +60,16 @@ struct kemu_module {
     const char **loc_files;      /* by .file id */
     int nloc_files;
     int uses_malloc;
+    struct exec_native_call **natives; /* by function index: prepared libffi calls, or NULL */
 };
+
+/* Calls native function fn_index of module mod with argument pointers
+ * args (one per PTX parameter) and stores the result at ret (may be NULL).
+ * The signature of vm_launch.call_native. */
+int exec_call_native(void *mod, int fn_index, void **args, void *ret);
+/* Prepares the libffi calls of the natives a module uses. */
+kemu_status exec_natives_prepare(kemu_module *mod, kemu_error *err);
+void exec_natives_free(kemu_module *mod);
 
 /* The architecture a launch of module mod runs as. */
 const exec_arch *exec_module_arch(const kemu_module *mod);

@@ -171,6 +171,8 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     L.start_time = vm_now();
     L.abort_id = UINT64_MAX;
     L.arch_sm = arch->sm;
+    L.call_native = exec_call_native;
+    L.native_ctx = mod;
     if (mod->uses_malloc && !dev->heap_base) {
         if (mem_alloc(&dev->mem, HEAP_BYTES, 0, MEM_KIND_HEAP, &dev->heap_base)) {
             free(L.params);

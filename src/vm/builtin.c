@@ -136,6 +136,26 @@ int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *o
         }
         return 0;
     }
+    case BC_BUILTIN_NATIVE: {
+        const bc_function *callee = L->mod->functions[op->imm];
+        void *argv[64];
+        if (call->nargs > 64 || !L->call_native)
+            return vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "cannot call native function '%s'",
+                               callee->name);
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            uint8_t *lm = w->local + (size_t)l * L->local_stride + f->local_base;
+            for (int i = 0; i < call->nargs; i++)
+                argv[i] = lm + call->args[i].from;
+            uint8_t retbuf[16] = {0};
+            if (L->call_native(L->native_ctx, callee->index, argv, call->nrets ? retbuf : NULL))
+                return vm_fault_at(b, w, f, pc, (uint32_t)l, 719, "native function '%s' could not be called",
+                                   callee->name);
+            if (call->nrets)
+                memcpy(lm + call->rets[0].to, retbuf, call->rets[0].size < 16 ? call->rets[0].size : 16);
+        }
+        return 0;
+    }
     case BC_BUILTIN_FREE:
         /* the device heap is a bump allocator: free releases nothing until the heap is reset */
         return 0;

@@ -113,6 +113,8 @@ typedef struct vm_launch {
     uint64_t heap_base, heap_size, heap_used; /* device malloc */
     void *heap_lock;
     int arch_sm;
+    int (*call_native)(void *ctx, int fn_index, void **args, void *ret);
+    void *native_ctx;
 } vm_launch;
 
 /* Sets up a block (reusing its allocations) and runs it to completion.

@@ -15,7 +15,7 @@ static bc_module *lower(const char *src)
     kemu_error err;
     memset(&err, 0, sizeof err);
     ck_assert_msg(ptx_parse(src, strlen(src), "t.ptx", &p, &err) == KEMU_OK, "%s", err.message);
-    ck_assert_msg(bc_module_layout(p, &m, &err) == KEMU_OK, "%s", err.message);
+    ck_assert_msg(bc_module_layout(p, NULL, NULL, &m, &err) == KEMU_OK, "%s", err.message);
     ck_assert_msg(bc_module_lower(m, 0x1000, &err) == KEMU_OK, "%s", err.message);
     return m;
 }

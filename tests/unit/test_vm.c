@@ -144,6 +144,57 @@ START_TEST(deadlock_diagnosed)
 }
 END_TEST
 
+static float native_scale(uint32_t x, float s, uint64_t out)
+{
+    /* a global address is a usable host pointer */
+    ((uint32_t *)(uintptr_t)out)[x] = x + 1000;
+    return (float)x * s;
+}
+
+/* An .extern .func bound with kemu_device_bind_native runs per thread. */
+START_TEST(native_function_via_libffi)
+{
+    kemu_error err;
+    ck_assert_int_eq(kemu_device_bind_native(dev, "scale", (void (*)(void))native_scale, &err), KEMU_OK);
+    kemu_kernel *k = load(HEADER
+        ".extern .func (.param .f32 r) scale(.param .b32 x, .param .f32 s, .param .b64 o);\n"
+        ".visible .entry nat(.param .u64 out, .param .u64 side)\n{\n .reg .b32 %r<2>; .reg .f32 %f<2>; .reg .b64 %rd<5>;\n"
+        " ld.param.u64 %rd1, [out];\n ld.param.u64 %rd4, [side];\n mov.u32 %r1, %tid.x;\n"
+        " {\n .param .b32 p0;\n st.param.b32 [p0], %r1;\n .param .f32 p1;\n st.param.f32 [p1], 0f3FC00000;\n"
+        " .param .b64 p2;\n st.param.b64 [p2], %rd4;\n .param .f32 rv;\n call.uni (rv), scale, (p0, p1, p2);\n"
+        " ld.param.f32 %f1, [rv];\n }\n"
+        " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.f32 [%rd3], %f1;\n ret;\n}\n", "nat");
+    uint64_t out, side;
+    ck_assert_int_eq(kemu_malloc(dev, 64 * 4, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(dev, 64 * 4, KEMU_UNINIT_NAN, &side, &err), KEMU_OK);
+    void *args[] = {&out, &side};
+    kemu_launch_config lc = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_msg(kemu_launch(k, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
+    float res[64];
+    uint32_t sres[64];
+    kemu_memcpy_dtoh(dev, res, out, sizeof res, &err);
+    kemu_memcpy_dtoh(dev, sres, side, sizeof sres, &err);
+    for (int i = 0; i < 64; i++) {
+        ck_assert(res[i] == (float)i * 1.5f);
+        ck_assert_uint_eq(sres[i], (uint32_t)i + 1000);
+    }
+}
+END_TEST
+
+/* Calling an extern nobody provides is refused at load time. */
+START_TEST(unbound_extern_refused)
+{
+    const char *ptx = HEADER ".extern .func nothere(.param .b32 x);\n"
+                      ".visible .entry e()\n{\n {\n .param .b32 p0;\n st.param.b32 [p0], 1;\n"
+                      " call.uni nothere, (p0);\n }\n ret;\n}\n";
+    kemu_error err;
+    kemu_module *m;
+    ck_assert_int_eq(kemu_module_load_ptx(dev, ptx, strlen(ptx), "test.ptx", &m, &err), KEMU_ERR_PARSE);
+    ck_assert_msg(strstr(err.message, "test.ptx:10:11: error: call to external function 'nothere', which kemu does not provide"),
+                  "%s", err.message);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("vm");
@@ -153,6 +204,8 @@ static Suite *suite(void)
     tcase_add_test(tc, shared_reduction);
     tcase_add_test(tc, oob_fault_message);
     tcase_add_test(tc, deadlock_diagnosed);
+    tcase_add_test(tc, native_function_via_libffi);
+    tcase_add_test(tc, unbound_extern_refused);
     suite_add_tcase(s, tc);
     return s;
 }
