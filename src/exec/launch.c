@@ -94,9 +94,6 @@ static kemu_status validate(kemu_kernel *k, const kemu_launch_config *cfg, unsig
         if (n > 8)
             return util_error(err, KEMU_ERR_LAUNCH_CONFIG, "a cluster of %llu blocks exceeds the portable limit of 8",
                               (unsigned long long)n);
-        if (n > 1)
-            return util_error(err, KEMU_ERR_UNSUPPORTED,
-                              "clusters of more than one block are not supported by kemu yet");
     }
     uint64_t shared = k->mod->bc->shared_static_size + cfg->shared_bytes;
     if (shared > arch->max_shared_optin)
@@ -187,9 +184,14 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     L.heap_lock = dev->heap_base ? &dev->heap_lock : NULL;
 
     uint64_t nblocks = (uint64_t)L.grid[0] * L.grid[1] * L.grid[2];
+    unsigned cl[3];
+    for (int i = 0; i < 3; i++)
+        cl[i] = L.cluster[i] ? L.cluster[i] : 1;
+    unsigned ncl[3] = {L.grid[0] / cl[0], L.grid[1] / cl[1], L.grid[2] / cl[2]};
+    uint64_t nclusters = (uint64_t)ncl[0] * ncl[1] * ncl[2];
     int nthreads = host_threads(dev);
-    if ((uint64_t)nthreads > nblocks)
-        nthreads = (int)nblocks;
+    if ((uint64_t)nthreads > nclusters)
+        nthreads = (int)nclusters;
     block_output **outs = calloc((size_t)nthreads, sizeof *outs);
     size_t *nouts = calloc((size_t)nthreads, sizeof *nouts), *capouts = calloc((size_t)nthreads, sizeof *capouts);
     vm_fault best_fault;
@@ -204,6 +206,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
         free(L.params);
         return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    (void)nblocks;
     double t0 = vm_now();
 #pragma omp parallel num_threads(nthreads) reduction(+ : winstr, tinstr)
     {
@@ -211,38 +214,62 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
 #ifdef _OPENMP
         tid = omp_get_thread_num();
 #endif
-        vm_block blk;
-        memset(&blk, 0, sizeof blk);
+        vm_cluster *cluster = calloc(1, sizeof *cluster);
+        if (!cluster)
+            __atomic_store_n(&oom, 1, __ATOMIC_RELAXED);
 #pragma omp for schedule(dynamic, 1)
-        for (uint64_t id = 0; id < nblocks; id++) {
-            if (__atomic_load_n(&L.abort_id, __ATOMIC_RELAXED) < id)
+        for (uint64_t ci = 0; ci < nclusters; ci++) {
+            if (!cluster)
                 continue;
-            unsigned ctaid[3] = {(unsigned)(id % L.grid[0]), (unsigned)(id / L.grid[0] % L.grid[1]),
-                                 (unsigned)(id / ((uint64_t)L.grid[0] * L.grid[1]))};
-            blk.warp_instructions = blk.thread_instructions = 0;
-            int rc = vm_block_run(&blk, &L, ctaid, id);
-            winstr += blk.warp_instructions;
-            tinstr += blk.thread_instructions;
-            if (blk.printf_out.len) {
-                if (util_grow(&outs[tid], &capouts[tid], nouts[tid] + 1, sizeof(block_output))) {
-                    __atomic_store_n(&oom, 1, __ATOMIC_RELAXED);
-                } else {
-                    outs[tid][nouts[tid]++] = (block_output){id, blk.printf_out.data, blk.printf_out.len};
-                    memset(&blk.printf_out, 0, sizeof blk.printf_out);
+            unsigned cx = (unsigned)(ci % ncl[0]), cy = (unsigned)(ci / ncl[0] % ncl[1]);
+            unsigned cz = (unsigned)(ci / ((uint64_t)ncl[0] * ncl[1]));
+            unsigned ctaids[VM_MAX_CLUSTER][3];
+            uint64_t ids[VM_MAX_CLUSTER];
+            int n = 0;
+            for (unsigned rz = 0; rz < cl[2]; rz++)
+                for (unsigned ry = 0; ry < cl[1]; ry++)
+                    for (unsigned rx = 0; rx < cl[0]; rx++) {
+                        ctaids[n][0] = cx * cl[0] + rx;
+                        ctaids[n][1] = cy * cl[1] + ry;
+                        ctaids[n][2] = cz * cl[2] + rz;
+                        ids[n] = ctaids[n][0] + (uint64_t)ctaids[n][1] * L.grid[0] +
+                                 (uint64_t)ctaids[n][2] * L.grid[0] * L.grid[1];
+                        n++;
+                    }
+            uint64_t min_id = ids[0];
+            if (__atomic_load_n(&L.abort_id, __ATOMIC_RELAXED) < min_id)
+                continue;
+            for (int i = 0; i < n; i++)
+                cluster->blocks[i].warp_instructions = cluster->blocks[i].thread_instructions = 0;
+            int rc = vm_cluster_run(cluster, &L, n, (const unsigned (*)[3])ctaids, ids);
+            for (int i = 0; i < n; i++) {
+                vm_block *blk = &cluster->blocks[i];
+                winstr += blk->warp_instructions;
+                tinstr += blk->thread_instructions;
+                if (blk->printf_out.len) {
+                    if (util_grow(&outs[tid], &capouts[tid], nouts[tid] + 1, sizeof(block_output))) {
+                        __atomic_store_n(&oom, 1, __ATOMIC_RELAXED);
+                    } else {
+                        outs[tid][nouts[tid]++] = (block_output){ids[i], blk->printf_out.data, blk->printf_out.len};
+                        memset(&blk->printf_out, 0, sizeof blk->printf_out);
+                    }
                 }
-            }
-            util_buffer_free(&blk.printf_out);
-            if (rc && blk.fault.faulted) {
+                util_buffer_free(&blk->printf_out);
+                if (rc && blk->fault.faulted) {
 #pragma omp critical(kemu_fault)
-                {
-                    if (id < best_fault_id) {
-                        best_fault_id = id;
-                        best_fault = blk.fault;
+                    {
+                        if (ids[i] < best_fault_id) {
+                            best_fault_id = ids[i];
+                            best_fault = blk->fault;
+                        }
                     }
                 }
             }
         }
-        vm_block_free(&blk);
+        if (cluster) {
+            vm_cluster_free(cluster);
+            free(cluster);
+        }
     }
     double seconds = vm_now() - t0;
     dev->heap_used = L.heap_used;

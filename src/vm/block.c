@@ -271,12 +271,22 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
                 const unsigned *cl = L->cluster;
                 unsigned cx = cl[0] ? cl[0] : 1, cy = cl[1] ? cl[1] : 1, cz = cl[2] ? cl[2] : 1;
                 own = (b->ctaid[0] % cx) + (b->ctaid[1] % cy) * cx + (b->ctaid[2] % cz) * cx * cy;
-                if (rank != own)
-                    return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
-                                       "shared::cluster %s at 0x%llx names block rank %llu of the cluster, "
-                                       "which kemu does not support yet (clusters of one block only)", what,
-                                       (unsigned long long)off, (unsigned long long)rank);
                 off &= 0xffffff;
+                if (rank != own) {
+                    if (!b->cluster || rank >= (uint64_t)b->cluster->n)
+                        return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                           "shared::cluster %s at 0x%llx names block rank %llu, but the cluster has %d block%s",
+                                           what, (unsigned long long)a, (unsigned long long)rank,
+                                           b->cluster ? b->cluster->n : 1, b->cluster && b->cluster->n == 1 ? "" : "s");
+                    vm_block *other = &b->cluster->blocks[rank];
+                    if (off + size > other->shared_size || off + size < off)
+                        return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                           "out-of-bounds shared::cluster %s of %u bytes at offset %llu of block rank %llu (%llu bytes of shared memory)",
+                                           what, size, (unsigned long long)off, (unsigned long long)rank,
+                                           (unsigned long long)other->shared_size);
+                    ptrs[l] = other->shared + off;
+                    break;
+                }
             }
             if (off + size > b->shared_size || off + size < off)
                 return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
@@ -394,6 +404,76 @@ static void barrier_check(vm_block *b, int id)
     memset(bar, 0, sizeof *bar);
 }
 
+/* ---- cluster barrier ------------------------------------------------------ */
+
+static uint32_t cluster_live_warps(const vm_cluster *c)
+{
+    uint32_t n = 0;
+    for (int i = 0; i < c->n; i++)
+        n += live_warps((vm_block *)&c->blocks[i]);
+    return n;
+}
+
+static void release_cluster_waiters(vm_cluster *c)
+{
+    for (int i = 0; i < c->n; i++) {
+        vm_block *b = &c->blocks[i];
+        for (int k = 0; k < b->nwarps; k++) {
+            vm_warp *w = &b->warps[k];
+            if (w->state != VM_WARP_BLOCKED || (w->blocked_bar != 0xfd && w->blocked_bar != 0xff))
+                continue;
+            for (int j = 0; j < w->ngroups; j++) {
+                w->groups[j].state = VM_G_RUN;
+                w->groups[j].pc++;
+            }
+            w->state = VM_WARP_READY;
+        }
+    }
+}
+
+/* Completes the cluster barrier phase when every live warp has arrived. */
+static void cluster_check(vm_cluster *c)
+{
+    if (!c || c->arrived_warps == 0 || c->arrived_warps < cluster_live_warps(c))
+        return;
+    c->arrived_warps = 0;
+    c->phase++;
+    release_cluster_waiters(c);
+}
+
+/* A whole warp reached barrier.cluster.arrive (0xfe), .wait (0xfd) or both
+ * (0xff). */
+static int cluster_arrive(vm_block *b, vm_warp *w, int id)
+{
+    vm_cluster *c = b->cluster;
+    if (id != 0xfd) {
+        c->arrived_warps++;
+        w->cluster_phase = c->phase;
+    }
+    if (id == 0xfe) {
+        for (int k = 0; k < w->ngroups; k++) {
+            w->groups[k].state = VM_G_RUN;
+            w->groups[k].pc++;
+        }
+        w->state = VM_WARP_READY;
+        cluster_check(c);
+        return 0;
+    }
+    if (id == 0xfd && c->phase > w->cluster_phase) {
+        /* the phase this warp arrived in has completed already */
+        for (int k = 0; k < w->ngroups; k++) {
+            w->groups[k].state = VM_G_RUN;
+            w->groups[k].pc++;
+        }
+        w->state = VM_WARP_READY;
+        return 0;
+    }
+    w->state = VM_WARP_BLOCKED;
+    w->blocked_bar = id;
+    cluster_check(c);
+    return 0;
+}
+
 /* The warp has no runnable group: all its lanes wait at barriers (arrive),
  * it is done, or it is stuck. Returns 0, or -1 on a fault. */
 static int warp_arrive(vm_block *b, vm_warp *w)
@@ -402,6 +482,7 @@ static int warp_arrive(vm_block *b, vm_warp *w)
         w->state = VM_WARP_DONE;
         for (int id = 0; id < VM_BARRIERS; id++)
             barrier_check(b, id);
+        cluster_check(b->cluster);
         return 0;
     }
     int id = -1, mixed = 0;
@@ -428,10 +509,8 @@ static int warp_arrive(vm_block *b, vm_warp *w)
         return vm_fault_at(b, w, g->frame, g->pc, (uint32_t)__builtin_ctz(g->mask), 719,
                            "deadlock: lanes of warp %d wait at different barriers", w->index);
     }
-    if (id == 0xff) {
-        /* barrier.cluster without clusters: a block-wide barrier (id 16 slot unused) */
-        id = VM_BARRIERS - 1;
-    }
+    if (id >= 0xfd)
+        return cluster_arrive(b, w, id);
     vm_barrier *bar = &b->bars[id];
     vm_group *g0 = &w->groups[0];
     const bc_op *op = &g0->frame->fn->code[g0->pc];
@@ -633,59 +712,82 @@ static int report_deadlock(vm_block *b)
     return -1;
 }
 
-int vm_block_run(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint64_t linear_id)
+int vm_cluster_run(vm_cluster *c, vm_launch *L, int n, const unsigned (*ctaids)[3], const uint64_t *ids)
 {
-    if (setup_block(b, L, ctaid, linear_id)) {
-        snprintf(b->fault.message, sizeof b->fault.message, "out of host memory setting up block (%u,%u,%u)",
-                 ctaid[0], ctaid[1], ctaid[2]);
-        b->fault.faulted = 1;
-        b->fault.status = 2;
-        return -1;
+    c->n = n;
+    c->arrived_warps = 0;
+    c->phase = 0;
+    for (int i = 0; i < n; i++) {
+        vm_block *b = &c->blocks[i];
+        if (setup_block(b, L, ctaids[i], ids[i])) {
+            snprintf(b->fault.message, sizeof b->fault.message, "out of host memory setting up block (%u,%u,%u)",
+                     ctaids[i][0], ctaids[i][1], ctaids[i][2]);
+            b->fault.faulted = 1;
+            b->fault.status = 2;
+            return -1;
+        }
+        b->cluster = c;
+        b->rank = (unsigned)i;
     }
     int order[1024];
     int rc = 0;
     for (;;) {
-        int n = 0;
-        for (int i = 0; i < b->nwarps; i++)
-            if (b->warps[i].state == VM_WARP_READY)
-                order[n++] = i;
-        if (n == 0) {
-            int alive = 0;
-            for (int i = 0; i < b->nwarps; i++)
+        int progressed = 0, alive = 0;
+        for (int bi = 0; bi < n && !rc; bi++) {
+            vm_block *b = &c->blocks[bi];
+            int cnt = 0;
+            for (int i = 0; i < b->nwarps; i++) {
+                if (b->warps[i].state == VM_WARP_READY)
+                    order[cnt++] = i;
                 if (b->warps[i].state != VM_WARP_DONE)
                     alive = 1;
-            if (!alive)
-                break;
-            rc = report_deadlock(b);
-            break;
-        }
-        if (L->random_schedule)
-            for (int i = n - 1; i > 0; i--) {
-                int j = (int)(next_random(&b->rng) % (uint64_t)(i + 1));
-                int t = order[i];
-                order[i] = order[j];
-                order[j] = t;
             }
-        for (int k = 0; k < n; k++) {
-            vm_warp *w = &b->warps[order[k]];
-            if (w->state != VM_WARP_READY)
-                continue;
-            if (vm_warp_run(b, w)) {
-                rc = -1;
-                break;
+            if (L->random_schedule)
+                for (int i = cnt - 1; i > 0; i--) {
+                    int j = (int)(next_random(&b->rng) % (uint64_t)(i + 1));
+                    int t = order[i];
+                    order[i] = order[j];
+                    order[j] = t;
+                }
+            for (int k = 0; k < cnt; k++) {
+                vm_warp *w = &b->warps[order[k]];
+                if (w->state != VM_WARP_READY)
+                    continue;
+                progressed = 1;
+                if (vm_warp_run(b, w)) {
+                    rc = -1;
+                    break;
+                }
             }
         }
-        if (rc)
+        if (rc || !alive)
             break;
+        if (!progressed) {
+            for (int bi = 0; bi < n; bi++)
+                if (live_warps(&c->blocks[bi])) {
+                    rc = report_deadlock(&c->blocks[bi]);
+                    break;
+                }
+            break;
+        }
     }
-    for (int i = 0; i < b->nwarps; i++)
-        free_nonroot_frames(&b->warps[i]);
-    if (rc && !b->fault.faulted) {
-        snprintf(b->fault.message, sizeof b->fault.message, "block (%u,%u,%u) stopped: another block faulted",
-                 ctaid[0], ctaid[1], ctaid[2]);
-        b->fault.status = -1;
+    for (int bi = 0; bi < n; bi++) {
+        vm_block *b = &c->blocks[bi];
+        for (int i = 0; i < b->nwarps; i++)
+            free_nonroot_frames(&b->warps[i]);
+        if (rc && !b->fault.faulted) {
+            snprintf(b->fault.message, sizeof b->fault.message, "block (%u,%u,%u) stopped: another block faulted",
+                     b->ctaid[0], b->ctaid[1], b->ctaid[2]);
+            b->fault.status = -1;
+        }
     }
     return rc;
+}
+
+void vm_cluster_free(vm_cluster *c)
+{
+    for (int i = 0; i < VM_MAX_CLUSTER; i++)
+        vm_block_free(&c->blocks[i]);
 }
 
 void vm_block_free(vm_block *b)

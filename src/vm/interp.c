@@ -1562,22 +1562,18 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, op->mode ? "brkpt reached" : "trap: the kernel executed a trap instruction");
             return VM_EV_FAULT;
         case BC_BAR_CLUSTER:
-            /* without clusters a barrier.cluster spans this block only */
-            if (L->cluster[0] <= 1 && L->cluster[1] <= 1 && L->cluster[2] <= 1) {
-                if (op->mode == 1)
-                    break;
-                if (m != gm) {
-                    vm_group_split(w, g, g->mask & ~m, pc + 1);
-                    g = &w->groups[gi];
-                }
-                g->state = VM_G_WAIT_BAR;
-                g->bar_id = 0xff; /* cluster barrier */
-                g->pc = pc;
-                b->warp_instructions += winstr;
-                b->thread_instructions += tinstr;
-                return VM_EV_REPICK;
+            /* the whole warp arrives (mode 1), waits (mode 2) or both (0):
+             * ids 0xfe arrive, 0xfd wait, 0xff arrive and wait */
+            if (m != gm) {
+                vm_group_split(w, g, g->mask & ~m, pc + 1);
+                g = &w->groups[gi];
             }
-            __attribute__((fallthrough));
+            g->state = VM_G_WAIT_BAR;
+            g->bar_id = op->mode == 1 ? 0xfe : op->mode == 2 ? 0xfd : 0xff;
+            g->pc = pc;
+            b->warp_instructions += winstr;
+            b->thread_instructions += tinstr;
+            return VM_EV_REPICK;
         default:
             g->pc = pc;
             vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "'%s' is not implemented yet",

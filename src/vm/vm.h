@@ -55,6 +55,7 @@ typedef struct vm_warp {
     uint8_t *local;          /* VM_WARP * local_stride bytes */
     vm_frame *root;
     int rotate;              /* fairness: next group to favour */
+    uint32_t cluster_phase;  /* barrier.cluster phase this warp last arrived in */
 } vm_warp;
 
 typedef struct vm_barrier {
@@ -66,6 +67,7 @@ typedef struct vm_barrier {
 } vm_barrier;
 
 struct vm_launch;
+struct vm_cluster;
 
 typedef struct vm_fault {
     int faulted;
@@ -87,7 +89,20 @@ typedef struct vm_block {
     uint64_t warp_instructions, thread_instructions;
     uint64_t rng;            /* random schedule state */
     int done;
+    struct vm_cluster *cluster;
+    unsigned rank;           /* %cluster_ctarank */
 } vm_block;
+
+/* Blocks of one cluster run together on one host thread, their warps
+ * interleaved, so barrier.cluster and distributed shared memory work. A
+ * launch without clusters runs clusters of one block. */
+#define VM_MAX_CLUSTER 16
+typedef struct vm_cluster {
+    vm_block blocks[VM_MAX_CLUSTER];
+    int n;
+    uint32_t arrived_warps;  /* barrier.cluster arrivals in the current phase */
+    uint32_t phase;          /* completed barrier.cluster phases */
+} vm_cluster;
 
 typedef struct vm_launch {
     const bc_module *mod;
@@ -117,9 +132,11 @@ typedef struct vm_launch {
     void *native_ctx;
 } vm_launch;
 
-/* Sets up a block (reusing its allocations) and runs it to completion.
- * Returns 0 on success, -1 when the block faulted (block->fault filled). */
-int vm_block_run(vm_block *b, vm_launch *launch, const unsigned ctaid[3], uint64_t linear_id);
+/* Sets up the n blocks of a cluster (reusing their allocations) with their
+ * block indices and linear ids, and runs them to completion. Returns 0 on
+ * success, -1 when a block faulted (its fault record filled). */
+int vm_cluster_run(vm_cluster *c, vm_launch *launch, int n, const unsigned (*ctaids)[3], const uint64_t *ids);
+void vm_cluster_free(vm_cluster *c);
 /* Frees a block's allocations. */
 void vm_block_free(vm_block *b);
 

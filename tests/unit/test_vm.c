@@ -195,6 +195,67 @@ START_TEST(unbound_extern_refused)
 }
 END_TEST
 
+#ifndef KERNELS_DIR
+#define KERNELS_DIR "tests/kernels"
+#endif
+
+/* Clusters of 2 and 4 blocks: cluster registers, barrier.cluster and
+ * distributed shared memory (tests/kernels/cluster.cu). */
+START_TEST(clusters_and_distributed_shared_memory)
+{
+    kemu_error err;
+    kemu_device *d9;
+    kemu_device_config cfg = {"sm_90", 2, NULL, 0, KEMU_UNINIT_NAN};
+    ck_assert_int_eq(kemu_device_create(&cfg, &d9, &err), KEMU_OK);
+    kemu_module *m;
+    ck_assert_msg(kemu_module_load_ptx_file(d9, KERNELS_DIR "/cluster.sm_90.O3.ptx", &m, &err) == KEMU_OK, "%s", err.message);
+    kemu_kernel *regs, *ex, *at, *rt;
+    ck_assert_int_eq(kemu_module_get_kernel(m, "cluster_regs", &regs, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_module_get_kernel(m, "dsmem_exchange", &ex, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_module_get_kernel(m, "dsmem_atomic", &at, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_module_get_kernel(m, "cluster_runtime_dims", &rt, &err), KEMU_OK);
+    uint64_t out, in;
+    ck_assert_int_eq(kemu_malloc(d9, 256 * 4, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(d9, 256 * 4, KEMU_UNINIT_NAN, &in, &err), KEMU_OK);
+    uint32_t h[256];
+    /* cluster_regs: .reqnctapercluster 2 */
+    void *a1[] = {&out};
+    kemu_launch_config lc = {{4, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_msg(kemu_launch(regs, &lc, a1, NULL, &err) == KEMU_OK, "%s", err.message);
+    kemu_memcpy_dtoh(d9, h, out, 32 * 4, &err);
+    for (uint32_t b = 0; b < 4; b++) {
+        uint32_t want[8] = {b % 2, 2, b / 2, 2, b % 2, 2, b, 1};
+        for (int i = 0; i < 8; i++)
+            ck_assert_uint_eq(h[b * 8 + i], want[i]);
+    }
+    /* dsmem_exchange: out[i] = peer_buf[t] + own_buf[t] */
+    for (int i = 0; i < 256; i++)
+        h[i] = (uint32_t)(i * 3 + 1);
+    kemu_memcpy_htod(d9, in, h, sizeof h, &err);
+    void *a2[] = {&in, &out};
+    kemu_launch_config lc2 = {{4, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_msg(kemu_launch(ex, &lc2, a2, NULL, &err) == KEMU_OK, "%s", err.message);
+    uint32_t res[256];
+    kemu_memcpy_dtoh(d9, res, out, sizeof res, &err);
+    for (int b = 0; b < 4; b++)
+        for (int t = 0; t < 64; t++)
+            ck_assert_uint_eq(res[b * 64 + t], h[b * 64 + t] + h[(b ^ 1) * 64 + t]);
+    /* dsmem_atomic: clusters of 4, every thread adds 1 to rank 0's counter */
+    kemu_launch_config lc3 = {{8, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_msg(kemu_launch(at, &lc3, a1, NULL, &err) == KEMU_OK, "%s", err.message);
+    kemu_memcpy_dtoh(d9, res, out, 8, &err);
+    ck_assert_uint_eq(res[0], 256);
+    ck_assert_uint_eq(res[1], 256);
+    /* cluster shape from the launch */
+    kemu_launch_config lc4 = {{6, 1, 1}, {32, 1, 1}, {3, 1, 1}, 0};
+    ck_assert_msg(kemu_launch(rt, &lc4, a1, NULL, &err) == KEMU_OK, "%s", err.message);
+    kemu_memcpy_dtoh(d9, res, out, 6 * 4, &err);
+    for (int b = 0; b < 6; b++)
+        ck_assert_uint_eq(res[b], (uint32_t)(b % 3) * 100 + 3);
+    kemu_device_destroy(d9);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("vm");
@@ -206,6 +267,7 @@ static Suite *suite(void)
     tcase_add_test(tc, deadlock_diagnosed);
     tcase_add_test(tc, native_function_via_libffi);
     tcase_add_test(tc, unbound_extern_refused);
+    tcase_add_test(tc, clusters_and_distributed_shared_memory);
     suite_add_tcase(s, tc);
     return s;
 }
