@@ -5,7 +5,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +108,10 @@ static int parse_scalar(const char *type, const char *value, cli_arg *a, char *e
     }
     uint64_t v = 0;
     int is_hex = value[0] == '0' && (value[1] == 'x' || value[1] == 'X');
+    /* for float types, 0x digits alone are raw bits (f32:0x3fc00000); a hex
+     * float literal with a '.' or a binary exponent (f32:0x1.8p0) is a value */
+    if (is_hex && kind >= 2 && strpbrk(value + 2, ".pP"))
+        is_hex = 0;
     if (kind <= 1 || is_hex) {
         if (kind == 1 && !is_hex) {
             long long s = strtoll(value, &end, 0);
@@ -130,8 +133,11 @@ static int parse_scalar(const char *type, const char *value, cli_arg *a, char *e
             v = u;
         }
     } else {
+        /* like NumPy and Python's float(): a literal past the range of
+         * double gives +-inf, one below it 0 or a subnormal (ERANGE is
+         * not an error here) */
         double d = strtod(value, &end);
-        if (*end || (errno && !isinf(d) && d != 0)) goto bad;
+        if (*end || end == value) goto bad;
         if (kind == 2) v = io_double_to_f16(d);
         else if (kind == 3) v = io_double_to_bf16(d);
         else if (kind == 4) { float f = (float)d; uint32_t b; memcpy(&b, &f, 4); v = b; }

@@ -28,21 +28,32 @@ int cli_compare_main(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--nan-strict")) {
             opts.nan_strict = 1;
-        } else if (!strcmp(a, "--ulps") || !strcmp(a, "--rtol") || !strcmp(a, "--atol")) {
-            if (i + 1 >= argc)
-                return cli_usage_error("compare", "option %s needs a value", a);
-            const char *v = argv[++i];
+        } else if (!strncmp(a, "--ulps", 6) || !strncmp(a, "--rtol", 6) || !strncmp(a, "--atol", 6)) {
+            /* --ulps N or --ulps=N (likewise --rtol, --atol) */
+            char name[8];
+            memcpy(name, a, 6);
+            name[6] = 0;
+            const char *v;
+            if (a[6] == '=') {
+                v = a + 7;
+            } else if (a[6]) {
+                return cli_usage_error("compare", "unknown option '%s'", a);
+            } else {
+                if (i + 1 >= argc)
+                    return cli_usage_error("compare", "option %s needs a value", a);
+                v = argv[++i];
+            }
             char *end;
             errno = 0;
-            if (!strcmp(a, "--ulps")) {
+            if (!strcmp(name, "--ulps")) {
                 opts.ulps = strtoull(v, &end, 10);
-                if (*end || errno || v[0] == '-')
+                if (*end || end == v || errno || v[0] == '-')
                     return cli_usage_error("compare", "--ulps wants a non-negative integer, got '%s'", v);
             } else {
                 double d = strtod(v, &end);
-                if (*end || d < 0)
-                    return cli_usage_error("compare", "%s wants a non-negative number, got '%s'", a, v);
-                if (!strcmp(a, "--rtol")) opts.rtol = d; else opts.atol = d;
+                if (*end || end == v || !(d >= 0))
+                    return cli_usage_error("compare", "%s wants a non-negative number, got '%s'", name, v);
+                if (!strcmp(name, "--rtol")) opts.rtol = d; else opts.atol = d;
             }
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("compare", "unknown option '%s'", a);
@@ -75,9 +86,11 @@ int cli_compare_main(int argc, char **argv)
     }
     char shape[128];
     io_shape_format(&A, shape, sizeof shape);
-    printf("%s vs %s: %s[%s], %zu elements, %zu mismatch%s, max ULP distance %llu\n", pa, pb,
-           io_dtype_name(A.dtype), shape, A.count, r.mismatches, r.mismatches == 1 ? "" : "es",
-           (unsigned long long)r.max_ulps);
+    /* for integers and bool io_array_compare reports the largest absolute
+     * difference, which is not a ULP distance */
+    printf("%s vs %s: %s[%s], %zu elements, %zu mismatch%s, max %s %llu\n", pa, pb, io_dtype_name(A.dtype),
+           shape, A.count, r.mismatches, r.mismatches == 1 ? "" : "es",
+           io_dtype_is_float(A.dtype) ? "ULP distance" : "difference", (unsigned long long)r.max_ulps);
     for (int i = 0; i < r.n_first; i++) {
         char va[64], vb[64];
         io_format_element(&A, r.first_mismatch[i], va, sizeof va);

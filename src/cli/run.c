@@ -9,11 +9,15 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int parse_dims(const char *opt, const char *s, unsigned d[3])
 {
@@ -45,6 +49,58 @@ static const char *param_type_desc(const kemu_param_info *p, char *buf, size_t n
     else
         snprintf(buf, n, "%s", p->type);
     return buf;
+}
+
+/* Whether two doubles are the same value once stored as dtype dt. */
+static int same_in_dtype(double x, double y, io_dtype dt)
+{
+    switch (dt) {
+    case IO_DT_F16: return io_double_to_f16(x) == io_double_to_f16(y);
+    case IO_DT_BF16: return io_double_to_bf16(x) == io_double_to_bf16(y);
+    case IO_DT_F32: return (float)x == (float)y;
+    default: return x == y;
+    }
+}
+
+/* Writes v, an element value of dtype dt (a min or max), with the fewest
+ * significant digits that read back as the same element: whole numbers in
+ * full, f32 0.1 as "0.1" rather than "0.100000001". */
+static void format_element_value(double v, io_dtype dt, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) { /* whole numbers below 2^53: all digits */
+        snprintf(buf, len, "%.0f", v);
+        return;
+    }
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (isnan(v) || isinf(v) || same_in_dtype(strtod(buf, NULL), v, dt))
+            return;
+    }
+}
+
+/* Checks before the launch that an output can be written: its directory
+ * exists and is writable, and the path is not a directory. Returns 0, or -1
+ * with the problem in msg. */
+static int output_writable(const char *path, char *msg, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(msg, len, "cannot write %s: it is a directory", path);
+        return -1;
+    }
+    char *copy = strdup(path);
+    if (!copy) {
+        snprintf(msg, len, "out of memory");
+        return -1;
+    }
+    const char *dir = dirname(copy);
+    int rc = 0;
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(msg, len, "cannot write %s: %s: %s", path, dir, strerror(errno));
+        rc = -1;
+    }
+    free(copy);
+    return rc;
 }
 
 static int same_file(const char *a, const char *b)
@@ -251,8 +307,8 @@ int cli_run_main(int argc, char **argv)
         for (int j = 0; j < nargs; j++) {
             if (!args[j].source_path || !same_file(args[i].out_path, args[j].source_path))
                 continue;
-            if (i == j && args[i].kind == ARG_INOUT && !strcmp(args[i].out_path, args[j].source_path))
-                continue; /* inout:x.npy:x.npy names the same path explicitly */
+            if (i == j)
+                continue; /* inout:x.npy:x.npy (or :./x.npy) names the input as its output explicitly */
             fprintf(stderr, "kemu run: error: argument %d would overwrite the input file %s of argument %d; "
                             "name it as the output explicitly with inout:%s:%s\n",
                     i, args[j].source_path, j, args[j].source_path, args[j].source_path);
@@ -263,6 +319,15 @@ int cli_run_main(int argc, char **argv)
                 fprintf(stderr, "kemu run: error: arguments %d and %d both write %s\n", j, i, args[i].out_path);
                 goto done;
             }
+    }
+    for (int i = 0; i < nargs; i++) {
+        char emsg[1024];
+        kemu_param_info pi;
+        if (!args[i].out_path || !output_writable(args[i].out_path, emsg, sizeof emsg))
+            continue;
+        kemu_kernel_param(k, i, &pi);
+        fprintf(stderr, "kemu run: error: argument %d for parameter %d '%s': %s\n", i, i, pi.name, emsg);
+        goto done;
     }
     kemu_launch_config lc;
     memset(&lc, 0, sizeof lc);
@@ -332,10 +397,14 @@ int cli_run_main(int argc, char **argv)
         free(textj);
         json_decref(o);
     } else {
+        char cluster_text[64] = "";
+        if (cluster[0] || cluster[1] || cluster[2])
+            snprintf(cluster_text, sizeof cluster_text, " cluster (%u,%u,%u)", cluster[0] ? cluster[0] : 1,
+                     cluster[1] ? cluster[1] : 1, cluster[2] ? cluster[2] : 1);
         fprintf(faulted ? stderr : stdout,
                 "kernel %s: grid (%u,%u,%u) block (%u,%u,%u)%s, %.3f s, %llu warp-instructions, %llu thread-instructions\n",
-                kemu_kernel_name(k), grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                cluster[0] ? " with clusters" : "", report.seconds, (unsigned long long)report.warp_instructions,
+                kemu_kernel_name(k), grid[0], grid[1], grid[2], block[0], block[1], block[2], cluster_text,
+                report.seconds, (unsigned long long)report.warp_instructions,
                 (unsigned long long)report.thread_instructions);
         for (int i = 0; i < nargs && (!faulted || keep); i++) {
             cli_arg *a = &args[i];
@@ -345,8 +414,11 @@ int cli_run_main(int argc, char **argv)
             io_array_stats(&a->array, &s);
             char shape[128];
             io_shape_format(&a->array, shape, sizeof shape);
-            printf("  wrote %s: %s[%s]  min %.9g  max %.9g  mean %.9g  nan %zu\n", a->out_path,
-                   io_dtype_name(a->array.dtype), shape, s.min, s.max, s.mean, s.nan_count);
+            char min_text[40], max_text[40];
+            format_element_value(s.min, a->array.dtype, min_text, sizeof min_text);
+            format_element_value(s.max, a->array.dtype, max_text, sizeof max_text);
+            printf("  wrote %s: %s[%s]  min %s  max %s  mean %.9g  nan %zu\n", a->out_path,
+                   io_dtype_name(a->array.dtype), shape, min_text, max_text, s.mean, s.nan_count);
         }
         if (faulted && !keep)
             fprintf(stderr, "  no outputs written (use --keep-outputs to write them anyway)\n");

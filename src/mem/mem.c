@@ -5,17 +5,44 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static uint64_t page_round(uint64_t n)
+{
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    return (n + page - 1) / page * page;
+}
 
 void mem_space_init(mem_space *m)
 {
     memset(m, 0, sizeof *m);
+    m->next_address = MEM_DEVICE_BASE;
     pthread_mutex_init(&m->lock, NULL);
+}
+
+/* Maps `bytes` at the next free deterministic address. */
+static void *map_next(mem_space *m, uint64_t bytes)
+{
+    for (int tries = 0; tries < 64; tries++) {
+        void *want = (void *)(uintptr_t)m->next_address;
+        void *p = mmap(want, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                       MAP_FIXED_NOREPLACE, -1, 0);
+        if (p == want) {
+            m->next_address += bytes + MEM_GUARD;
+            return p;
+        }
+        if (p != MAP_FAILED)
+            munmap(p, bytes); /* an old kernel ignored the hint: skip this range */
+        m->next_address += bytes + MEM_GUARD;
+    }
+    return NULL;
 }
 
 void mem_space_destroy(mem_space *m)
 {
     for (size_t i = 0; i < m->count; i++)
-        free((void *)(uintptr_t)m->allocs[i].base);
+        munmap((void *)(uintptr_t)m->allocs[i].base, page_round(m->allocs[i].size));
     free(m->allocs);
     pthread_mutex_destroy(&m->lock);
     memset(m, 0, sizeof *m);
@@ -27,24 +54,25 @@ int mem_alloc(mem_space *m, uint64_t size, int fill, int kind, uint64_t *address
         size = 1;
     if (size > (1ull << 40))
         return -1;
-    uint64_t total = (size + MEM_GUARD + MEM_ALIGN - 1) / MEM_ALIGN * MEM_ALIGN;
-    void *p = aligned_alloc(MEM_ALIGN, total);
-    if (!p)
-        return -1;
-    memset(p, fill, size);
-    memset((char *)p + size, 0, total - size);
+    uint64_t total = page_round(size);
     pthread_mutex_lock(&m->lock);
     if (m->count == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 64;
         mem_allocation *a = realloc(m->allocs, cap * sizeof *a);
         if (!a) {
             pthread_mutex_unlock(&m->lock);
-            free(p);
             return -1;
         }
         m->allocs = a;
         m->cap = cap;
     }
+    void *p = map_next(m, total);
+    if (!p) {
+        pthread_mutex_unlock(&m->lock);
+        return -1;
+    }
+    if (fill)
+        memset(p, fill, size);
     uint64_t base = (uint64_t)(uintptr_t)p;
     size_t lo = 0, hi = m->count;
     while (lo < hi) {
@@ -84,7 +112,7 @@ int mem_free(mem_space *m, uint64_t address)
         return -1;
     }
     i--;
-    free((void *)(uintptr_t)m->allocs[i].base);
+    munmap((void *)(uintptr_t)m->allocs[i].base, page_round(m->allocs[i].size));
     memmove(&m->allocs[i], &m->allocs[i + 1], (m->count - i - 1) * sizeof *m->allocs);
     m->count--;
     pthread_mutex_unlock(&m->lock);

@@ -22,8 +22,12 @@
 #define MEM_WINDOW_PARAM    0x0004000000000000ull
 #define MEM_WINDOW_FUNCTION 0x0005000000000000ull
 #define MEM_WINDOW_SIZE     0x0001000000000000ull
-/* Guard bytes after each allocation so that small overruns hit no allocation. */
-#define MEM_GUARD 256
+/* Allocations are mapped at deterministic addresses from MEM_DEVICE_BASE
+ * up, each followed by an unmapped gap of MEM_GUARD bytes, so the same
+ * program gets the same device addresses run after run and small overruns
+ * hit no allocation. */
+#define MEM_DEVICE_BASE 0x0000200000000000ull
+#define MEM_GUARD (64u * 1024u)
 #define MEM_ALIGN 256
 
 typedef struct mem_allocation {
@@ -39,6 +43,7 @@ typedef struct mem_space {
     mem_allocation *allocs;  /* sorted by base */
     size_t count, cap;
     uint64_t next_id;
+    uint64_t next_address;   /* where the next allocation is mapped */
     pthread_mutex_t lock;    /* guards changes; launches read without it */
 } mem_space;
 

@@ -542,7 +542,6 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
     uint32_t *P = f->preds;
     uint32_t pc = g->pc;
     const uint32_t gm = g->mask;
-    uint64_t winstr = 0, tinstr = 0;
     int ev = VM_EV_REPICK;
 
     for (;;) {
@@ -556,8 +555,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             pc++;
             continue;
         }
-        winstr++;
-        tinstr += (uint64_t)__builtin_popcount(m);
+        b->warp_instructions++;
+        b->thread_instructions += (uint64_t)__builtin_popcount(m);
         uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
         const uint64_t *A = op->a != BC_NONE ? SLOT(R, op->a) : NULL;
         const uint64_t *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
@@ -604,12 +603,12 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             case BC_SR_LANEMASK_LT: LANES(m, D[l] = (1u << l) - 1); break;
             case BC_SR_LANEMASK_GE: LANES(m, D[l] = ~((1u << l) - 1)); break;
             case BC_SR_LANEMASK_GT: LANES(m, D[l] = (uint32_t)~((2ull << l) - 1)); break;
-            case BC_SR_CLOCK: LANES(m, D[l] = (uint32_t)(b->warp_instructions + winstr)); break;
-            case BC_SR_CLOCK_HI: LANES(m, D[l] = (uint32_t)((b->warp_instructions + winstr) >> 32)); break;
-            case BC_SR_CLOCK64: LANES(m, D[l] = b->warp_instructions + winstr); break;
-            case BC_SR_GLOBALTIMER: LANES(m, D[l] = (b->warp_instructions + winstr) * 1000); break;
-            case BC_SR_GLOBALTIMER_LO: LANES(m, D[l] = (uint32_t)((b->warp_instructions + winstr) * 1000)); break;
-            case BC_SR_GLOBALTIMER_HI: LANES(m, D[l] = (uint32_t)(((b->warp_instructions + winstr) * 1000) >> 32)); break;
+            case BC_SR_CLOCK: LANES(m, D[l] = (uint32_t)b->warp_instructions); break;
+            case BC_SR_CLOCK_HI: LANES(m, D[l] = (uint32_t)(b->warp_instructions >> 32)); break;
+            case BC_SR_CLOCK64: LANES(m, D[l] = b->warp_instructions); break;
+            case BC_SR_GLOBALTIMER: LANES(m, D[l] = b->warp_instructions * 1000); break;
+            case BC_SR_GLOBALTIMER_LO: LANES(m, D[l] = (uint32_t)(b->warp_instructions * 1000)); break;
+            case BC_SR_GLOBALTIMER_HI: LANES(m, D[l] = (uint32_t)((b->warp_instructions * 1000) >> 32)); break;
             case BC_SR_DYNAMIC_SMEM: LANES(m, D[l] = (uint32_t)L->shared_dynamic); break;
             case BC_SR_TOTAL_SMEM:
             case BC_SR_AGGR_SMEM: {
@@ -1273,8 +1272,6 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             if (failed) {
                 /* let the warps that will complete the phase run */
                 g->pc = pc + 1;
-                b->warp_instructions += winstr;
-                b->thread_instructions += tinstr;
                 return VM_EV_YIELD;
             }
             break;
@@ -1287,8 +1284,6 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     if (++w->backedges >= BACKEDGE_YIELD) {
                         w->backedges = 0;
                         g->pc = target;
-                        b->warp_instructions += winstr;
-                        b->thread_instructions += tinstr;
                         if (L->timeout > 0 && vm_now() - L->start_time > L->timeout) {
                             vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 702,
                                         "the launch timed out after %g seconds (--timeout)", L->timeout);
@@ -1383,15 +1378,11 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             g->frame = nf;
             g->pc = 0;
             g->mask = m;
-            b->warp_instructions += winstr;
-            b->thread_instructions += tinstr;
             return VM_EV_REPICK;
         }
         case BC_CALL_BUILTIN:
             if (vm_builtin(b, w, f, pc, op, m)) {
                 g->pc = pc;
-                b->warp_instructions += winstr;
-                b->thread_instructions += tinstr;
                 return VM_EV_FAULT;
             }
             break;
@@ -1414,8 +1405,6 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 f->lanes &= ~m;
                 if (!f->lanes)
                     vm_frame_free(f);
-                b->warp_instructions += winstr;
-                b->thread_instructions += tinstr;
                 return VM_EV_REPICK;
             }
             /* returning from the kernel exits */
@@ -1426,8 +1415,6 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 fr->lanes &= ~m;
             g->mask &= ~m;
             g->pc = pc + 1;
-            b->warp_instructions += winstr;
-            b->thread_instructions += tinstr;
             return VM_EV_REPICK;
         }
         case BC_BAR: {
@@ -1444,8 +1431,6 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             g->state = VM_G_WAIT_BAR;
             g->bar_id = (uint8_t)id;
             g->pc = pc;
-            b->warp_instructions += winstr;
-            b->thread_instructions += tinstr;
             return VM_EV_REPICK;
         }
         case BC_BAR_WARP:
@@ -1457,8 +1442,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             uint32_t member = (uint32_t)MM[__builtin_ctz(m)];
             if (!warp_sync_ready(w, g, member)) {
                 g->pc = pc;
-                b->warp_instructions += winstr - 1;
-                b->thread_instructions += tinstr - (uint64_t)__builtin_popcount(m);
+                b->warp_instructions--;
+                b->thread_instructions -= (uint64_t)__builtin_popcount(m);
                 return VM_EV_REPICK;
             }
             uint32_t part = m & member;
@@ -1539,26 +1524,20 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_MATRIX:
             if (!warp_sync_ready(w, g, VM_FULL)) {
                 g->pc = pc;
-                b->warp_instructions += winstr - 1;
-                b->thread_instructions += tinstr - (uint64_t)__builtin_popcount(m);
+                b->warp_instructions--;
+                b->thread_instructions -= (uint64_t)__builtin_popcount(m);
                 return VM_EV_REPICK;
             }
             if (vm_matrix_op(b, w, f, pc, op, m)) {
                 g->pc = pc;
-                b->warp_instructions += winstr;
-                b->thread_instructions += tinstr;
                 return VM_EV_FAULT;
             }
             break;
         case BC_NANOSLEEP:
             g->pc = pc + 1;
-            b->warp_instructions += winstr;
-            b->thread_instructions += tinstr;
             return VM_EV_YIELD;
         case BC_TRAP:
             g->pc = pc;
-            b->warp_instructions += winstr;
-            b->thread_instructions += tinstr;
             vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, op->mode ? "brkpt reached" : "trap: the kernel executed a trap instruction");
             return VM_EV_FAULT;
         case BC_BAR_CLUSTER:
@@ -1571,8 +1550,6 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             g->state = VM_G_WAIT_BAR;
             g->bar_id = op->mode == 1 ? 0xfe : op->mode == 2 ? 0xfd : 0xff;
             g->pc = pc;
-            b->warp_instructions += winstr;
-            b->thread_instructions += tinstr;
             return VM_EV_REPICK;
         default:
             g->pc = pc;

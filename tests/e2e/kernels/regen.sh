@@ -1,0 +1,16 @@
+#!/bin/sh
+# Regenerates the committed PTX of the e2e kernels (NAME.cu -> NAME.ptx,
+# sm_80, -O3) and checks it with ptxas when that is available.
+# Usage: tests/e2e/kernels/regen.sh        Env: NVCC (default nvcc)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+NVCC=${NVCC:-nvcc}
+for cu in "$here"/*.cu; do
+    name=$(basename "$cu" .cu)
+    (cd "$here" && "$NVCC" -ptx -arch=sm_80 -O3 -std=c++17 "$name.cu" -o "$name.ptx.tmp")
+    if command -v ptxas >/dev/null 2>&1; then
+        ptxas -arch=sm_80 "$here/$name.ptx.tmp" -o /dev/null
+    fi
+    mv "$here/$name.ptx.tmp" "$here/$name.ptx"
+    echo "  tests/e2e/kernels/$name.ptx"
+done
