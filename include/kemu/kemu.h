@@ -179,6 +179,36 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg,
 /* Frees the strings held by a report (not the report itself). */
 void kemu_report_free(kemu_report *report);
 
+/* ---- checkers ------------------------------------------------------------ */
+
+/* Tools (bit flags) that observe every launch on a device. */
+enum { KEMU_TOOL_MEMCHECK = 1, KEMU_TOOL_RACECHECK = 2, KEMU_TOOL_INITCHECK = 4, KEMU_TOOL_SYNCCHECK = 8 };
+
+typedef enum kemu_check_level { KEMU_CHECK_OFF = 0, KEMU_CHECK_WARN, KEMU_CHECK_ERROR } kemu_check_level;
+
+typedef struct kemu_check_config {
+    unsigned tools;                     /* KEMU_TOOL_* flags; 0 turns checking off */
+    kemu_check_level racecheck_warp;    /* lanes of one warp without __syncwarp (default: warn) */
+    kemu_check_level racecheck_benign;  /* write-write conflicts storing the same value (default: warn) */
+    int leak_check;                     /* memcheck: report allocations still live at kemu_check_results */
+} kemu_check_config;
+
+/* Enables (or, with tools == 0, disables) checkers on a device. Findings
+ * accumulate over the following launches until kemu_check_results. */
+kemu_status kemu_device_set_checks(kemu_device *dev, const kemu_check_config *cfg, kemu_error *err);
+
+/* The findings so far, sorted deterministically: `text` in the format
+ * compute-sanitizer users know ("========= Error: ...", ending with
+ * "========= ERROR SUMMARY: N errors"), printing at most print_limit
+ * findings (0: all), and `json` with every finding. Owned by the summary. */
+typedef struct kemu_check_summary {
+    size_t errors, warnings;
+    char *text;
+    char *json;
+} kemu_check_summary;
+kemu_status kemu_check_results(kemu_device *dev, int print_limit, kemu_check_summary *out, kemu_error *err);
+void kemu_check_summary_free(kemu_check_summary *s);
+
 #ifdef __cplusplus
 }
 #endif

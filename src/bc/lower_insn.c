@@ -3,6 +3,7 @@
  * resolved slots. Instructions kemu cannot execute yet are refused here,
  * at load time, with file:line:col — never skipped silently. */
 #include "bc/lower_internal.h"
+#include "vm/hooks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1251,7 +1252,10 @@ int lower_instruction(lowerer *L, const ptx_insn *in)
     if (!strcmp(o, "exit")) { lower_emit(L, BC_EXIT); return 1; }
     if (!strcmp(o, "bar") || !strcmp(o, "barrier")) return lower_bar(L, o);
     if (!strcmp(o, "membar") || (!strcmp(o, "fence") && !mod_has(in, ".proxy") && !mod_has(in, ".proxy::async"))) {
-        lower_emit(L, BC_FENCE);
+        bc_op *op = lower_emit(L, BC_FENCE);
+        /* scope: membar.cta/.gl/.sys, fence{.sem}.cta/.cluster/.gpu/.sys */
+        op->n = (mod_has(in, ".cta")) ? VM_SCOPE_CTA : mod_has(in, ".cluster") ? VM_SCOPE_CLUSTER :
+                (mod_has(in, ".sys")) ? VM_SCOPE_SYS : VM_SCOPE_GPU;
         return 1;
     }
     if (!strcmp(o, "trap")) { lower_emit(L, BC_TRAP); return 1; }

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "cli/cli.h"
 #include "cli/args.h"
+#include "cli/checks.h"
 #include "io/npy.h"
 #include "kemu/kemu.h"
 
@@ -115,6 +116,8 @@ static int same_file(const char *a, const char *b)
 
 int cli_run_main(int argc, char **argv)
 {
+    cli_checks checks;
+    cli_checks_init(&checks);
     const char *file = NULL, *kernel_name = NULL, *arch = NULL, *schedule = NULL;
     unsigned grid[3] = {1, 1, 1}, block[3] = {0, 0, 0}, cluster[3] = {0, 0, 0};
     int have_block = 0, json = 0, keep = 0, threads = 0;
@@ -138,7 +141,9 @@ int cli_run_main(int argc, char **argv)
             name[nl] = 0;
             static const char *const known[] = {"--kernel", "--grid", "--block", "--cluster", "--shared", "--arch",
                                                 "--threads", "--schedule", "--uninit", "--timeout", "--json",
-                                                "--keep-outputs", NULL};
+                                                "--keep-outputs", "--tool", "--log-file", "--error-exitcode",
+                                                "--print-limit", "--report-file", "--racecheck-warp",
+                                                "--racecheck-benign", "--leak-check", NULL};
             int is_known = 0;
             for (int q = 0; known[q]; q++)
                 if (!strcmp(name, known[q]))
@@ -184,7 +189,9 @@ int cli_run_main(int argc, char **argv)
                     rc = cli_usage_error("run", "--timeout wants a positive number of seconds, got '%s'", val);
             } else if (!strcmp(name, "--json")) json = 1;
             else if (!strcmp(name, "--keep-outputs")) keep = 1;
-            else rc = cli_usage_error("run", "unknown option '%s'", name);
+            else rc = cli_check_option(name, val, &checks);
+            if (rc < 0)
+                rc = cli_usage_error("run", "unknown option '%s'", name);
             if (rc) {
                 free(argtexts);
                 return rc;
@@ -224,6 +231,10 @@ int cli_run_main(int argc, char **argv)
     if (!args || !ptrs)
         goto done;
     if (kemu_device_create(&cfg, &dev, &err)) {
+        fprintf(stderr, "kemu run: error: %s\n", err.message);
+        goto done;
+    }
+    if (checks.config.tools && kemu_device_set_checks(dev, &checks.config, &err)) {
         fprintf(stderr, "kemu run: error: %s\n", err.message);
         goto done;
     }
@@ -424,6 +435,13 @@ int cli_run_main(int argc, char **argv)
             fprintf(stderr, "  no outputs written (use --keep-outputs to write them anyway)\n");
     }
     exit_code = faulted ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    if (checks.config.tools) {
+        int rc = cli_checks_finish(&checks, dev, "run");
+        if (rc >= 0)
+            exit_code = rc;
+        else if (rc == -2)
+            exit_code = CLI_EXIT_USAGE;
+    }
 done:
     kemu_report_free(&report);
     for (int i = 0; i < parsed; i++)

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "exec/exec.h"
 #include "vm/vm.h"
+#include "check/check.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -129,6 +130,7 @@ void kemu_device_destroy(kemu_device *d)
     for (int i = 0; i < d->nnatives; i++)
         free(d->natives[i].name);
     free(d->natives);
+    check_session_destroy(d->checks);
     mem_space_destroy(&d->mem);
     free(d);
 }
@@ -359,6 +361,8 @@ kemu_status kemu_free(kemu_device *dev, uint64_t address, kemu_error *err)
     if (!dev)
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_free: NULL device");
     const mem_allocation *a = mem_find_containing(&dev->mem, address);
+    if ((!a || a->base != address || a->kind != MEM_KIND_USER) && dev->checks)
+        check_note_invalid_free(dev->checks, address, "kemu_free");
     if (!a || a->base != address || a->kind != MEM_KIND_USER)
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
                           "kemu_free: 0x%llx is not the start of a live allocation", (unsigned long long)address);
@@ -431,4 +435,44 @@ kemu_status kemu_memset(kemu_device *dev, uint64_t dst, int value, size_t size, 
     if (size)
         memset((void *)(uintptr_t)dst, value, size);
     return KEMU_OK;
+}
+
+/* ---- checkers -------------------------------------------------------------- */
+
+kemu_status kemu_device_set_checks(kemu_device *dev, const kemu_check_config *cfg, kemu_error *err)
+{
+    if (!dev || !cfg)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_device_set_checks: NULL argument");
+    check_session_destroy(dev->checks);
+    dev->checks = NULL;
+    if (!cfg->tools)
+        return KEMU_OK;
+    dev->checks = check_session_create(cfg);
+    if (!dev->checks)
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+    return KEMU_OK;
+}
+
+kemu_status kemu_check_results(kemu_device *dev, int print_limit, kemu_check_summary *out, kemu_error *err)
+{
+    if (!dev || !out)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_check_results: NULL argument");
+    memset(out, 0, sizeof *out);
+    if (!dev->checks)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "no checkers are enabled on this device");
+    check_note_leaks(dev->checks, &dev->mem);
+    util_buffer text = {0}, json = {0};
+    check_session_report(dev->checks, print_limit, &text, &json, &out->errors, &out->warnings);
+    out->text = text.data;
+    out->json = json.data;
+    return KEMU_OK;
+}
+
+void kemu_check_summary_free(kemu_check_summary *s)
+{
+    if (!s)
+        return;
+    free(s->text);
+    free(s->json);
+    s->text = s->json = NULL;
 }

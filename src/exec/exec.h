@@ -42,6 +42,7 @@ struct kemu_device {
     pthread_mutex_t heap_lock;
     int random_schedule;
     uint64_t schedule_seed;
+    struct check_session *checks;    /* enabled checkers, or NULL */
 };
 
 struct kemu_kernel {

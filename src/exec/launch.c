@@ -6,6 +6,7 @@
 #include "config.h"
 #include "exec/exec.h"
 #include "vm/vm.h"
+#include "check/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +184,8 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     L.heap_used = dev->heap_used;
     L.heap_lock = dev->heap_base ? &dev->heap_lock : NULL;
 
+    if (dev->checks)
+        L.hooks = check_launch_begin(dev->checks, &L);
     uint64_t nblocks = (uint64_t)L.grid[0] * L.grid[1] * L.grid[2];
     unsigned cl[3];
     for (int i = 0; i < 3; i++)
@@ -272,6 +275,8 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
         }
     }
     double seconds = vm_now() - t0;
+    if (dev->checks)
+        check_launch_end(dev->checks, &L, best_fault_id != UINT64_MAX ? &best_fault : NULL);
     dev->heap_used = L.heap_used;
     /* gather printf output in block order */
     size_t total = 0;

@@ -215,10 +215,13 @@ static void describe_global(const mem_space *mem, uint64_t addr, char *buf, size
 }
 
 int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
-               const uint64_t *addr, int64_t imm, unsigned size, int is_store, uint8_t **ptrs)
+               const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
 {
     vm_launch *L = b->launch;
-    const char *what = is_store ? "store" : "load";
+    int is_store = kind != VM_ACCESS_LOAD;
+    const char *what = kind == VM_ACCESS_ATOMIC ? "atomic" : is_store ? "store" : "load";
+    vm_access_lane lanes_buf[VM_WARP];
+    vm_access_lane *lanes = L->hooks && L->hooks->access ? lanes_buf : NULL;
     const mem_allocation *cache = NULL;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
@@ -252,6 +255,8 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
                                space_name(sp), what, size, (unsigned long long)a, size);
         switch (sp) {
         case BC_SPACE_GLOBAL:
+            if (lanes)
+                lanes[l] = (vm_access_lane){BC_SPACE_GLOBAL, 0, off};
             if (!cache || off < cache->base || off + size > cache->base + cache->size) {
                 cache = mem_find(L->mem, off, size);
                 if (!cache) {
@@ -279,6 +284,8 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
                                            what, (unsigned long long)a, (unsigned long long)rank,
                                            b->cluster ? b->cluster->n : 1, b->cluster && b->cluster->n == 1 ? "" : "s");
                     vm_block *other = &b->cluster->blocks[rank];
+                    if (lanes)
+                        lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint8_t)rank, off};
                     if (off + size > other->shared_size || off + size < off)
                         return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                            "out-of-bounds shared::cluster %s of %u bytes at offset %llu of block rank %llu (%llu bytes of shared memory)",
@@ -292,6 +299,8 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
                 return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                    "out-of-bounds shared %s of %u bytes at offset %llu (the block has %llu bytes of shared memory)",
                                    what, size, (unsigned long long)off, (unsigned long long)b->shared_size);
+            if (lanes)
+                lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint8_t)b->rank, off};
             ptrs[l] = b->shared + off;
             break;
         case BC_SPACE_LOCAL:
@@ -299,6 +308,8 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
                 return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                    "out-of-bounds local %s of %u bytes at offset %llu (%llu bytes of local memory per thread)",
                                    what, size, (unsigned long long)off, (unsigned long long)L->local_stride);
+            if (lanes)
+                lanes[l] = (vm_access_lane){BC_SPACE_LOCAL, 0, off};
             ptrs[l] = w->local + (size_t)l * L->local_stride + off;
             break;
         case BC_SPACE_CONST:
@@ -309,6 +320,8 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
                 return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                    "out-of-bounds const load of %u bytes at offset %llu (the module has %llu bytes of constant memory)",
                                    size, (unsigned long long)off, (unsigned long long)L->const_size);
+            if (lanes)
+                lanes[l] = (vm_access_lane){BC_SPACE_CONST, 0, off};
             ptrs[l] = L->const_bank + off;
             break;
         case BC_SPACE_PARAM_KERNEL:
@@ -319,12 +332,16 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
                 return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                    "out-of-bounds param load of %u bytes at offset %llu (%llu bytes of parameters)",
                                    size, (unsigned long long)off, (unsigned long long)L->param_size);
+            if (lanes)
+                lanes[l] = (vm_access_lane){BC_SPACE_PARAM_KERNEL, 0, off};
             ptrs[l] = L->params + off;
             break;
         default:
             return vm_fault_at(b, w, f, pc, (uint32_t)l, 700, "unsupported address space");
         }
     }
+    if (lanes)
+        L->hooks->access(L->hooks->ctx, b, w, f, pc, kind, m, lanes, size);
     return 0;
 }
 
@@ -402,6 +419,8 @@ static void barrier_check(vm_block *b, int id)
         w->state = VM_WARP_READY;
     }
     memset(bar, 0, sizeof *bar);
+    if (b->launch->hooks && b->launch->hooks->barrier)
+        b->launch->hooks->barrier(b->launch->hooks->ctx, b, id);
 }
 
 /* ---- cluster barrier ------------------------------------------------------ */
@@ -439,6 +458,9 @@ static void cluster_check(vm_cluster *c)
     c->arrived_warps = 0;
     c->phase++;
     release_cluster_waiters(c);
+    vm_launch *L = c->blocks[0].launch;
+    if (L->hooks && L->hooks->cluster_barrier)
+        L->hooks->cluster_barrier(L->hooks->ctx, &c->blocks[0]);
 }
 
 /* A whole warp reached barrier.cluster.arrive (0xfe), .wait (0xfd) or both
@@ -729,6 +751,9 @@ int vm_cluster_run(vm_cluster *c, vm_launch *L, int n, const unsigned (*ctaids)[
         b->cluster = c;
         b->rank = (unsigned)i;
     }
+    if (L->hooks && L->hooks->block_begin)
+        for (int i = 0; i < n; i++)
+            L->hooks->block_begin(L->hooks->ctx, &c->blocks[i]);
     int order[1024];
     int rc = 0;
     for (;;) {
@@ -773,6 +798,8 @@ int vm_cluster_run(vm_cluster *c, vm_launch *L, int n, const unsigned (*ctaids)[
     }
     for (int bi = 0; bi < n; bi++) {
         vm_block *b = &c->blocks[bi];
+        if (L->hooks && L->hooks->block_end)
+            L->hooks->block_end(L->hooks->ctx, b);
         for (int i = 0; i < b->nwarps; i++)
             free_nonroot_frames(&b->warps[i]);
         if (rc && !b->fault.faulted) {

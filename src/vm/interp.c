@@ -565,7 +565,10 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         int sg = ptx_type_is_signed((ptx_type)op->type);
         switch ((bc_opcode)op->code) {
         case BC_NOP:
+            break;
         case BC_FENCE:
+            if (op->mode == 0 && L->hooks && L->hooks->fence)
+                L->hooks->fence(L->hooks->ctx, b, w, m, op->n);
             break;
         case BC_MOV:
             LANES(m, D[l] = A[l]);
@@ -1079,7 +1082,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_ST: {
             uint8_t *ptrs[VM_WARP];
             unsigned esz = op->src_size, n = op->n ? op->n : 1;
-            if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz * n, op->code == BC_ST, ptrs))
+            if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz * n, op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, ptrs))
                 EXIT_EVENT(VM_EV_FAULT);
             const uint32_t *lst = n > 1 ? fn->lists + op->list : NULL;
             for (unsigned e = 0; e < n; e++) {
@@ -1101,7 +1104,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_ATOM: {
             uint8_t *ptrs[VM_WARP];
             unsigned esz = op->src_size;
-            if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz, 1, ptrs))
+            if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz, VM_ACCESS_ATOMIC, ptrs))
                 EXIT_EVENT(VM_EV_FAULT);
             int shared_only = op->mode == BC_SPACE_SHARED;
             int aop = op->mode2, ty = op->type;
@@ -1198,8 +1201,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_CP_ASYNC: {
             uint8_t *dp[VM_WARP], *sp[VM_WARP];
             unsigned n = op->n;
-            if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, n, 1, dp) ||
-                vm_resolve(b, w, f, pc, BC_SPACE_GLOBAL, m, B, 0, n, 0, sp))
+            if (vm_resolve(b, w, f, pc, BC_SPACE_GLOBAL, m, B, 0, n, VM_ACCESS_LOAD, sp) ||
+                vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, n, VM_ACCESS_STORE, dp))
                 EXIT_EVENT(VM_EV_FAULT);
             LANES(m, {
                 unsigned valid = C ? (uint32_t)C[l] : n;
@@ -1212,7 +1215,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_MBARRIER: {
             uint8_t *ptrs[VM_WARP];
             int sub = op->mode2;
-            if (sub != BC_MB_PENDING && vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, 8, sub != BC_MB_TEST_WAIT && sub != BC_MB_TEST_PARITY && sub != BC_MB_TRY_WAIT && sub != BC_MB_TRY_PARITY, ptrs))
+            if (sub != BC_MB_PENDING && vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, 8, VM_ACCESS_ATOMIC, ptrs))
                 EXIT_EVENT(VM_EV_FAULT);
             /* object layout (kemu's own): bits 0-19 pending arrivals, 20-39
              * expected arrivals, 40-63 phase */
@@ -1447,6 +1450,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 return VM_EV_REPICK;
             }
             uint32_t part = m & member;
+            if (L->hooks && L->hooks->warp_sync)
+                L->hooks->warp_sync(L->hooks->ctx, b, w, part);
             if (op->code == BC_SHFL) {
                 uint64_t src[VM_WARP];
                 for (int l = 0; l < VM_WARP; l++) src[l] = A[l];

@@ -13,6 +13,7 @@
 #include "bc/bc.h"
 #include "mem/mem.h"
 #include "util.h"
+#include "vm/hooks.h"
 
 #define VM_WARP 32
 #define VM_FULL 0xffffffffu
@@ -130,6 +131,7 @@ typedef struct vm_launch {
     int arch_sm;
     int (*call_native)(void *ctx, int fn_index, void **args, void *ret);
     void *native_ctx;
+    const vm_hooks *hooks;         /* checkers, or NULL */
 } vm_launch;
 
 /* Sets up the n blocks of a cluster (reusing their allocations) with their

@@ -35,10 +35,11 @@ void vm_group_split(vm_warp *w, vm_group *g, uint32_t lanes, uint32_t pc);
 /* Runs one group until an event. */
 int vm_group_run(vm_block *b, vm_warp *w, int gi);
 
-/* Memory: resolve lane addresses of a memory op into host pointers.
+/* Memory: resolve lane addresses of a memory op into host pointers; kind
+ * is VM_ACCESS_LOAD, STORE or ATOMIC (checkers see the access).
  * Returns 0, or -1 after raising a fault. */
 int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
-               const uint64_t *addr, int64_t imm, unsigned size, int is_store, uint8_t **ptrs);
+               const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs);
 
 /* Reads a NUL-terminated string at a generic address (for printf/assert). */
 int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, size_t cap);

@@ -1,0 +1,33 @@
+/* The checkers (memcheck, racecheck, initcheck, synccheck): observers of
+ * the interpreter through the hook table of src/vm/hooks.h. They record
+ * findings and sort them deterministically; they never change execution.
+ * This header is what the launch layer (src/exec/) calls. */
+#ifndef KEMU_CHECK_H
+#define KEMU_CHECK_H
+
+#include "kemu/kemu.h"
+#include "mem/mem.h"
+#include "util.h"
+#include "vm/vm.h"
+
+typedef struct check_session check_session;
+
+/* A session for a device's tool configuration; NULL when out of memory. */
+check_session *check_session_create(const kemu_check_config *cfg);
+void check_session_destroy(check_session *s);
+
+/* Around each launch: returns the hooks to install in L (NULL when no
+ * enabled tool needs them). `fault` is the fault the launch stopped with,
+ * or NULL. */
+const vm_hooks *check_launch_begin(check_session *s, vm_launch *L);
+void check_launch_end(check_session *s, vm_launch *L, const vm_fault *fault);
+
+/* Host-side memory errors and leaks (memcheck). */
+void check_note_invalid_free(check_session *s, uint64_t address, const char *api);
+void check_note_leaks(check_session *s, const mem_space *mem);
+
+/* Renders the accumulated findings (see kemu_check_results). */
+void check_session_report(check_session *s, int print_limit, util_buffer *text, util_buffer *json, size_t *errors,
+                          size_t *warnings);
+
+#endif

@@ -1,0 +1,98 @@
+/* Checker options of the kemu command (see checks.h). */
+#include "config.h"
+#include "cli/checks.h"
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_checks_init(cli_checks *c)
+{
+    memset(c, 0, sizeof *c);
+    c->config.racecheck_warp = KEMU_CHECK_WARN;
+    c->config.racecheck_benign = KEMU_CHECK_WARN;
+    c->error_exitcode = -1;
+}
+
+static int level(const char *opt, const char *v, kemu_check_level *out)
+{
+    if (!strcmp(v, "error")) *out = KEMU_CHECK_ERROR;
+    else if (!strcmp(v, "warn")) *out = KEMU_CHECK_WARN;
+    else if (!strcmp(v, "off")) *out = KEMU_CHECK_OFF;
+    else return cli_usage_error("run", "%s wants error, warn or off, got '%s'", opt, v);
+    return 0;
+}
+
+int cli_check_option(const char *name, const char *v, cli_checks *c)
+{
+    if (!strcmp(name, "--tool")) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", v);
+        for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+            if (!strcmp(t, "memcheck")) c->config.tools |= KEMU_TOOL_MEMCHECK;
+            else if (!strcmp(t, "racecheck")) c->config.tools |= KEMU_TOOL_RACECHECK;
+            else if (!strcmp(t, "initcheck")) c->config.tools |= KEMU_TOOL_INITCHECK;
+            else if (!strcmp(t, "synccheck")) c->config.tools |= KEMU_TOOL_SYNCCHECK;
+            else return cli_usage_error("run", "unknown tool '%s' (memcheck, racecheck, initcheck, synccheck)", t);
+        }
+        return 0;
+    }
+    if (!strcmp(name, "--log-file")) { c->log_file = v; return 0; }
+    if (!strcmp(name, "--report-file")) { c->report_file = v; return 0; }
+    if (!strcmp(name, "--error-exitcode") || !strcmp(name, "--print-limit")) {
+        char *end;
+        errno = 0;
+        long n = strtol(v, &end, 10);
+        if (*end || errno || n < 0 || n > 255 * (!strcmp(name, "--print-limit") ? 1000000 : 1))
+            return cli_usage_error("run", "%s wants a non-negative number, got '%s'", name, v);
+        if (!strcmp(name, "--error-exitcode")) c->error_exitcode = (int)n; else c->print_limit = (int)n;
+        return 0;
+    }
+    if (!strcmp(name, "--racecheck-warp")) return level(name, v, &c->config.racecheck_warp);
+    if (!strcmp(name, "--racecheck-benign")) return level(name, v, &c->config.racecheck_benign);
+    if (!strcmp(name, "--leak-check")) {
+        if (!strcmp(v, "full")) c->config.leak_check = 1;
+        else if (!strcmp(v, "no")) c->config.leak_check = 0;
+        else return cli_usage_error("run", "--leak-check wants full or no, got '%s'", v);
+        return 0;
+    }
+    return -1;
+}
+
+int cli_checks_finish(cli_checks *c, kemu_device *dev, const char *cmd)
+{
+    kemu_check_summary s;
+    kemu_error err;
+    if (kemu_check_results(dev, c->print_limit, &s, &err)) {
+        fprintf(stderr, "kemu %s: error: %s\n", cmd, err.message);
+        return -2;
+    }
+    FILE *log = stderr;
+    if (c->log_file) {
+        log = fopen(c->log_file, "w");
+        if (!log) {
+            fprintf(stderr, "kemu %s: error: %s: cannot write: %s\n", cmd, c->log_file, strerror(errno));
+            kemu_check_summary_free(&s);
+            return -2;
+        }
+    }
+    fputs(s.text ? s.text : "", log);
+    if (log != stderr)
+        fclose(log);
+    int rc = -1;
+    if (c->report_file) {
+        FILE *f = fopen(c->report_file, "w");
+        if (!f || fputs(s.json ? s.json : "{}", f) < 0) {
+            fprintf(stderr, "kemu %s: error: %s: cannot write: %s\n", cmd, c->report_file, strerror(errno));
+            rc = -2;
+        }
+        if (f)
+            fclose(f);
+    }
+    if (rc == -1 && s.errors && c->error_exitcode >= 0)
+        rc = c->error_exitcode;
+    kemu_check_summary_free(&s);
+    return rc;
+}

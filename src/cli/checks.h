@@ -1,0 +1,28 @@
+/* The checker options shared by `kemu run`, `kemu exec` and `kemu call`,
+ * named as compute-sanitizer names them: --tool, --log-file,
+ * --error-exitcode, --print-limit, --report-file, --leak-check, and
+ * kemu's --racecheck-warp / --racecheck-benign. */
+#ifndef KEMU_CLI_CHECKS_H
+#define KEMU_CLI_CHECKS_H
+
+#include "kemu/kemu.h"
+
+typedef struct cli_checks {
+    kemu_check_config config;
+    const char *log_file;
+    const char *report_file;
+    int error_exitcode;     /* -1: keep the command's own exit status */
+    int print_limit;
+} cli_checks;
+
+void cli_checks_init(cli_checks *c);
+/* Handles one option (name with "--", value). Returns 0 if handled, 2
+ * after printing a usage error, -1 if the option is not a checker option. */
+int cli_check_option(const char *name, const char *value, cli_checks *c);
+/* After the launches: prints the report (stderr or --log-file), writes
+ * --report-file, and returns --error-exitcode when errors were found, -1
+ * to keep the command's status, or -2 when a report file could not be
+ * written. */
+int cli_checks_finish(cli_checks *c, kemu_device *dev, const char *cmd);
+
+#endif

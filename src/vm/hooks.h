@@ -1,0 +1,56 @@
+/* The checker hook table: the fixed set of events the interpreter reports
+ * to observers (src/check/). The interpreter calls a hook only when the
+ * launch has a hook table, and every call site tests one pointer, so with
+ * no checker enabled the hooks cost nothing measurable. Hooks observe;
+ * they never change execution. */
+#ifndef KEMU_VM_HOOKS_H
+#define KEMU_VM_HOOKS_H
+
+#include <stdint.h>
+
+struct vm_launch;
+struct vm_block;
+struct vm_warp;
+struct vm_frame;
+
+/* Kinds of memory access. */
+enum { VM_ACCESS_LOAD = 0, VM_ACCESS_STORE = 1, VM_ACCESS_ATOMIC = 2 };
+
+/* Where one lane's access went, after generic addresses were resolved. */
+typedef struct vm_access_lane {
+    uint8_t space;     /* BC_SPACE_GLOBAL, SHARED (incl. cluster), LOCAL, CONST, PARAM_KERNEL */
+    uint8_t rank;      /* shared: the cluster rank of the block whose shared memory it is */
+    uint64_t where;    /* global: device address; shared/local/const/param: offset in that space */
+} vm_access_lane;
+
+/* Fence scopes. */
+enum { VM_SCOPE_CTA = 0, VM_SCOPE_CLUSTER, VM_SCOPE_GPU, VM_SCOPE_SYS };
+
+typedef struct vm_hooks {
+    void *ctx;
+    /* A block of the launch starts / has finished (all its warps done, or it faulted). */
+    void (*block_begin)(void *ctx, struct vm_block *b);
+    void (*block_end)(void *ctx, struct vm_block *b);
+    /* A warp-wide memory access of `size` bytes per lane by the lanes of
+     * `mask`, op at pc of frame f; `values` holds the bytes stored (stores;
+     * lane-major, `size` bytes each) or NULL. Called after the addresses
+     * were checked and before the access is performed. */
+    void (*access)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
+                   int kind, uint32_t mask, const vm_access_lane *lanes, unsigned size);
+    /* CTA barrier `id` completed: every warp blocked on it is released. */
+    void (*barrier)(void *ctx, struct vm_block *b, int id);
+    /* Barrier-like warp synchronization of the lanes in mask (bar.warp.sync,
+     * and the warp-synchronous shfl/vote/match/redux). */
+    void (*warp_sync)(void *ctx, struct vm_block *b, struct vm_warp *w, uint32_t mask);
+    /* A fence (membar/fence) by the lanes of mask at `scope`. */
+    void (*fence)(void *ctx, struct vm_block *b, struct vm_warp *w, uint32_t mask, int scope);
+    /* barrier.cluster completed a phase. */
+    void (*cluster_barrier)(void *ctx, struct vm_block *b);
+    /* A lane group reached a CTA barrier while other lanes of its warp, or
+     * warps of its block, are elsewhere (divergent barrier), detected by
+     * the scheduler: id, lanes that arrived, lanes that did not. */
+    void (*divergent_barrier)(void *ctx, struct vm_block *b, struct vm_warp *w, uint32_t pc, int id,
+                              uint32_t arrived, uint32_t missing);
+} vm_hooks;
+
+#endif
