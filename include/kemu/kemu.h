@@ -179,6 +179,40 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg,
 /* Frees the strings held by a report (not the report itself). */
 void kemu_report_free(kemu_report *report);
 
+/* ---- textures and surfaces ------------------------------------------------- */
+
+/* Address modes, filter modes and read modes, with the values of the CUDA
+ * runtime's enums (cudaTextureAddressMode, cudaTextureFilterMode,
+ * cudaTextureReadMode). */
+enum { KEMU_ADDRESS_WRAP = 0, KEMU_ADDRESS_CLAMP = 1, KEMU_ADDRESS_MIRROR = 2, KEMU_ADDRESS_BORDER = 3 };
+enum { KEMU_FILTER_POINT = 0, KEMU_FILTER_LINEAR = 1 };
+enum { KEMU_READ_ELEMENT_TYPE = 0, KEMU_READ_NORMALIZED_FLOAT = 1 };
+/* Channel kinds (cudaChannelFormatKind values). */
+enum { KEMU_CHANNEL_SIGNED = 0, KEMU_CHANNEL_UNSIGNED = 1, KEMU_CHANNEL_FLOAT = 2 };
+
+/* A texture or surface over device memory: width (x height x depth)
+ * elements of `channels` channels of `channel_bits` bits each, rows
+ * `pitch` bytes apart (0: packed), slices pitch * height apart. */
+typedef struct kemu_texture_desc {
+    uint64_t address;
+    unsigned width, height, depth;   /* height/depth 0 for fewer dimensions */
+    size_t pitch;
+    int channels;                    /* 1, 2 or 4 */
+    int channel_bits;                /* 8, 16 or 32 */
+    int channel_kind;                /* KEMU_CHANNEL_*; 16-bit float is f16 */
+    int address_mode[3];             /* KEMU_ADDRESS_* per dimension */
+    int filter_mode;                 /* KEMU_FILTER_* */
+    int read_mode;                   /* KEMU_READ_* */
+    int normalized_coords;
+    float border_color[4];
+} kemu_texture_desc;
+
+/* Creates a texture/surface object; *handle is the 64-bit value kernels
+ * receive as cudaTextureObject_t / cudaSurfaceObject_t. The memory must
+ * stay allocated while the object is used. */
+kemu_status kemu_texture_create(kemu_device *dev, const kemu_texture_desc *desc, uint64_t *handle, kemu_error *err);
+kemu_status kemu_texture_destroy(kemu_device *dev, uint64_t handle, kemu_error *err);
+
 /* ---- checkers ------------------------------------------------------------ */
 
 /* Tools (bit flags) that observe every launch on a device. */

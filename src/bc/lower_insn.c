@@ -1301,6 +1301,8 @@ int lower_instruction(lowerer *L, const ptx_insn *in)
         return lower_cp_async(L);
     if (!strcmp(o, "mbarrier"))
         return lower_mbarrier(L);
+    if (!strcmp(o, "tex") || !strcmp(o, "tld4") || !strcmp(o, "txq") || !strcmp(o, "suld") || !strcmp(o, "sust"))
+        return lower_texture(L);
     if (!strcmp(o, "wmma") || !strcmp(o, "mma") || !strcmp(o, "ldmatrix") || !strcmp(o, "stmatrix"))
         return lower_matrix(L);
     if (!strcmp(o, "activemask")) {

@@ -45,6 +45,9 @@ int lower_address(lowerer *L, const ptx_operand *o, int *space, uint32_t *slot, 
 void lower_branch_ref(lowerer *L, uint32_t op, const char *label, ptx_pos pos, int list_slot);
 const bc_symbol *lower_find_symbol(lowerer *L, const char *name);
 
+/* Lowers tex, tld4, txq, suld and sust (lower_texture.c). */
+int lower_texture(lowerer *L);
+
 /* Lowers wmma.*, mma.sync, ldmatrix and stmatrix (lower_matrix.c). */
 int lower_matrix(lowerer *L);
 

@@ -131,6 +131,7 @@ void kemu_device_destroy(kemu_device *d)
         free(d->natives[i].name);
     free(d->natives);
     check_session_destroy(d->checks);
+    free(d->textures);
     mem_space_destroy(&d->mem);
     free(d);
 }
@@ -475,4 +476,58 @@ void kemu_check_summary_free(kemu_check_summary *s)
     free(s->text);
     free(s->json);
     s->text = s->json = NULL;
+}
+
+/* ---- textures and surfaces ------------------------------------------------ */
+
+kemu_status kemu_texture_create(kemu_device *dev, const kemu_texture_desc *d, uint64_t *handle, kemu_error *err)
+{
+    if (!dev || !d || !handle)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_texture_create: NULL argument");
+    if ((d->channels != 1 && d->channels != 2 && d->channels != 4) ||
+        (d->channel_bits != 8 && d->channel_bits != 16 && d->channel_bits != 32) || d->width == 0 ||
+        (d->channel_kind == KEMU_CHANNEL_FLOAT && d->channel_bits == 8))
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
+                          "kemu_texture_create: unsupported format (%d channels of %d bits, kind %d, width %u)",
+                          d->channels, d->channel_bits, d->channel_kind, d->width);
+    uint64_t elem = (uint64_t)d->channels * (uint64_t)d->channel_bits / 8;
+    uint64_t pitch = d->pitch ? d->pitch : d->width * elem;
+    uint64_t rows = d->height ? d->height : 1, slices = d->depth ? d->depth : 1;
+    uint64_t extent = pitch * rows * (slices - 1) + pitch * (rows - 1) + d->width * elem;
+    if (pitch < d->width * elem || !mem_find(&dev->mem, d->address, extent))
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
+                          "kemu_texture_create: [0x%llx, +%llu) is not inside one device allocation",
+                          (unsigned long long)d->address, (unsigned long long)extent);
+    vm_texture *n = realloc(dev->textures, (size_t)(dev->ntextures + 1) * sizeof *n);
+    if (!n)
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+    dev->textures = n;
+    vm_texture *t = &n[dev->ntextures++];
+    memset(t, 0, sizeof *t);
+    t->live = 1;
+    t->address = d->address;
+    t->width = d->width;
+    t->height = d->height;
+    t->depth = d->depth;
+    t->pitch = pitch;
+    t->slice = pitch * rows;
+    t->channels = d->channels;
+    t->channel_bits = d->channel_bits;
+    t->channel_kind = d->channel_kind;
+    memcpy(t->address_mode, d->address_mode, sizeof t->address_mode);
+    t->filter_mode = d->filter_mode;
+    t->read_mode = d->read_mode;
+    t->normalized_coords = d->normalized_coords;
+    memcpy(t->border, d->border_color, sizeof t->border);
+    *handle = (uint64_t)dev->ntextures;
+    return KEMU_OK;
+}
+
+kemu_status kemu_texture_destroy(kemu_device *dev, uint64_t handle, kemu_error *err)
+{
+    if (!dev || handle == 0 || handle > (uint64_t)dev->ntextures || !dev->textures[handle - 1].live)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_texture_destroy: 0x%llx is not a live texture object",
+                          (unsigned long long)handle);
+    dev->textures[handle - 1].live = 0;
+    return KEMU_OK;
 }

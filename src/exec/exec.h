@@ -43,6 +43,8 @@ struct kemu_device {
     int random_schedule;
     uint64_t schedule_seed;
     struct check_session *checks;    /* enabled checkers, or NULL */
+    struct vm_texture *textures;     /* texture/surface objects by handle - 1 */
+    int ntextures;
 };
 
 struct kemu_kernel {

@@ -169,6 +169,8 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     L.start_time = vm_now();
     L.abort_id = UINT64_MAX;
     L.arch_sm = arch->sm;
+    L.textures = dev->textures;
+    L.ntextures = dev->ntextures;
     L.call_native = exec_call_native;
     L.native_ctx = mod;
     if (mod->uses_malloc && !dev->heap_base) {

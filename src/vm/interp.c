@@ -1526,6 +1526,12 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             break;
         }
         case BC_ACTIVEMASK: LANES(m, D[l] = m); break;
+        case BC_TEXTURE:
+            if (vm_texture_op(b, w, f, pc, op, m)) {
+                g->pc = pc;
+                return VM_EV_FAULT;
+            }
+            break;
         case BC_MATRIX:
             if (!warp_sync_ready(w, g, VM_FULL)) {
                 g->pc = pc;

@@ -70,6 +70,17 @@ typedef struct vm_barrier {
 struct vm_launch;
 struct vm_cluster;
 
+/* A texture or surface object as kernels see it (from kemu_texture_desc). */
+typedef struct vm_texture {
+    int live;
+    uint64_t address;
+    unsigned width, height, depth;
+    uint64_t pitch, slice;
+    int channels, channel_bits, channel_kind;
+    int address_mode[3], filter_mode, read_mode, normalized_coords;
+    float border[4];
+} vm_texture;
+
 typedef struct vm_fault {
     int faulted;
     int status;              /* cudaError-like class: 700 illegal address, 716 misaligned, 710 assert, 719 launch failure */
@@ -132,6 +143,8 @@ typedef struct vm_launch {
     int (*call_native)(void *ctx, int fn_index, void **args, void *ret);
     void *native_ctx;
     const vm_hooks *hooks;         /* checkers, or NULL */
+    const vm_texture *textures;    /* by handle - 1 */
+    int ntextures;
 } vm_launch;
 
 /* Sets up the n blocks of a cluster (reusing their allocations) with their

@@ -48,6 +48,9 @@ int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, 
  * exited is active. Returns 0, or -1 after raising a fault. */
 int vm_matrix_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
 
+/* tex, tld4, txq, suld, sust (texture.c). Returns 0, or -1 after a fault. */
+int vm_texture_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
+
 /* Host functions called from kernels. */
 int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
 
