@@ -1,9 +1,449 @@
-/* Warp-wide matrix operations (wmma, mma.sync, ldmatrix, stmatrix). Not
- * implemented yet: the lowering refuses them, so this is never reached. */
+/* Warp-wide matrix operations: wmma.load/store/mma, mma.sync, ldmatrix and
+ * stmatrix. The interpreter calls vm_matrix_op once per warp-instruction
+ * when every lane of the warp that has not exited is present; the op's
+ * fields are laid out by src/bc/lower_matrix.c (see the encoding there).
+ * Memory is reached only through vm_resolve, so bounds, alignment and
+ * state-space faults are reported like those of ld/st.
+ *
+ * wmma fragment layout (PTX leaves it unspecified; kemu's choice):
+ *   For a fragment of an R x C matrix, U = R*C/32 is the number of
+ *   distinct elements per lane. Lane l holds the elements l*U .. l*U+U-1
+ *   of the matrix in row-major order (whatever the memory layout), so
+ *   element e of lane l is at row (l*U + e%U) / C, column (l*U + e%U) % C.
+ *   Element e lives in fragment register e / P, bits (e % P) * width up,
+ *   where P elements fit one register (2 for f16/bf16, 4 for s8/u8, 1 for
+ *   tf32/f32/s32/f64). Every fragment holds each element exactly once,
+ *   except the f16 A and B fragments, whose size PTX fixes at 8 f16x2
+ *   registers (16 elements) for every shape: there element e and e+U hold
+ *   the same matrix element (2 copies for m16n16k16, 4 for the 16x8/8x16
+ *   operands of m32n8k16 and m8n32k16). wmma.load fills every copy and
+ *   wmma.mma reads the first one, so element-wise code over fragment.x[]
+ *   works. The layout does not depend on .row/.col, so a fragment loaded
+ *   row-major may be stored column-major. Each lane loads and stores its
+ *   own elements with its own address and stride operands.
+ *   Alignment: each lane's matrix start and stride in bytes must be
+ *   multiples of min(fragment bytes, 16), the weakest rule that both the
+ *   PTX ISA (fragment size) and the CUDA guide (256-bit pointer, 16-byte
+ *   ldm) imply; elements must be naturally aligned (vm_resolve).
+ *
+ * mma.sync and ldmatrix/stmatrix follow the PTX ISA fragment tables
+ * (groupID = lane >> 2, threadID_in_group = lane % 4).
+ *
+ * Arithmetic: D = A*B + C element by element, accumulating in k order.
+ *   f16/bf16/tf32 inputs: acc = C as f32, then acc = fmaf(a_k, b_k, acc)
+ *   for k = 0..K-1 in round-to-nearest (the products are exact in f32, so
+ *   each step is one f32 rounding of the sum); an f16 D is acc rounded to
+ *   f16 once at the end; NaNs are the canonical 0x7fffffff / 0x7fff. tf32
+ *   operands use the register's f32 bits with the low 13 mantissa bits
+ *   ignored (a NaN stays a NaN). .satfinite on a float D turns +-inf into
+ *   +-MAX_NORM.
+ *   f64: acc = fma(a_k, b_k, acc) in k order in the instruction's rounding
+ *   mode (.rn by default).
+ *   s8/u8: the exact sum in 64 bits; without .satfinite it wraps to 32
+ *   bits, with .satfinite it is clamped to [INT32_MIN, INT32_MAX]. */
 #include "vm/vm_internal.h"
+
+#include <float.h>
+#include <string.h>
+
+/* Sub-ops and mode bits: the same values as in src/bc/lower_matrix.c. */
+enum { MATRIX_WMMA_LOAD = 1, MATRIX_WMMA_STORE, MATRIX_WMMA_MMA, MATRIX_MMA_SYNC,
+       MATRIX_LDMATRIX, MATRIX_STMATRIX };
+enum { MATRIX_A = 0, MATRIX_B, MATRIX_C, MATRIX_D };
+#define MATRIX_COLUMN_MAJOR (1u << 8)
+#define MATRIX_B_COLUMN_MAJOR (1u << 9)
+#define MATRIX_TRANSPOSE (1u << 10)
+#define MATRIX_MAX_ELEMENTS 512 /* the largest operand: 32x16 or 16x32 */
+
+/* One operand of a matrix instruction as the lanes hold it. */
+typedef struct fragment_shape {
+    unsigned rows, cols;     /* of the matrix */
+    int type;                /* ptx_type of its elements */
+    unsigned element_size;   /* bytes per element, in memory and in registers */
+    unsigned per_register;   /* elements per register */
+    unsigned registers;      /* registers per lane */
+    unsigned unique;         /* distinct elements per lane: rows * cols / 32 */
+    int mma_sync;            /* PTX mma.sync layout, else kemu's wmma layout */
+    int which;               /* MATRIX_A ... MATRIX_D */
+} fragment_shape;
+
+static unsigned element_size_of(int t)
+{
+    switch (t) {
+    case PTX_T_S8: case PTX_T_U8: return 1;
+    case PTX_T_F16: case PTX_T_BF16: case PTX_T_B16: return 2;
+    case PTX_T_F64: return 8;
+    default: return 4;
+    }
+}
+
+static void fragment_init(fragment_shape *s, int which, unsigned rows, unsigned cols, int type,
+                          unsigned registers, int mma_sync)
+{
+    s->rows = rows;
+    s->cols = cols;
+    s->type = type;
+    s->element_size = element_size_of(type);
+    s->per_register = type == PTX_T_F64 ? 1 : 4 / s->element_size;
+    s->registers = registers;
+    s->unique = rows * cols / 32;
+    s->mma_sync = mma_sync;
+    s->which = which;
+}
+
+/* Row and column of element e (0 .. registers*per_register-1) of lane l. */
+static void fragment_coordinates(const fragment_shape *s, unsigned l, unsigned e, unsigned *row, unsigned *col)
+{
+    if (!s->mma_sync) {
+        unsigned index = l * s->unique + e % s->unique;
+        *row = index / s->cols;
+        *col = index % s->cols;
+        return;
+    }
+    /* PTX ISA "Matrix Fragments for mma.mMnNkK": lanes form 8 groups of 4;
+     * each lane of a group holds p consecutive k elements per 32 bits */
+    unsigned g = l >> 2, q = l & 3;
+    unsigned p = s->element_size >= 4 ? 1 : 4 / s->element_size;
+    switch (s->which) {
+    case MATRIX_A:
+        if (s->rows == 16) {
+            *row = g + 8 * ((e / p) & 1);
+            *col = p * q + e % p + 4 * p * (e / (2 * p));
+        } else {
+            *row = g;
+            *col = p * q + e % p + 4 * p * (e / p);
+        }
+        break;
+    case MATRIX_B:
+        *row = p * q + e % p + 4 * p * (e / p);
+        *col = g;
+        break;
+    default: /* C and D */
+        if (s->rows == 16) {
+            *row = g + 8 * ((e >> 1) & 1);
+            *col = 2 * q + (e & 1);
+        } else {
+            *row = g;
+            *col = 2 * q + e;
+        }
+        break;
+    }
+}
+
+/* Element j of a register value. */
+static uint64_t register_element(const fragment_shape *s, uint64_t v, unsigned j)
+{
+    if (s->element_size == 8)
+        return v;
+    unsigned bits = s->element_size * 8;
+    return (v >> (j * bits)) & ((1ull << bits) - 1);
+}
+
+static uint32_t matrix_shape_m(const bc_op *op) { return 1u << (op->src_size & 15); }
+static uint32_t matrix_shape_n(const bc_op *op) { return 1u << ((op->src_size >> 4) & 15); }
+static uint32_t matrix_shape_k(const bc_op *op) { return 1u << ((op->src_size >> 8) & 15); }
+
+/* wmma.load.{a,b,c} and wmma.store.d: every lane moves its own elements. */
+static int wmma_memory(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
+{
+    int is_store = (op->mode & 15) == MATRIX_WMMA_STORE;
+    int which = (op->mode >> 4) & 3;
+    unsigned M = matrix_shape_m(op), N = matrix_shape_n(op), K = matrix_shape_k(op);
+    unsigned rows = which == MATRIX_A ? M : which == MATRIX_B ? K : M;
+    unsigned cols = which == MATRIX_A ? K : N;
+    const uint32_t *list = f->fn->lists + op->list;
+    unsigned nregs = (unsigned)op->n - 1;
+    fragment_shape s;
+    fragment_init(&s, which, rows, cols, op->type, nregs, 0);
+    unsigned fragment_bytes = nregs * (op->type == PTX_T_F64 ? 8u : 4u);
+    unsigned align = fragment_bytes < 16 ? fragment_bytes : 16;
+    int column_major = (op->mode & MATRIX_COLUMN_MAJOR) != 0;
+    uint64_t *R = f->regs;
+    const uint64_t *base = SLOT(R, op->a), *stride = SLOT(R, list[nregs]);
+    uint64_t addr[VM_WARP];
+    uint8_t *ptrs[VM_WARP];
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        uint64_t start = base[l] + (uint64_t)op->imm;
+        uint64_t leading = (uint32_t)stride[l];
+        if (start % align || (leading * s.element_size) % align)
+            return vm_fault_at(b, w, f, pc, l, 716,
+                               "misaligned address: wmma.%s of matrix %c at 0x%llx with stride %llu: the matrix "
+                               "start and the stride in bytes must be multiples of %u",
+                               is_store ? "store" : "load", "abcd"[which], (unsigned long long)start,
+                               (unsigned long long)leading, align);
+        /* the lane's distinct elements, in matrix order */
+        uint8_t bytes[128];
+        unsigned run = s.unique * s.element_size;
+        if (is_store)
+            for (unsigned e = 0; e < s.unique; e++) {
+                uint64_t bits = register_element(&s, SLOT(R, list[e / s.per_register])[l], e % s.per_register);
+                memcpy(bytes + e * s.element_size, &bits, s.element_size);
+            }
+        if (!column_major && cols % s.unique == 0) {
+            /* consecutive in one row of memory: move them in aligned pieces */
+            unsigned first = l * s.unique, piece = run < align ? run : align;
+            uint64_t at = start + ((uint64_t)(first / cols) * leading + first % cols) * s.element_size;
+            for (unsigned o = 0; o < run; o += piece) {
+                addr[l] = at + o;
+                if (vm_resolve(b, w, f, pc, op->mode2, 1u << l, addr, 0, piece, is_store, ptrs))
+                    return -1;
+                if (is_store)
+                    memcpy(ptrs[l], bytes + o, piece);
+                else
+                    memcpy(bytes + o, ptrs[l], piece);
+            }
+        } else {
+            for (unsigned e = 0; e < s.unique; e++) {
+                unsigned row, col;
+                fragment_coordinates(&s, l, e, &row, &col);
+                uint64_t offset = column_major ? (uint64_t)col * leading + row : (uint64_t)row * leading + col;
+                addr[l] = start + offset * s.element_size;
+                if (vm_resolve(b, w, f, pc, op->mode2, 1u << l, addr, 0, s.element_size, is_store, ptrs))
+                    return -1;
+                if (is_store)
+                    memcpy(ptrs[l], bytes + e * s.element_size, s.element_size);
+                else
+                    memcpy(bytes + e * s.element_size, ptrs[l], s.element_size);
+            }
+        }
+        if (!is_store) {
+            uint64_t values[8] = {0};
+            for (unsigned e = 0; e < nregs * s.per_register; e++) {
+                uint64_t bits = 0;
+                memcpy(&bits, bytes + (e % s.unique) * s.element_size, s.element_size);
+                values[e / s.per_register] |= bits << ((e % s.per_register) * s.element_size * 8);
+            }
+            for (unsigned r = 0; r < nregs; r++)
+                SLOT(R, list[r])[l] = values[r];
+        }
+    }
+    return 0;
+}
+
+/* Reads the matrix an operand's fragments hold, from every lane. */
+static void gather(const fragment_shape *s, const uint64_t *regs, const uint32_t *slots, uint64_t *matrix)
+{
+    unsigned elements = s->mma_sync ? s->registers * s->per_register : s->unique;
+    for (unsigned l = 0; l < VM_WARP; l++)
+        for (unsigned e = 0; e < elements; e++) {
+            unsigned row, col, r = e / s->per_register;
+            fragment_coordinates(s, l, e, &row, &col);
+            matrix[row * s->cols + col] = register_element(s, SLOT(regs, slots[r])[l], e % s->per_register);
+        }
+}
+
+/* Writes a matrix into the fragments of the lanes in m. */
+static void scatter(const fragment_shape *s, uint64_t *regs, const uint32_t *slots, const uint64_t *matrix,
+                    uint32_t m)
+{
+    unsigned elements = s->registers * s->per_register;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm);
+        uint64_t values[8] = {0};
+        for (unsigned e = 0; e < elements; e++) {
+            unsigned row, col;
+            fragment_coordinates(s, l, e, &row, &col);
+            values[e / s->per_register] |= matrix[row * s->cols + col] << ((e % s->per_register) * s->element_size * 8);
+        }
+        for (unsigned r = 0; r < s->registers; r++)
+            SLOT(regs, slots[r])[l] = values[r];
+    }
+}
+
+/* A multiplicand or accumulator element as f32 (exact for every type). */
+static float element_to_f32(int type, uint64_t bits)
+{
+    switch (type) {
+    case PTX_T_F16: return vm_f16_to_f32((uint16_t)bits);
+    case PTX_T_BF16: return vm_bf16_to_f32((uint16_t)bits);
+    case PTX_T_TF32: {
+        float x = vm_f32_from_bits((uint32_t)bits);
+        return x != x ? vm_f32_from_bits(VM_F32_CANONICAL_NAN) : vm_f32_from_bits((uint32_t)bits & 0xffffe000u);
+    }
+    default: return vm_f32_from_bits((uint32_t)bits);
+    }
+}
+
+static int64_t element_to_int(int type, uint64_t bits)
+{
+    switch (type) {
+    case PTX_T_S8: return (int8_t)(uint8_t)bits;
+    case PTX_T_U8: return (uint8_t)bits;
+    default: return (int32_t)(uint32_t)bits;
+    }
+}
+
+/* The products below convert every operand once, then run the k loop on
+ * host numbers; B is transposed so that the k loop reads memory in order. */
+static void multiply_f64(unsigned M, unsigned N, unsigned K, const uint64_t *a, const uint64_t *b,
+                         const uint64_t *c, vm_round r, uint64_t *d)
+{
+    double fa[MATRIX_MAX_ELEMENTS], fb[MATRIX_MAX_ELEMENTS];
+    for (unsigned x = 0; x < M * K; x++)
+        fa[x] = vm_f64_from_bits(a[x]);
+    for (unsigned k = 0; k < K; k++)
+        for (unsigned j = 0; j < N; j++)
+            fb[j * K + k] = vm_f64_from_bits(b[k * N + j]);
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j = 0; j < N; j++) {
+            double acc = vm_f64_from_bits(c[i * N + j]);
+            for (unsigned k = 0; k < K; k++)
+                acc = vm_fma_f64(fa[i * K + k], fb[j * K + k], acc, r);
+            d[i * N + j] = vm_f64_bits(acc);
+        }
+}
+
+static void multiply_int8(unsigned M, unsigned N, unsigned K, int atype, int btype, const uint64_t *a,
+                          const uint64_t *b, const uint64_t *c, int satfinite, uint64_t *d)
+{
+    int32_t ia[MATRIX_MAX_ELEMENTS], ib[MATRIX_MAX_ELEMENTS];
+    for (unsigned x = 0; x < M * K; x++)
+        ia[x] = (int32_t)element_to_int(atype, a[x]);
+    for (unsigned k = 0; k < K; k++)
+        for (unsigned j = 0; j < N; j++)
+            ib[j * K + k] = (int32_t)element_to_int(btype, b[k * N + j]);
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j = 0; j < N; j++) {
+            int64_t acc = element_to_int(PTX_T_S32, c[i * N + j]);
+            for (unsigned k = 0; k < K; k++)
+                acc += (int64_t)ia[i * K + k] * ib[j * K + k];
+            if (satfinite)
+                acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
+            d[i * N + j] = (uint32_t)acc;
+        }
+}
+
+static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int btype, int ctype, int dtype,
+                           const uint64_t *a, const uint64_t *b, const uint64_t *c, int satfinite, uint64_t *d)
+{
+    float fa[MATRIX_MAX_ELEMENTS], fb[MATRIX_MAX_ELEMENTS];
+    for (unsigned x = 0; x < M * K; x++)
+        fa[x] = element_to_f32(atype, a[x]);
+    for (unsigned k = 0; k < K; k++)
+        for (unsigned j = 0; j < N; j++)
+            fb[j * K + k] = element_to_f32(btype, b[k * N + j]);
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j = 0; j < N; j++) {
+            float acc = element_to_f32(ctype, c[i * N + j]);
+            for (unsigned k = 0; k < K; k++)
+                acc = fmaf(fa[i * K + k], fb[j * K + k], acc); /* a NaN stays a NaN: canonical below */
+            if (dtype == PTX_T_F16) {
+                d[i * N + j] = vm_f32_to_f16_flags(acc, VM_RN, satfinite ? VM_CVT_SATFINITE : 0);
+            } else {
+                if (satfinite && (acc == INFINITY || acc == -INFINITY))
+                    acc = acc > 0 ? FLT_MAX : -FLT_MAX;
+                d[i * N + j] = vm_f32_bits(vm_canon_f32(acc));
+            }
+        }
+}
+
+/* D = A*B + C for wmma.mma and mma.sync. */
+static int multiply(vm_frame *f, const bc_op *op, uint32_t m)
+{
+    int is_wmma = (op->mode & 15) == MATRIX_WMMA_MMA;
+    unsigned M = matrix_shape_m(op), N = matrix_shape_n(op), K = matrix_shape_k(op);
+    uint64_t packed = (uint64_t)op->imm;
+    int dtype = (int)(packed & 0xff), ctype = (int)((packed >> 8) & 0xff);
+    unsigned nd = (packed >> 16) & 0xff, na = (packed >> 24) & 0xff, nb = (packed >> 32) & 0xff,
+             nc = (packed >> 40) & 0xff;
+    int atype = op->type, btype = op->type2;
+    const uint32_t *list = f->fn->lists + op->list;
+    fragment_shape sd, sa, sb, sc;
+    fragment_init(&sd, MATRIX_D, M, N, dtype, nd, !is_wmma);
+    fragment_init(&sa, MATRIX_A, M, K, atype, na, !is_wmma);
+    fragment_init(&sb, MATRIX_B, K, N, btype, nb, !is_wmma);
+    fragment_init(&sc, MATRIX_C, M, N, ctype, nc, !is_wmma);
+    uint64_t a[MATRIX_MAX_ELEMENTS], bm[MATRIX_MAX_ELEMENTS], c[MATRIX_MAX_ELEMENTS],
+        d[MATRIX_MAX_ELEMENTS];
+    uint64_t *R = f->regs;
+    gather(&sa, R, list + nd, a);
+    gather(&sb, R, list + nd + na, bm);
+    gather(&sc, R, list + nd + na + nb, c);
+    int satfinite = (op->flags & BC_F_SATFINITE) != 0;
+    if (atype == PTX_T_F64)
+        multiply_f64(M, N, K, a, bm, c, vm_rnd(op->mode2), d);
+    else if (atype == PTX_T_S8 || atype == PTX_T_U8)
+        multiply_int8(M, N, K, atype, btype, a, bm, c, satfinite, d);
+    else
+        multiply_float(M, N, K, atype, btype, ctype, dtype, a, bm, c, satfinite, d);
+    scatter(&sd, R, list, d, m);
+    return 0;
+}
+
+/* ldmatrix / stmatrix .m8n8.b16: lane 8i+r supplies the address of row r
+ * of matrix i; register i of lane l holds row l/4, columns 2(l%4) and
+ * 2(l%4)+1 of matrix i (with .trans: rows 2(l%4) and 2(l%4)+1 of column
+ * l/4), the first element in the low half. */
+static int load_store_matrix(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
+{
+    int is_store = (op->mode & 15) == MATRIX_STMATRIX;
+    int transpose = (op->mode & MATRIX_TRANSPOSE) != 0;
+    unsigned count = (op->mode >> 12) & 7;
+    const uint32_t *list = f->fn->lists + op->list;
+    uint64_t *R = f->regs;
+    const uint64_t *base = SLOT(R, op->a);
+    uint8_t *rows[4][8];
+    uint16_t tile[4][8][8];
+    uint8_t *ptrs[VM_WARP];
+    for (unsigned i = 0; i < count; i++)
+        for (unsigned r = 0; r < 8; r++) {
+            unsigned lane = 8 * i + r;
+            if (!(m & (1u << lane)))
+                return vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
+                                   "%s: lane %u must supply the address of row %u of matrix %u, but it is not active",
+                                   is_store ? "stmatrix" : "ldmatrix", lane, r, i);
+            if (vm_resolve(b, w, f, pc, op->mode2, 1u << lane, base, op->imm, 16, is_store, ptrs))
+                return -1;
+            rows[i][r] = ptrs[lane];
+        }
+    if (!is_store) {
+        for (unsigned i = 0; i < count; i++)
+            for (unsigned r = 0; r < 8; r++)
+                memcpy(tile[i][r], rows[i][r], 16);
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            unsigned l = (unsigned)__builtin_ctz(mm), g = l / 4, q = l % 4;
+            for (unsigned i = 0; i < count; i++) {
+                uint16_t lo = transpose ? tile[i][2 * q][g] : tile[i][g][2 * q];
+                uint16_t hi = transpose ? tile[i][2 * q + 1][g] : tile[i][g][2 * q + 1];
+                SLOT(R, list[i])[l] = (uint32_t)lo | (uint32_t)hi << 16;
+            }
+        }
+        return 0;
+    }
+    for (unsigned l = 0; l < VM_WARP; l++) {
+        unsigned g = l / 4, q = l % 4;
+        for (unsigned i = 0; i < count; i++) {
+            uint32_t v = (uint32_t)SLOT(R, list[i])[l];
+            if (transpose) {
+                tile[i][2 * q][g] = (uint16_t)v;
+                tile[i][2 * q + 1][g] = (uint16_t)(v >> 16);
+            } else {
+                tile[i][g][2 * q] = (uint16_t)v;
+                tile[i][g][2 * q + 1] = (uint16_t)(v >> 16);
+            }
+        }
+    }
+    for (unsigned i = 0; i < count; i++)
+        for (unsigned r = 0; r < 8; r++)
+            memcpy(rows[i][r], tile[i][r], 16);
+    return 0;
+}
 
 int vm_matrix_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
 {
-    (void)op;
-    return vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "matrix instructions are not implemented yet");
+    switch (op->mode & 15) {
+    case MATRIX_WMMA_LOAD:
+    case MATRIX_WMMA_STORE:
+        return wmma_memory(b, w, f, pc, op, m);
+    case MATRIX_WMMA_MMA:
+    case MATRIX_MMA_SYNC:
+        return multiply(f, op, m);
+    case MATRIX_LDMATRIX:
+    case MATRIX_STMATRIX:
+        return load_store_matrix(b, w, f, pc, op, m);
+    default:
+        return vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "malformed matrix instruction (mode %u)",
+                           op->mode);
+    }
 }
