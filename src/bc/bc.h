@@ -146,6 +146,10 @@ typedef struct bc_function {
     bc_param *rets; int nrets;
     uint64_t param_size;          /* entries: bytes of the parameter buffer */
     uint64_t local_size;          /* bytes of this function's local frame */
+    uint64_t shared_static_size;  /* entries: static shared memory of a launch */
+    uint64_t shared_local_base;   /* where this function's own .shared variables start */
+    uint64_t *shared_addr;        /* by symbol index: the address of a shared variable in this
+                                     function's layout, UINT64_MAX if unused; NULL: module layout */
     uint32_t nregs_declared;
     int uses_calls;               /* calls other functions (needs a stack) */
     unsigned maxntid[3], reqntid[3], reqnctapercluster[3];

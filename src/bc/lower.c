@@ -321,7 +321,10 @@ static uint32_t lower_symbol_value(lowerer *L, const ptx_operand *o, int *space_
     const bc_symbol *s = lower_find_symbol(L, o->name);
     if (s) {
         if (space_out) *space_out = s->space;
-        return lower_const(L, s->address + (uint64_t)o->imm);
+        uint64_t addr = s->address;
+        if (s->space == BC_SPACE_SHARED && L->fn->shared_addr && L->fn->shared_addr[s - L->m->symbols] != UINT64_MAX)
+            addr = L->fn->shared_addr[s - L->m->symbols];
+        return lower_const(L, addr + (uint64_t)o->imm);
     }
     bc_function *f = bc_module_find(L->m, o->name);
     if (f) {
@@ -480,6 +483,8 @@ static void layout_params(bc_param *out, ptx_var **vars, int n, uint64_t *offset
     }
 }
 
+static int layout_shared_per_kernel(bc_module *m);
+
 kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *native_ctx, bc_module **out,
                              kemu_error *err)
 {
@@ -615,13 +620,160 @@ kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *n
     for (int i = 0; i < m->nsymbols; i++)
         if (m->symbols[i].space == BC_SPACE_SHARED && m->symbols[i].address == UINT64_MAX)
             m->symbols[i].address = dyn_base;
+    if (layout_shared_per_kernel(m)) {
+        bc_module_free(m);
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+    }
     *out = m;
     return KEMU_OK;
 }
 
+/* Marks in `used` the module symbols a function's body names. */
+static void note_refs(const bc_module *m, const util_map *names, const ptx_operand *o, unsigned char *used)
+{
+    if (o->kind == PTX_OP_VECTOR) {
+        for (int i = 0; i < o->nelems; i++)
+            note_refs(m, names, &o->elems[i], used);
+        return;
+    }
+    if (o->kind == PTX_OP_ADDRESS && o->base)
+        o = o->base;
+    if (o->kind != PTX_OP_SYMBOL || o->var)
+        return;
+    uintptr_t k = (uintptr_t)util_map_get(names, o->name, strlen(o->name));
+    if (k)
+        used[k - 1] = 1;
+}
+
+/* Shared memory is laid out per kernel: variables that device functions
+ * use (their code is shared by every kernel) come first at fixed
+ * addresses, then each kernel's own variables, so a kernel's static shared
+ * memory holds only what it uses. If a device function uses the dynamic
+ * (extern) shared array, every kernel keeps the module-wide layout.
+ * Returns -1 when out of memory. */
+static int layout_shared_per_kernel(bc_module *m)
+{
+    int ns = m->nsymbols, rc = -1;
+    util_map names = {0};
+    unsigned char *used = calloc((size_t)m->nfunctions * (size_t)(ns ? ns : 1), 1);
+    unsigned char *common = calloc((size_t)(ns ? ns : 1), 1);
+    if (!used || !common)
+        goto out;
+    for (int i = 0; i < ns; i++) {
+        int failed = 0;
+        if (m->symbols[i].space == BC_SPACE_SHARED)
+            util_map_put(&names, m->symbols[i].name, strlen(m->symbols[i].name), (void *)(uintptr_t)(i + 1), &failed);
+        if (failed)
+            goto out;
+    }
+    for (int f = 0; f < m->nfunctions; f++) {
+        const ptx_function *pf = m->functions[f]->ptx;
+        unsigned char *u = used + (size_t)f * (size_t)ns;
+        for (int k = 0; k < pf->nbody; k++) {
+            const ptx_insn *in = &pf->body[k].insn;
+            if (pf->body[k].kind != PTX_STMT_INSN)
+                continue;
+            for (int o = 0; o < in->nops; o++)
+                note_refs(m, &names, &in->ops[o], u);
+        }
+    }
+    int dyn_in_func = 0;
+    for (int f = 0; f < m->nfunctions; f++) {
+        if (m->functions[f]->is_entry || m->functions[f]->is_extern)
+            continue;
+        for (int i = 0; i < ns; i++)
+            if (used[(size_t)f * (size_t)ns + (size_t)i]) {
+                common[i] = 1;
+                if (m->symbols[i].var->is_extern)
+                    dyn_in_func = 1;
+            }
+    }
+    for (int f = 0; f < m->nfunctions; f++) {
+        bc_function *fn = m->functions[f];
+        fn->shared_static_size = m->shared_static_size;
+        if (dyn_in_func)
+            continue; /* module-wide layout */
+        fn->shared_addr = malloc((size_t)(ns ? ns : 1) * sizeof(uint64_t));
+        if (!fn->shared_addr)
+            goto out;
+    }
+    if (dyn_in_func) {
+        /* function-local .shared variables follow the module ones */
+        uint64_t cursor = 0;
+        for (int i = 0; i < ns; i++)
+            if (m->symbols[i].space == BC_SPACE_SHARED && !m->symbols[i].var->is_extern &&
+                m->symbols[i].address + m->symbols[i].size > cursor)
+                cursor = m->symbols[i].address + m->symbols[i].size;
+        for (int f = 0; f < m->nfunctions; f++) {
+            const ptx_function *pf = m->functions[f]->ptx;
+            m->functions[f]->shared_local_base = cursor;
+            for (int k = 0; k < pf->nlocals; k++)
+                if (pf->locals[k]->space == PTX_SPACE_SHARED)
+                    cursor = align_up(cursor, pf->locals[k]->align ? pf->locals[k]->align : 1) + pf->locals[k]->size;
+        }
+        rc = 0;
+        goto out;
+    }
+    /* the common region: variables of device functions, then their own .shared */
+    uint64_t *common_addr = malloc((size_t)(ns ? ns : 1) * sizeof(uint64_t));
+    if (!common_addr)
+        goto out;
+    uint64_t c = 0;
+    for (int i = 0; i < ns; i++) {
+        common_addr[i] = UINT64_MAX;
+        if (!common[i] || m->symbols[i].var->is_extern)
+            continue;
+        c = align_up(c, m->symbols[i].var->align ? m->symbols[i].var->align : 1);
+        common_addr[i] = c;
+        c += m->symbols[i].size;
+    }
+    for (int f = 0; f < m->nfunctions; f++) {
+        bc_function *fn = m->functions[f];
+        if (fn->is_entry || fn->is_extern)
+            continue;
+        fn->shared_local_base = c;
+        const ptx_function *pf = fn->ptx;
+        for (int k = 0; k < pf->nlocals; k++)
+            if (pf->locals[k]->space == PTX_SPACE_SHARED)
+                c = align_up(c, pf->locals[k]->align ? pf->locals[k]->align : 1) + pf->locals[k]->size;
+    }
+    for (int f = 0; f < m->nfunctions; f++) {
+        bc_function *fn = m->functions[f];
+        memcpy(fn->shared_addr, common_addr, (size_t)ns * sizeof(uint64_t));
+        if (!fn->is_entry)
+            continue;
+        uint64_t cur = c;
+        const unsigned char *u = used + (size_t)f * (size_t)ns;
+        for (int i = 0; i < ns; i++) {
+            if (!u[i] || common[i] || m->symbols[i].var->is_extern)
+                continue;
+            cur = align_up(cur, m->symbols[i].var->align ? m->symbols[i].var->align : 1);
+            fn->shared_addr[i] = cur;
+            cur += m->symbols[i].size;
+        }
+        fn->shared_local_base = cur;
+        const ptx_function *pf = fn->ptx;
+        for (int k = 0; k < pf->nlocals; k++)
+            if (pf->locals[k]->space == PTX_SPACE_SHARED)
+                cur = align_up(cur, pf->locals[k]->align ? pf->locals[k]->align : 1) + pf->locals[k]->size;
+        fn->shared_static_size = cur;
+        uint64_t dyn = align_up(cur, m->shared_align);
+        for (int i = 0; i < ns; i++)
+            if (m->symbols[i].space == BC_SPACE_SHARED && m->symbols[i].var->is_extern)
+                fn->shared_addr[i] = dyn;
+    }
+    free(common_addr);
+    rc = 0;
+out:
+    util_map_free(&names);
+    free(used);
+    free(common);
+    return rc;
+}
+
 /* ---- function lowering ------------------------------------------------- */
 
-static int lower_function(lowerer *L, bc_function *f, uint64_t *shared_cursor)
+static int lower_function(lowerer *L, bc_function *f)
 {
     const ptx_function *pf = f->ptx;
     L->fn = f;
@@ -644,13 +796,14 @@ static int lower_function(lowerer *L, bc_function *f, uint64_t *shared_cursor)
                 f->nslots += v->vec - 1;
         }
     }
+    uint64_t shared_cursor = f->shared_local_base;
     for (int i = 0; i < pf->nlocals; i++) {
         ptx_var *v = pf->locals[i];
         uint64_t align = v->align ? v->align : 1;
         if (v->space == PTX_SPACE_SHARED) {
-            *shared_cursor = align_up(*shared_cursor, align);
-            L->local_off[i] = *shared_cursor;
-            *shared_cursor += v->size;
+            shared_cursor = align_up(shared_cursor, align);
+            L->local_off[i] = shared_cursor;
+            shared_cursor += v->size;
         } else {
             if (v->space == PTX_SPACE_PARAM && align < 4)
                 align = 4;
@@ -801,21 +954,11 @@ kemu_status bc_module_lower(bc_module *m, uint64_t global_base, kemu_error *err)
                 dst[rl->at + b] = (unsigned char)(addr >> (8 * b));
         }
     }
-    uint64_t shared_cursor = 0;
-    /* function-scope shared variables follow the module ones */
-    {
-        uint64_t s = 0;
-        for (int i = 0; i < m->nsymbols; i++)
-            if (m->symbols[i].space == BC_SPACE_SHARED && !m->symbols[i].var->is_extern &&
-                m->symbols[i].address + m->symbols[i].size > s)
-                s = m->symbols[i].address + m->symbols[i].size;
-        shared_cursor = s;
-    }
     for (int i = 0; i < m->nfunctions && !L.oom; i++) {
         bc_function *f = m->functions[i];
         if (f->is_extern)
             continue;
-        lower_function(&L, f, &shared_cursor);
+        lower_function(&L, f);
         for (int k = 0; k < (int)f->ncalls; k++)
             f->uses_calls = 1;
     }
@@ -861,6 +1004,7 @@ void bc_module_free(bc_module *m)
         free(f->calls);
         free(f->params);
         free(f->rets);
+        free(f->shared_addr);
         free(f);
     }
     free(m->functions);

@@ -71,6 +71,7 @@ static json_t *module_json(kemu_module *mod)
         }
         json_object_set_new(e, "params", ps);
         json_object_set_new(e, "param_bytes", json_integer((json_int_t)fn->param_size));
+        json_object_set_new(e, "static_shared_bytes", json_integer((json_int_t)fn->shared_static_size));
         json_object_set_new(e, "local_bytes_per_thread", json_integer((json_int_t)fn->local_size));
         json_object_set_new(e, "registers_declared", json_integer(fn->nregs_declared));
         json_object_set_new(e, "register_slots", json_integer(fn->nslots));
@@ -120,6 +121,8 @@ static void print_text(json_t *o)
                    (long long)json_integer_value(json_object_get(pp, "align")),
                    (long long)json_integer_value(json_object_get(pp, "offset")));
         }
+        printf("  shared memory: %lld bytes static\n",
+               (long long)json_integer_value(json_object_get(e, "static_shared_bytes")));
         printf("  local memory: %lld bytes per thread\n",
                (long long)json_integer_value(json_object_get(e, "local_bytes_per_thread")));
         printf("  registers: %lld declared, %lld predicates\n",

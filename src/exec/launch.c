@@ -96,11 +96,11 @@ static kemu_status validate(kemu_kernel *k, const kemu_launch_config *cfg, unsig
             return util_error(err, KEMU_ERR_LAUNCH_CONFIG, "a cluster of %llu blocks exceeds the portable limit of 8",
                               (unsigned long long)n);
     }
-    uint64_t shared = k->mod->bc->shared_static_size + cfg->shared_bytes;
+    uint64_t shared = fn->shared_static_size + cfg->shared_bytes;
     if (shared > arch->max_shared_optin)
         return util_error(err, KEMU_ERR_LAUNCH_CONFIG,
                           "%llu bytes of shared memory per block (%llu static + %zu dynamic) exceed the %s limit of %llu",
-                          (unsigned long long)shared, (unsigned long long)k->mod->bc->shared_static_size,
+                          (unsigned long long)shared, (unsigned long long)fn->shared_static_size,
                           cfg->shared_bytes, arch->name, (unsigned long long)arch->max_shared_optin);
     if (cfg->shared_bytes && !k->mod->bc->has_dynamic_shared)
         (void)0; /* dynamic shared memory nobody declares is allowed (CUDA allows it) */
@@ -146,7 +146,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     }
     L.const_bank = mod->const_bank;
     L.const_size = mod->bc->const_size;
-    L.shared_static = mod->bc->shared_static_size;
+    L.shared_static = fn->shared_static_size;
     if (mod->bc->has_dynamic_shared) {
         uint64_t a = mod->bc->shared_align;
         L.shared_static = (L.shared_static + a - 1) / a * a;

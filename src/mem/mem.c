@@ -44,6 +44,7 @@ void mem_space_destroy(mem_space *m)
     for (size_t i = 0; i < m->count; i++)
         munmap((void *)(uintptr_t)m->allocs[i].base, page_round(m->allocs[i].size));
     free(m->allocs);
+    free(m->freed);
     pthread_mutex_destroy(&m->lock);
     memset(m, 0, sizeof *m);
 }
@@ -112,6 +113,16 @@ int mem_free(mem_space *m, uint64_t address)
         return -1;
     }
     i--;
+    if (m->nfreed == m->capfreed) {
+        size_t cap = m->capfreed ? m->capfreed * 2 : 16;
+        mem_allocation *f = realloc(m->freed, cap * sizeof *f);
+        if (f) {
+            m->freed = f;
+            m->capfreed = cap;
+        }
+    }
+    if (m->nfreed < m->capfreed)
+        m->freed[m->nfreed++] = m->allocs[i];
     munmap((void *)(uintptr_t)m->allocs[i].base, page_round(m->allocs[i].size));
     memmove(&m->allocs[i], &m->allocs[i + 1], (m->count - i - 1) * sizeof *m->allocs);
     m->count--;
@@ -134,4 +145,14 @@ const mem_allocation *mem_find(const mem_space *m, uint64_t address, uint64_t si
     if (!a || address + size < address || address + size > a->base + a->size)
         return NULL;
     return a;
+}
+
+const mem_allocation *mem_find_freed(const mem_space *m, uint64_t address)
+{
+    for (size_t i = m->nfreed; i > 0; i--) {
+        const mem_allocation *a = &m->freed[i - 1];
+        if (address >= a->base && address - a->base < a->size)
+            return a;
+    }
+    return NULL;
 }

@@ -45,6 +45,9 @@ typedef struct mem_space {
     uint64_t next_id;
     uint64_t next_address;   /* where the next allocation is mapped */
     pthread_mutex_t lock;    /* guards changes; launches read without it */
+    mem_allocation *freed;   /* freed allocations, in the order freed; their
+                              * address ranges are never mapped again */
+    size_t nfreed, capfreed;
 } mem_space;
 
 void mem_space_init(mem_space *m);
@@ -60,5 +63,9 @@ int mem_free(mem_space *m, uint64_t address);
 const mem_allocation *mem_find(const mem_space *m, uint64_t address, uint64_t size);
 /* The allocation containing address (any size), or NULL. */
 const mem_allocation *mem_find_containing(const mem_space *m, uint64_t address);
+/* The freed allocation whose range contained address (the latest freed if
+ * several did), or NULL. Freed ranges stay unmapped (a quarantine), so
+ * checkers can name them in reports. */
+const mem_allocation *mem_find_freed(const mem_space *m, uint64_t address);
 
 #endif

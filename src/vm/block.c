@@ -118,14 +118,17 @@ static int pick_group(vm_warp *w)
             best = i;
     }
     if (best >= 0 && w->rotate) {
-        /* fairness: after a long spin, give the other groups a turn */
-        int n = 0, order[VM_WARP];
-        for (int i = 0; i < w->ngroups; i++)
-            if (group_runnable(w, &w->groups[i]))
-                order[n++] = i;
-        if (n > 1) {
-            best = order[(unsigned)w->rotate % (unsigned)n];
+        /* fairness: the runnable group after the one that spun, by pc,
+         * wrapping around (round robin) */
+        int next = -1;
+        for (int i = 0; i < w->ngroups; i++) {
+            if (!group_runnable(w, &w->groups[i]) || w->groups[i].pc <= w->rotate_pc)
+                continue;
+            if (next < 0 || w->groups[i].pc < w->groups[next].pc)
+                next = i;
         }
+        if (next >= 0)
+            best = next;
         w->rotate = 0;
     }
     if (best >= 0)
@@ -214,8 +217,8 @@ static void describe_global(const mem_space *mem, uint64_t addr, char *buf, size
     }
 }
 
-int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
-               const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
+static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
+                         const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
 {
     vm_launch *L = b->launch;
     int is_store = kind != VM_ACCESS_LOAD;
@@ -345,6 +348,15 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
     return 0;
 }
 
+int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
+               const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
+{
+    int rc = resolve_lanes(b, w, f, pc, space, m, addr, imm, size, kind, ptrs);
+    if (rc && b->launch->hooks && b->launch->hooks->bad_access)
+        b->launch->hooks->bad_access(b->launch->hooks->ctx, b, w, f, pc, kind, space, m, addr, imm, size);
+    return rc;
+}
+
 int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, size_t cap)
 {
     vm_launch *L = b->launch;
@@ -468,6 +480,8 @@ static void cluster_check(vm_cluster *c)
 static int cluster_arrive(vm_block *b, vm_warp *w, int id)
 {
     vm_cluster *c = b->cluster;
+    if (b->launch->hooks && b->launch->hooks->barrier_arrive)
+        b->launch->hooks->barrier_arrive(b->launch->hooks->ctx, b, w, id);
     if (id != 0xfd) {
         c->arrived_warps++;
         w->cluster_phase = c->phase;
@@ -547,6 +561,8 @@ static int warp_arrive(vm_block *b, vm_warp *w)
         bar->expected_warps = (count + VM_WARP - 1) / VM_WARP;
     }
     bar->arrived_warps++;
+    if (b->launch->hooks && b->launch->hooks->barrier_arrive)
+        b->launch->hooks->barrier_arrive(b->launch->hooks->ctx, b, w, id);
     if (op->code == BC_BAR && op->mode == 2) {
         for (int k = 0; k < w->ngroups; k++) {
             vm_group *g = &w->groups[k];
@@ -587,10 +603,14 @@ int vm_warp_run(vm_block *b, vm_warp *w)
         if (ev == VM_EV_FAULT)
             return -1;
         if (ev == VM_EV_YIELD) {
-            if (w->ngroups > 1)
-                w->rotate = (int)(b->rng++ % 31) + 1;
+            if (w->ngroups > 1) {
+                w->rotate = 1;
+                w->rotate_pc = w->groups[gi < w->ngroups ? gi : 0].pc;
+            }
             return 0;
         }
+        if (w->rotate && gi < w->ngroups)
+            w->rotate_pc = w->groups[gi].pc;
     }
 }
 
@@ -704,9 +724,8 @@ static void free_nonroot_frames(vm_warp *w)
     w->ngroups = 0;
 }
 
-static int report_deadlock(vm_block *b)
+void vm_describe_warps(vm_block *b, util_buffer *d)
 {
-    util_buffer d = {0};
     for (int i = 0; i < b->nwarps; i++) {
         vm_warp *w = &b->warps[i];
         if (w->state == VM_WARP_DONE)
@@ -715,13 +734,24 @@ static int report_deadlock(vm_block *b)
             vm_group *g = &w->groups[k];
             const bc_function *fn = g->frame->fn;
             int line = g->pc < fn->ncode ? fn->srcs[fn->code[g->pc].src].line : 0;
-            util_buffer_printf(&d, "\n    warp %d lanes 0x%08x wait at %s:%d (%s%s%d)", i, g->mask,
-                               b->launch->ptx_filename, line,
-                               g->state == VM_G_WAIT_BAR ? "barrier " : "warp-synchronous op",
-                               g->state == VM_G_WAIT_BAR ? "" : " ",
-                               g->state == VM_G_WAIT_BAR ? (g->bar_id == 0xff ? -1 : g->bar_id) : 0);
+            util_buffer_printf(d, "\n    warp %d lanes 0x%08x %s %s:%d", i, g->mask,
+                               g->state == VM_G_RUN ? "run at" : "wait at", b->launch->ptx_filename, line);
+            if (g->state == VM_G_WAIT_BAR) {
+                if (g->bar_id >= 0xfd)
+                    util_buffer_printf(d, " (barrier.cluster)");
+                else
+                    util_buffer_printf(d, " (barrier %d)", g->bar_id);
+            } else if (g->state == VM_G_WAIT_SYNC) {
+                util_buffer_printf(d, " (warp-synchronous op waiting for lanes 0x%08x)", g->need & ~g->mask);
+            }
         }
     }
+}
+
+static int report_deadlock(vm_block *b)
+{
+    util_buffer d = {0};
+    vm_describe_warps(b, &d);
     vm_warp *w0 = NULL;
     for (int i = 0; i < b->nwarps && !w0; i++)
         if (b->warps[i].state != VM_WARP_DONE)

@@ -24,7 +24,8 @@ typedef struct vm_access_lane {
 } vm_access_lane;
 
 /* Fence scopes. */
-enum { VM_SCOPE_CTA = 0, VM_SCOPE_CLUSTER, VM_SCOPE_GPU, VM_SCOPE_SYS };
+enum { VM_SCOPE_CTA = 0, VM_SCOPE_CLUSTER, VM_SCOPE_GPU, VM_SCOPE_SYS,
+       VM_SCOPE_ASYNC /* a cp.async group op (commit/wait): the checker decodes the op at pc */ };
 
 typedef struct vm_hooks {
     void *ctx;
@@ -32,18 +33,22 @@ typedef struct vm_hooks {
     void (*block_begin)(void *ctx, struct vm_block *b);
     void (*block_end)(void *ctx, struct vm_block *b);
     /* A warp-wide memory access of `size` bytes per lane by the lanes of
-     * `mask`, op at pc of frame f; `values` holds the bytes stored (stores;
-     * lane-major, `size` bytes each) or NULL. Called after the addresses
-     * were checked and before the access is performed. */
+     * `mask`, op at pc of frame f (observers read stored values from the
+     * op's source registers). Called after the addresses were checked and
+     * before the access is performed. */
     void (*access)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
                    int kind, uint32_t mask, const vm_access_lane *lanes, unsigned size);
     /* CTA barrier `id` completed: every warp blocked on it is released. */
     void (*barrier)(void *ctx, struct vm_block *b, int id);
-    /* Barrier-like warp synchronization of the lanes in mask (bar.warp.sync,
-     * and the warp-synchronous shfl/vote/match/redux). */
-    void (*warp_sync)(void *ctx, struct vm_block *b, struct vm_warp *w, uint32_t mask);
-    /* A fence (membar/fence) by the lanes of mask at `scope`. */
-    void (*fence)(void *ctx, struct vm_block *b, struct vm_warp *w, uint32_t mask, int scope);
+    /* Barrier-like warp synchronization (bar.warp.sync, and the
+     * warp-synchronous shfl/vote/match/redux) at pc of frame f: `active`
+     * lanes execute it with membermask `member`. */
+    void (*warp_sync)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
+                      uint32_t active, uint32_t member);
+    /* A fence (membar/fence) by the lanes of mask at `scope`, or a cp.async
+     * group op (scope VM_SCOPE_ASYNC), op at pc of frame f. */
+    void (*fence)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
+                  uint32_t mask, int scope);
     /* barrier.cluster completed a phase. */
     void (*cluster_barrier)(void *ctx, struct vm_block *b);
     /* A lane group reached a CTA barrier while other lanes of its warp, or
@@ -51,6 +56,18 @@ typedef struct vm_hooks {
      * the scheduler: id, lanes that arrived, lanes that did not. */
     void (*divergent_barrier)(void *ctx, struct vm_block *b, struct vm_warp *w, uint32_t pc, int id,
                               uint32_t arrived, uint32_t missing);
+    /* Warp w arrives at CTA barrier `id` (0-15; its lane groups still wait
+     * at the bar op, so observers can read the op, lanes and count), or at
+     * barrier.cluster: id 0xfe arrive, 0xfd wait, 0xff arrive and wait. */
+    void (*barrier_arrive)(void *ctx, struct vm_block *b, struct vm_warp *w, int id);
+    /* The op at pc of frame f is about to run for the lanes of mask (only
+     * installed by checkers that follow registers). */
+    void (*op)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc, uint32_t mask);
+    /* A memory op at pc faulted on an invalid address (the fault is already
+     * raised): lanes of mask, per-lane base addresses addr (+ imm), size
+     * bytes per lane, kind as for access, space as the op names it. */
+    void (*bad_access)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
+                       int kind, int space, uint32_t mask, const uint64_t *addr, int64_t imm, unsigned size);
 } vm_hooks;
 
 #endif

@@ -543,8 +543,18 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
     uint32_t pc = g->pc;
     const uint32_t gm = g->mask;
     int ev = VM_EV_REPICK;
+    /* Reconvergence: stop where the nearest other group of this frame
+     * waits, so that the groups merge there. */
+    uint32_t stop_pc = UINT32_MAX;
+    for (int k = 0; k < w->ngroups; k++)
+        if (k != gi && w->groups[k].frame == f && w->groups[k].pc > pc && w->groups[k].pc < stop_pc)
+            stop_pc = w->groups[k].pc;
 
     for (;;) {
+        if (pc == stop_pc) {
+            g->pc = pc;
+            return VM_EV_REPICK;
+        }
         const bc_op *op = &code[pc];
         uint32_t m = gm;
         if (op->guard != BC_NONE) {
@@ -557,6 +567,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         }
         b->warp_instructions++;
         b->thread_instructions += (uint64_t)__builtin_popcount(m);
+        if (L->hooks && L->hooks->op)
+            L->hooks->op(L->hooks->ctx, b, w, f, pc, m);
         uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
         const uint64_t *A = op->a != BC_NONE ? SLOT(R, op->a) : NULL;
         const uint64_t *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
@@ -567,8 +579,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_NOP:
             break;
         case BC_FENCE:
-            if (op->mode == 0 && L->hooks && L->hooks->fence)
-                L->hooks->fence(L->hooks->ctx, b, w, m, op->n);
+            if (L->hooks && L->hooks->fence)
+                L->hooks->fence(L->hooks->ctx, b, w, f, pc, m, op->mode ? VM_SCOPE_ASYNC : op->n);
             break;
         case BC_MOV:
             LANES(m, D[l] = A[l]);
@@ -1284,18 +1296,35 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             uint32_t target = (uint32_t)op->imm;
             if (m == gm) {
                 if (target <= pc) {
-                    if (++w->backedges >= BACKEDGE_YIELD) {
+                    ++w->backedges;
+                    if (w->ngroups > 1 && (w->backedges & 15) == 0 && w->backedges < BACKEDGE_YIELD) {
+                        /* independent thread scheduling: let the other lane
+                         * groups of this warp run (round robin) */
+                        g->pc = target;
+                        w->rotate = 1;
+                        return VM_EV_REPICK;
+                    }
+                    if (w->backedges >= BACKEDGE_YIELD) {
                         w->backedges = 0;
                         g->pc = target;
                         if (L->timeout > 0 && vm_now() - L->start_time > L->timeout) {
+                            util_buffer where = {0};
+                            vm_describe_warps(b, &where);
                             vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 702,
-                                        "the launch timed out after %g seconds (--timeout)", L->timeout);
+                                        "the launch timed out after %g seconds (--timeout); the block's warps:%s",
+                                        L->timeout, where.data ? where.data : "");
+                            util_buffer_free(&where);
                             return VM_EV_FAULT;
                         }
                         if (__atomic_load_n(&L->abort_id, __ATOMIC_RELAXED) < b->linear_id)
                             return VM_EV_FAULT;
                         return w->ngroups > 1 || b->nwarps > 1 ? VM_EV_YIELD : VM_EV_REPICK;
                     }
+                }
+                if (target > stop_pc) {
+                    /* jumping past another group: the lower pc runs first */
+                    g->pc = target;
+                    return VM_EV_REPICK;
                 }
                 pc = target;
                 continue;
@@ -1451,7 +1480,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             }
             uint32_t part = m & member;
             if (L->hooks && L->hooks->warp_sync)
-                L->hooks->warp_sync(L->hooks->ctx, b, w, part);
+                L->hooks->warp_sync(L->hooks->ctx, b, w, f, pc, m, member);
             if (op->code == BC_SHFL) {
                 uint64_t src[VM_WARP];
                 for (int l = 0; l < VM_WARP; l++) src[l] = A[l];

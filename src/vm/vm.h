@@ -55,7 +55,8 @@ typedef struct vm_warp {
     uint32_t tid[3][VM_WARP];
     uint8_t *local;          /* VM_WARP * local_stride bytes */
     vm_frame *root;
-    int rotate;              /* fairness: next group to favour */
+    int rotate;              /* fairness: pick the group after rotate_pc next */
+    uint32_t rotate_pc;
     uint32_t cluster_phase;  /* barrier.cluster phase this warp last arrived in */
 } vm_warp;
 

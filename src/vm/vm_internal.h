@@ -32,6 +32,10 @@ void vm_frame_free(vm_frame *f);
 /* Splits lanes `lanes` of group g off into a new group at pc `pc`. */
 void vm_group_split(vm_warp *w, vm_group *g, uint32_t lanes, uint32_t pc);
 
+/* Appends one line per unfinished warp group of the block: where it is
+ * and whether it runs or waits (barrier id, warp-synchronous op). */
+void vm_describe_warps(vm_block *b, util_buffer *out);
+
 /* Runs one group until an event. */
 int vm_group_run(vm_block *b, vm_warp *w, int gi);
 
