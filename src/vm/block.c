@@ -348,9 +348,96 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
     return 0;
 }
 
+/* The fast path of address resolution: every lane in one global
+ * allocation (checked once by the warp's lowest and highest address) or in
+ * this block's shared memory, aligned, and no checker watching. Returns 1
+ * when it resolved the access, 0 to take the precise per-lane path. */
+static inline int resolve_fast(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm, unsigned size,
+                               uint8_t **ptrs)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
+    LANES(m, {
+        uint64_t a = addr[l] + (uint64_t)imm;
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+        bits |= a;
+    });
+    if ((size & (size - 1)) == 0 && (bits & (size - 1)))
+        return 0;
+    if (space == BC_SPACE_GLOBAL || (space == BC_SPACE_GENERIC && hi < MEM_WINDOW_SHARED)) {
+        const mem_allocation *c = b->alloc_cache;
+        if (!c || lo < c->base || hi + size > c->base + c->size) {
+            c = mem_find(b->launch->mem, lo, hi + size - lo);
+            if (!c)
+                return 0;
+            b->alloc_cache = c;
+        }
+        LANES(m, ptrs[l] = (uint8_t *)(uintptr_t)(addr[l] + (uint64_t)imm));
+        return 1;
+    }
+    uint64_t base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
+    if ((space == BC_SPACE_SHARED || (space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED)) &&
+        hi - base + size <= b->shared_size) {
+        uint8_t *sh = b->shared - base;
+        LANES(m, ptrs[l] = sh + addr[l] + (uint64_t)imm);
+        return 1;
+    }
+    return 0;
+}
+
+uint8_t *vm_resolve_base(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm, unsigned size)
+{
+    if (b->launch->hooks)
+        return NULL;
+    /* bitwise AND and OR of the lane addresses bound their minimum and
+     * maximum and vectorize well; fall back to the exact bounds when they
+     * are too loose */
+    uint64_t lo = ~0ull, hi = 0;
+    LANES(m, {
+        uint64_t a = addr[l] + (uint64_t)imm;
+        lo &= a;
+        hi |= a;
+    });
+    uint64_t bits = hi;
+    if ((size & (size - 1)) == 0 && (bits & (size - 1)))
+        return NULL;
+    int in_shared = space == BC_SPACE_SHARED ? hi + size <= b->shared_size
+                  : space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED ? hi - MEM_WINDOW_SHARED + size <= b->shared_size : 0;
+    const mem_allocation *c0 = b->alloc_cache;
+    int in_cache = c0 && lo >= c0->base && hi + size <= c0->base + c0->size;
+    if (!in_shared && !in_cache) {
+        lo = UINT64_MAX;
+        hi = 0;
+        LANES(m, {
+            uint64_t a = addr[l] + (uint64_t)imm;
+            lo = a < lo ? a : lo;
+            hi = a > hi ? a : hi;
+        });
+    }
+    if ((size & (size - 1)) == 0 && (bits & (size - 1)))
+        return NULL;
+    if (space == BC_SPACE_GLOBAL || (space == BC_SPACE_GENERIC && hi < MEM_WINDOW_SHARED)) {
+        const mem_allocation *c = b->alloc_cache;
+        if (!c || lo < c->base || hi + size > c->base + c->size) {
+            c = mem_find(b->launch->mem, lo, hi + size - lo);
+            if (!c)
+                return NULL;
+            b->alloc_cache = c;
+        }
+        return (uint8_t *)(uintptr_t)imm;
+    }
+    uint64_t base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
+    if ((space == BC_SPACE_SHARED || (space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED)) &&
+        hi - base + size <= b->shared_size)
+        return b->shared - base + imm;
+    return NULL;
+}
+
 int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
                const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
 {
+    if (!b->launch->hooks && resolve_fast(b, space, m, addr, imm, size, ptrs))
+        return 0;
     int rc = resolve_lanes(b, w, f, pc, space, m, addr, imm, size, kind, ptrs);
     if (rc && b->launch->hooks && b->launch->hooks->bad_access)
         b->launch->hooks->bad_access(b->launch->hooks->ctx, b, w, f, pc, kind, space, m, addr, imm, size);
@@ -627,6 +714,7 @@ static uint64_t next_random(uint64_t *s)
 static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint64_t linear_id)
 {
     b->launch = L;
+    b->alloc_cache = NULL;
     memcpy(b->ctaid, ctaid, sizeof b->ctaid);
     b->linear_id = linear_id;
     memset(&b->fault, 0, sizeof b->fault);

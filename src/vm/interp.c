@@ -11,6 +11,19 @@
 
 #define BACKEDGE_YIELD 256
 
+const uint8_t vm_type_size_table[PTX_T_COUNT] = {
+    [PTX_T_B8] = 1, [PTX_T_U8] = 1, [PTX_T_S8] = 1, [PTX_T_E4M3] = 1, [PTX_T_E5M2] = 1, [PTX_T_U4] = 1,
+    [PTX_T_S4] = 1, [PTX_T_B16] = 2, [PTX_T_U16] = 2, [PTX_T_S16] = 2, [PTX_T_F16] = 2, [PTX_T_BF16] = 2,
+    [PTX_T_E4M3X2] = 2, [PTX_T_E5M2X2] = 2, [PTX_T_B32] = 4, [PTX_T_U32] = 4, [PTX_T_S32] = 4,
+    [PTX_T_F32] = 4, [PTX_T_F16X2] = 4, [PTX_T_BF16X2] = 4, [PTX_T_TF32] = 4, [PTX_T_U16X2] = 4,
+    [PTX_T_S16X2] = 4, [PTX_T_U8X4] = 4, [PTX_T_S8X4] = 4, [PTX_T_B64] = 8, [PTX_T_U64] = 8, [PTX_T_S64] = 8,
+    [PTX_T_F64] = 8, [PTX_T_TEXREF] = 8, [PTX_T_SURFREF] = 8, [PTX_T_SAMPLERREF] = 8, [PTX_T_B128] = 16,
+};
+const uint8_t vm_type_signed_table[PTX_T_COUNT] = {
+    [PTX_T_S8] = 1, [PTX_T_S16] = 1, [PTX_T_S32] = 1, [PTX_T_S64] = 1, [PTX_T_S16X2] = 1, [PTX_T_S8X4] = 1,
+    [PTX_T_S4] = 1,
+};
+
 static inline float F32(uint64_t v) { return vm_f32_from_bits((uint32_t)v); }
 static inline uint64_t BF32(float f) { return vm_f32_bits(f); }
 static inline double F64(uint64_t v) { return vm_f64_from_bits(v); }
@@ -202,7 +215,7 @@ static int eval_cmp(int type, int cmp, uint64_t a, uint64_t b, int ftz)
 {
     if (ptx_type_is_float((ptx_type)type))
         return cmp_float(fval(a, type, ftz), fval(b, type, ftz), cmp);
-    return cmp_int(a, b, vm_type_bytes(type), ptx_type_is_signed((ptx_type)type), cmp);
+    return cmp_int(a, b, vm_type_bytes(type), vm_type_signed(type), cmp);
 }
 
 static inline int bool_combine(int r, int c, int bop)
@@ -419,7 +432,7 @@ static uint64_t cvt_value(const bc_op *op, uint64_t a)
     int dt = op->type, st = op->type2;
     unsigned dw = vm_type_bytes(dt), sw = vm_type_bytes(st);
     int dflt = ptx_type_is_float((ptx_type)dt), sflt = ptx_type_is_float((ptx_type)st);
-    int dsg = ptx_type_is_signed((ptx_type)dt), ssg = ptx_type_is_signed((ptx_type)st);
+    int dsg = vm_type_signed(dt), ssg = vm_type_signed(st);
     vm_round r = vm_rnd(op->mode);
     uint32_t fl = op->flags;
     int ftz = (fl & BC_F_FTZ) != 0;
@@ -566,7 +579,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             continue;
         }
         b->warp_instructions++;
-        b->thread_instructions += (uint64_t)__builtin_popcount(m);
+        b->thread_instructions += m == VM_FULL ? VM_WARP : (uint64_t)__builtin_popcount(m);
         if (L->hooks && L->hooks->op)
             L->hooks->op(L->hooks->ctx, b, w, f, pc, m);
         uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
@@ -574,7 +587,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         const uint64_t *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
         const uint64_t *C = op->c != BC_NONE ? SLOT(R, op->c) : NULL;
         unsigned w8 = vm_type_bytes(op->type);
-        int sg = ptx_type_is_signed((ptx_type)op->type);
+        int sg = vm_type_signed(op->type);
         switch ((bc_opcode)op->code) {
         case BC_NOP:
             break;
@@ -879,7 +892,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         /* ---- float ---- */
         case BC_ADD_F32: LANES(m, D[l] = BF32(vm_canon_f32(F32(A[l]) + F32(B[l])))); break;
         case BC_MUL_F32: LANES(m, D[l] = BF32(vm_canon_f32(F32(A[l]) * F32(B[l])))); break;
-        case BC_FMA_F32: LANES(m, D[l] = BF32(vm_canon_f32(fmaf(F32(A[l]), F32(B[l]), F32(C[l]))))); break;
+        case BC_FMA_F32: vm_fma_f32_lanes(D, A, B, C, m); break;
         case BC_FADD: LANES(m, D[l] = float_arith(0, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
         case BC_FSUB: LANES(m, D[l] = float_arith(1, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
         case BC_FMUL: LANES(m, D[l] = float_arith(2, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
@@ -1043,7 +1056,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                            D[l] = ((uint64_t)hi << 16) | lo; });
             } else {
                 unsigned bits = vm_type_bytes(op->type) * 8;
-                int dsg = ptx_type_is_signed((ptx_type)op->type);
+                int dsg = vm_type_signed(op->type);
                 LANES(m, { uint64_t a = int_saturate((int32_t)A[l], 0, 1, bits / 8, dsg) & ((1ull << bits) - 1);
                            uint64_t bb = int_saturate((int32_t)B[l], 0, 1, bits / 8, dsg) & ((1ull << bits) - 1);
                            D[l] = (uint32_t)((C[l] << (2 * bits)) | (a << bits) | bb); });
@@ -1094,6 +1107,24 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_ST: {
             uint8_t *ptrs[VM_WARP];
             unsigned esz = op->src_size, n = op->n ? op->n : 1;
+            if (n == 1 && (esz == 4 || esz == 8) && !(op->flags & BC_F_SIGNED)) {
+                uint8_t *base = vm_resolve_base(b, op->mode, m, A, op->imm, esz);
+                if (base) {
+                    uintptr_t bp = (uintptr_t)base;
+                    if (op->code == BC_LD) {
+                        if (esz == 4)
+                            LANES(m, { uint32_t v; memcpy(&v, (const void *)(bp + (uintptr_t)A[l]), 4); D[l] = v; });
+                        else
+                            LANES(m, memcpy(&D[l], (const void *)(bp + (uintptr_t)A[l]), 8));
+                    } else {
+                        if (esz == 4)
+                            LANES(m, { uint32_t v = (uint32_t)B[l]; memcpy((void *)(bp + (uintptr_t)A[l]), &v, 4); });
+                        else
+                            LANES(m, memcpy((void *)(bp + (uintptr_t)A[l]), &B[l], 8));
+                    }
+                    break;
+                }
+            }
             if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz * n, op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, ptrs))
                 EXIT_EVENT(VM_EV_FAULT);
             const uint32_t *lst = n > 1 ? fn->lists + op->list : NULL;
@@ -1159,8 +1190,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                                 r = (uint32_t)float_arith(0, ty, x, y, 0, BC_RND_RN, 0);
                             } else r = x + y;
                             break;
-                        case BC_ATOM_MIN: r = (uint32_t)int_minmax(x, y, 4, ptx_type_is_signed((ptx_type)ty), 0); break;
-                        case BC_ATOM_MAX: r = (uint32_t)int_minmax(x, y, 4, ptx_type_is_signed((ptx_type)ty), 1); break;
+                        case BC_ATOM_MIN: r = (uint32_t)int_minmax(x, y, 4, vm_type_signed(ty), 0); break;
+                        case BC_ATOM_MAX: r = (uint32_t)int_minmax(x, y, 4, vm_type_signed(ty), 1); break;
                         case BC_ATOM_INC: r = x >= y ? 0 : x + 1; break;
                         case BC_ATOM_DEC: r = (x == 0 || x > y) ? y : x - 1; break;
                         case BC_ATOM_CAS: r = x == y ? (uint32_t)cv : x; break;
@@ -1180,8 +1211,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                         uint64_t x = o, y = bv, r;
                         switch (aop) {
                         case BC_ATOM_ADD: r = ty == PTX_T_F64 ? BF64(F64(x) + F64(y)) : x + y; break;
-                        case BC_ATOM_MIN: r = int_minmax(x, y, 8, ptx_type_is_signed((ptx_type)ty), 0); break;
-                        case BC_ATOM_MAX: r = int_minmax(x, y, 8, ptx_type_is_signed((ptx_type)ty), 1); break;
+                        case BC_ATOM_MIN: r = int_minmax(x, y, 8, vm_type_signed(ty), 0); break;
+                        case BC_ATOM_MAX: r = int_minmax(x, y, 8, vm_type_signed(ty), 1); break;
                         case BC_ATOM_INC: r = x >= y ? 0 : x + 1; break;
                         case BC_ATOM_DEC: r = (x == 0 || x > y) ? y : x - 1; break;
                         case BC_ATOM_CAS: r = x == y ? cv : x; break;

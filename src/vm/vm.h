@@ -104,6 +104,7 @@ typedef struct vm_block {
     int done;
     struct vm_cluster *cluster;
     unsigned rank;           /* %cluster_ctarank */
+    const mem_allocation *alloc_cache; /* the allocation the last global access hit */
 } vm_block;
 
 /* Blocks of one cluster run together on one host thread, their warps

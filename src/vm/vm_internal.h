@@ -45,6 +45,13 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi);
 int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
                const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs);
 
+/* The fast path of a warp-wide access that needs no per-lane work: when
+ * every lane's [addr+imm, +size) lies in one global allocation or in the
+ * block's shared memory, is aligned, and no checker watches, returns the
+ * host pointer `p` such that lane l accesses p + addr[l]; else NULL (then
+ * use vm_resolve). Wrapping pointer arithmetic is intended. */
+uint8_t *vm_resolve_base(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm, unsigned size);
+
 /* Reads a NUL-terminated string at a generic address (for printf/assert). */
 int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, size_t cap);
 
@@ -54,6 +61,9 @@ int vm_matrix_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
 
 /* tex, tld4, txq, suld, sust (texture.c). Returns 0, or -1 after a fault. */
 int vm_texture_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
+
+/* D = fma(A, B, C) in f32 for the lanes of m (fma.c). */
+void vm_fma_f32_lanes(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t m);
 
 /* Host functions called from kernels. */
 int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
@@ -69,6 +79,10 @@ static inline vm_round vm_rnd(int bc_rnd)
     }
 }
 
-static inline unsigned vm_type_bytes(int t) { return ptx_type_size((ptx_type)t); }
+/* Type properties by table, so the interpreter makes no calls for them. */
+extern const uint8_t vm_type_size_table[PTX_T_COUNT];
+extern const uint8_t vm_type_signed_table[PTX_T_COUNT];
+static inline unsigned vm_type_bytes(int t) { return vm_type_size_table[t]; }
+static inline int vm_type_signed(int t) { return vm_type_signed_table[t]; }
 
 #endif
