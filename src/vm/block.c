@@ -378,8 +378,8 @@ static inline int resolve_fast(vm_block *b, int space, uint32_t m, const uint64_
     uint64_t base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
     if ((space == BC_SPACE_SHARED || (space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED)) &&
         hi - base + size <= b->shared_size) {
-        uint8_t *sh = b->shared - base;
-        LANES(m, ptrs[l] = sh + addr[l] + (uint64_t)imm);
+        uint8_t *sh = b->shared;
+        LANES(m, ptrs[l] = sh + (addr[l] + (uint64_t)imm - base));
         return 1;
     }
     return 0;
@@ -429,7 +429,7 @@ uint8_t *vm_resolve_base(vm_block *b, int space, uint32_t m, const uint64_t *add
     uint64_t base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
     if ((space == BC_SPACE_SHARED || (space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED)) &&
         hi - base + size <= b->shared_size)
-        return b->shared - base + imm;
+        return (uint8_t *)((uintptr_t)b->shared - (uintptr_t)base + (uintptr_t)imm);
     return NULL;
 }
 
