@@ -145,7 +145,15 @@ static uint64_t round_double_to_format(double value, int precision, int exponent
 uint16_t io_double_to_f16(double value) { return (uint16_t)round_double_to_format(value, 11, 5); }
 uint16_t io_double_to_bf16(double value) { return (uint16_t)round_double_to_format(value, 8, 8); }
 
-static uint32_t double_to_f32_bits(double value) { return (uint32_t)round_double_to_format(value, 24, 8); }
+static uint32_t double_to_f32_bits(double value)
+{
+    if (value != value)
+        return (uint32_t)round_double_to_format(value, 24, 8); /* NaN: the quiet NaN without payload */
+    float f = (float)value; /* the host rounds to nearest even, as round_double_to_format does */
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    return bits;
+}
 
 double io_f16_to_double(uint16_t bits)
 {

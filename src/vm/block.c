@@ -750,13 +750,21 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
         vm_frame *root = w->root;
         memset(w, 0, sizeof *w);
         w->index = i;
-        for (int l = 0; l < VM_WARP; l++) {
-            uint64_t t = (uint64_t)i * VM_WARP + (uint64_t)l;
-            if (t < L->nthreads_per_block) {
-                w->valid |= 1u << l;
-                w->tid[0][l] = (uint32_t)(t % L->block[0]);
-                w->tid[1][l] = (uint32_t)(t / L->block[0] % L->block[1]);
-                w->tid[2][l] = (uint32_t)(t / ((uint64_t)L->block[0] * L->block[1]));
+        /* thread indices in CUDA order (x fastest), counted up rather than divided */
+        uint64_t t0 = (uint64_t)i * VM_WARP;
+        uint32_t tx = (uint32_t)(t0 % L->block[0]), ty = (uint32_t)(t0 / L->block[0] % L->block[1]);
+        uint32_t tz = (uint32_t)(t0 / ((uint64_t)L->block[0] * L->block[1]));
+        for (int l = 0; l < VM_WARP && t0 + (uint64_t)l < L->nthreads_per_block; l++) {
+            w->valid |= 1u << l;
+            w->tid[0][l] = tx;
+            w->tid[1][l] = ty;
+            w->tid[2][l] = tz;
+            if (++tx == L->block[0]) {
+                tx = 0;
+                if (++ty == L->block[1]) {
+                    ty = 0;
+                    tz++;
+                }
             }
         }
         if (L->local_stride) {
