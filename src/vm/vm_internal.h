@@ -50,7 +50,54 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
  * block's shared memory, is aligned, and no checker watches, returns the
  * host pointer `p` such that lane l accesses p + addr[l]; else NULL (then
  * use vm_resolve). Wrapping pointer arithmetic is intended. */
-uint8_t *vm_resolve_base(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm, unsigned size);
+static inline uint8_t *vm_resolve_base(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm, unsigned size)
+{
+    if (b->launch->hooks)
+        return NULL;
+    /* bitwise AND and OR of the lane addresses bound their minimum and
+     * maximum and vectorize well; fall back to the exact bounds when they
+     * are too loose */
+    uint64_t lo = ~0ull, hi = 0;
+    LANES(m, {
+        uint64_t a = addr[l] + (uint64_t)imm;
+        lo &= a;
+        hi |= a;
+    });
+    uint64_t bits = hi;
+    if ((size & (size - 1)) == 0 && (bits & (size - 1)))
+        return NULL;
+    int in_shared = space == BC_SPACE_SHARED ? hi + size <= b->shared_size
+                  : space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED ? hi - MEM_WINDOW_SHARED + size <= b->shared_size : 0;
+    const mem_allocation *c0 = b->alloc_cache;
+    int in_cache = c0 && lo >= c0->base && hi + size <= c0->base + c0->size;
+    if (!in_shared && !in_cache) {
+        lo = UINT64_MAX;
+        hi = 0;
+        LANES(m, {
+            uint64_t a = addr[l] + (uint64_t)imm;
+            lo = a < lo ? a : lo;
+            hi = a > hi ? a : hi;
+        });
+    }
+    if ((size & (size - 1)) == 0 && (bits & (size - 1)))
+        return NULL;
+    if (space == BC_SPACE_GLOBAL || (space == BC_SPACE_GENERIC && hi < MEM_WINDOW_SHARED)) {
+        const mem_allocation *c = b->alloc_cache;
+        if (!c || lo < c->base || hi + size > c->base + c->size) {
+            c = mem_find(b->launch->mem, lo, hi + size - lo);
+            if (!c)
+                return NULL;
+            b->alloc_cache = c;
+        }
+        return (uint8_t *)(uintptr_t)imm;
+    }
+    uint64_t base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
+    if ((space == BC_SPACE_SHARED || (space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED)) &&
+        hi - base + size <= b->shared_size)
+        return (uint8_t *)((uintptr_t)b->shared - (uintptr_t)base + (uintptr_t)imm);
+    return NULL;
+}
+
 
 /* Reads a NUL-terminated string at a generic address (for printf/assert). */
 int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, size_t cap);
