@@ -22,6 +22,7 @@ int cli_run_main(int argc, char **argv);
 int cli_info_main(int argc, char **argv);
 int cli_dis_main(int argc, char **argv);
 int cli_compare_main(int argc, char **argv);
+int cli_exec_main(int argc, char **argv);
 
 extern const cli_command cli_commands[];
 

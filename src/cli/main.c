@@ -45,10 +45,37 @@ static const char compare_usage[] =
     "ULP distance or tolerance; NaN equals NaN unless --nan-strict. Exit status 0\n"
     "when equal within tolerance, 1 otherwise, 2 on error.\n";
 
+static const char exec_usage[] =
+    "usage: kemu exec [--arch sm_XX] [--threads N] [--schedule MODE] [--timeout SECONDS]\n"
+    "                 [--uninit nan|zero|pattern] [--dump-ptx DIR] [--trace]\n"
+    "                 [--tool memcheck|racecheck|initcheck|synccheck ...] [--] PROGRAM [ARG...]\n"
+    "\n"
+    "Runs an unmodified CUDA program on the emulator: its CUDA runtime library\n"
+    "(libcudart.so.13 or .so.12) is replaced by kemu's, so its kernels run on the\n"
+    "CPU and its output, self-checks and exit status come out as on a GPU. The\n"
+    "program must link the CUDA runtime dynamically: build it with\n"
+    "`nvcc -cudart shared` and embed PTX (nvcc does by default; with -gencode add\n"
+    "arch=compute_XX,code=compute_XX).\n"
+    "  --arch sm_XX        the emulated GPU (default: the highest PTX the program has)\n"
+    "  --threads N         host threads running blocks (default: all cores)\n"
+    "  --schedule MODE     default or random:SEED (warp scheduling order)\n"
+    "  --timeout SECONDS   fail a launch that runs longer (cudaErrorLaunchTimeout)\n"
+    "  --uninit MODE       fill of fresh device and shared memory: nan (default), zero, pattern\n"
+    "  --dump-ptx DIR      write the PTX found in the program to DIR\n"
+    "  --trace             log the CUDA runtime calls to stderr\n"
+    "  --tool ...          run the checkers on every launch, with --log-file, --report-file,\n"
+    "                      --error-exitcode, --print-limit, --leak-check, --racecheck-warp,\n"
+    "                      --racecheck-benign as for `kemu run`\n"
+    "Options go before PROGRAM; everything after it is the program's.\n"
+    "Exit status: the program's; 2 for usage errors and programs kemu cannot run\n"
+    "(statically linked CUDA runtime, no CUDA at all); 3 when kemu's runtime library\n"
+    "is missing.\n";
+
 const cli_command cli_commands[] = {
     {"run", "run a PTX kernel on the emulator", run_usage, cli_run_main},
     {"info", "describe the kernels of a PTX module", info_usage, cli_info_main},
     {"dis", "print the lowered bytecode of a PTX module", dis_usage, cli_dis_main},
+    {"exec", "run an unmodified CUDA program (nvcc -cudart shared) on the emulator", exec_usage, cli_exec_main},
     {"compare", "compare two .npy arrays with ULP/tolerance rules", compare_usage, cli_compare_main},
     {NULL, NULL, NULL, NULL},
 };

@@ -538,6 +538,21 @@ static int parse_var_decl(parser *p, ptx_space space, int flags_extern, int flag
             vec = 8;
         } else if (tok_is(&tk, ".ptr")) {
             is_ptr = 1;
+        } else if (tok_is(&tk, ".attribute")) {
+            /* .attribute(.managed) / (.unified(...)): every kemu global is
+             * reachable from the host already */
+            if (!expect_punct(p, '('))
+                return 0;
+            int depth = 1;
+            while (depth > 0) {
+                lex_token a = next(p);
+                if (a.kind == LEX_EOF) {
+                    error_at(p, a.line, a.col, "unterminated .attribute(...)");
+                    return 0;
+                }
+                if (is_punct(&a, '(')) depth++;
+                else if (is_punct(&a, ')')) depth--;
+            }
         } else if (is_ptr && (space_from_tok(&tk) != PTX_SPACE_NONE)) {
             /* .ptr .global / .shared ... attribute */
         } else {

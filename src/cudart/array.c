@@ -1,0 +1,281 @@
+/* CUDA arrays in kemu's libcudart replacement: an array is linear device
+ * memory with a channel format and an extent (rows packed, no padding), so
+ * that copies into and out of it are pitched copies and texture objects
+ * over it are textures over pitched memory; plus cudaMemcpy3D, whose sides
+ * may be arrays or pitched pointers. */
+#include "config.h"
+#include "cudart/runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- CUDA arrays (linear memory underneath) ------------------------------------- */
+
+#define ARRAY_MAGIC 0x6b656d75u /* "kemu" */
+
+struct cudaArray {
+    unsigned magic;
+    void *data;
+    size_t width, height, depth; /* elements; height/depth 0 for fewer dimensions */
+    size_t element_size;
+    size_t pitch;                /* bytes per row */
+    struct cudaChannelFormatDesc desc;
+    unsigned flags;
+};
+
+/* The array behind a handle, or NULL. Call locked. */
+static struct cudaArray *array_of(cudaArray_const_t handle)
+{
+    struct cudaArray *a = (struct cudaArray *)handle;
+    if (!a || !cudart_ptrmap_get(&cudart_global.arrays, a) || a->magic != ARRAY_MAGIC)
+        return NULL;
+    return a;
+}
+
+int cudart_array_describe(cudaArray_const_t handle, uint64_t *address, size_t *width, size_t *height,
+                          size_t *depth, size_t *pitch, struct cudaChannelFormatDesc *desc)
+{
+    struct cudaArray *a = array_of(handle);
+    if (!a)
+        return -1;
+    *address = (uint64_t)(uintptr_t)a->data;
+    *width = a->width;
+    *height = a->height;
+    *depth = a->depth;
+    *pitch = a->pitch;
+    *desc = a->desc;
+    return 0;
+}
+
+CUDART_API struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, int f)
+{
+    struct cudaChannelFormatDesc d = {x, y, z, w, f};
+    return d;
+}
+
+static cudaError_t array_create(cudaArray_t *out, const struct cudaChannelFormatDesc *desc, size_t width,
+                                size_t height, size_t depth, unsigned flags)
+{
+    if (!out || !desc || !width)
+        return cudart_result(cudaErrorInvalidValue);
+    int bits = desc->x + desc->y + desc->z + desc->w;
+    if (bits <= 0 || bits % 8 || desc->x <= 0)
+        return cudart_result(cudaErrorInvalidChannelDescriptor);
+    struct cudaArray *a = calloc(1, sizeof *a);
+    if (!a)
+        return cudart_result(cudaErrorMemoryAllocation);
+    a->magic = ARRAY_MAGIC;
+    a->width = width;
+    a->height = height;
+    a->depth = depth;
+    a->element_size = (size_t)bits / 8;
+    a->pitch = a->width * a->element_size;
+    a->desc = *desc;
+    a->flags = flags;
+    size_t bytes = a->pitch * (height ? height : 1) * (depth ? depth : 1);
+    cudaError_t e = cudart_allocate(&a->data, bytes, CUDART_MEM_ARRAY);
+    if (e) {
+        free(a);
+        return e;
+    }
+    cudart_lock();
+    if (cudart_ptrmap_put(&cudart_global.arrays, a, a)) {
+        cudart_unlock();
+        cudart_release(a->data, CUDART_MEM_ARRAY, CUDART_MEM_ARRAY, 0);
+        free(a);
+        return cudart_result(cudaErrorMemoryAllocation);
+    }
+    cudart_unlock();
+    *out = a;
+    return cudaSuccess;
+}
+
+CUDART_API cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width,
+                                       size_t height, unsigned int flags)
+{
+    return array_create(array, desc, width, height, 0, flags);
+}
+
+CUDART_API cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+                                         struct cudaExtent extent, unsigned int flags)
+{
+    return array_create(array, desc, extent.width, extent.height, extent.depth, flags);
+}
+
+CUDART_API cudaError_t cudaFreeArray(cudaArray_t array)
+{
+    if (!array)
+        return cudaSuccess;
+    cudart_lock();
+    struct cudaArray *a = array_of(array);
+    if (a)
+        cudart_ptrmap_remove(&cudart_global.arrays, a);
+    cudart_unlock();
+    if (!a)
+        return cudart_result(cudaErrorInvalidValue);
+    cudaError_t e = cudart_release(a->data, CUDART_MEM_ARRAY, CUDART_MEM_ARRAY, 1);
+    a->magic = 0;
+    free(a);
+    return e;
+}
+
+CUDART_API cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent,
+                                        unsigned int *flags, cudaArray_t array)
+{
+    cudart_lock();
+    struct cudaArray *a = array_of(array);
+    if (a) {
+        if (desc)
+            *desc = a->desc;
+        if (extent)
+            *extent = (struct cudaExtent){a->width, a->height, a->depth};
+        if (flags)
+            *flags = a->flags;
+    }
+    cudart_unlock();
+    return a ? cudaSuccess : cudart_result(cudaErrorInvalidResourceHandle);
+}
+
+CUDART_API cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
+{
+    if (!desc)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    struct cudaArray *a = array_of(array);
+    if (a)
+        *desc = a->desc;
+    cudart_unlock();
+    return a ? cudaSuccess : cudart_result(cudaErrorInvalidResourceHandle);
+}
+
+/* Copies a width-byte x height region between a host/device pitched
+ * buffer and an array at (x_bytes, y). */
+static cudaError_t array_copy_2d(cudaArray_const_t array, size_t x_bytes, size_t y, void *buffer, size_t pitch,
+                                 size_t width, size_t height, int kind, int to_array, int sync, cudaStream_t stream)
+{
+    cudart_lock();
+    kemu_device *dev;
+    cudaError_t e = cudart_begin_copy(&dev, sync, stream);
+    struct cudaArray *a = e ? NULL : array_of(array);
+    if (!e && !a)
+        e = cudaErrorInvalidResourceHandle;
+    size_t rows = a ? (a->height ? a->height : 1) * (a->depth ? a->depth : 1) : 0;
+    if (!e && (x_bytes + width > a->pitch || y + height > rows))
+        e = cudaErrorInvalidValue;
+    if (!e) {
+        char *base = (char *)a->data + y * a->pitch + x_bytes;
+        /* arrays are device memory: the buffer side decides the direction */
+        int k = kind;
+        if (to_array && (k == cudaMemcpyHostToDevice || k == cudaMemcpyDeviceToDevice || k == cudaMemcpyDefault))
+            e = cudart_copy_2d(dev, base, a->pitch, buffer, pitch, width, height, k);
+        else if (!to_array && (k == cudaMemcpyDeviceToHost || k == cudaMemcpyDeviceToDevice || k == cudaMemcpyDefault))
+            e = cudart_copy_2d(dev, buffer, pitch, base, a->pitch, width, height, k);
+        else
+            e = cudaErrorInvalidMemcpyDirection;
+    }
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t w_offset, size_t h_offset, const void *src,
+                                           size_t spitch, size_t width, size_t height, int kind)
+{
+    return array_copy_2d(dst, w_offset, h_offset, (void *)src, spitch, width, height, kind, 1, 1, NULL);
+}
+
+CUDART_API cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t w_offset, size_t h_offset, const void *src,
+                                                size_t spitch, size_t width, size_t height, int kind,
+                                                cudaStream_t stream)
+{
+    return array_copy_2d(dst, w_offset, h_offset, (void *)src, spitch, width, height, kind, 1, 0, stream);
+}
+
+CUDART_API cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t w_offset,
+                                             size_t h_offset, size_t width, size_t height, int kind)
+{
+    return array_copy_2d(src, w_offset, h_offset, dst, dpitch, width, height, kind, 0, 1, NULL);
+}
+
+CUDART_API cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t w_offset,
+                                                  size_t h_offset, size_t width, size_t height, int kind,
+                                                  cudaStream_t stream)
+{
+    return array_copy_2d(src, w_offset, h_offset, dst, dpitch, width, height, kind, 0, 0, stream);
+}
+
+CUDART_API cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t w_offset, size_t h_offset, const void *src,
+                                         size_t count, int kind)
+{
+    return array_copy_2d(dst, w_offset, h_offset, (void *)src, count, count, 1, kind, 1, 1, NULL);
+}
+
+CUDART_API cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t w_offset, size_t h_offset,
+                                           size_t count, int kind)
+{
+    return array_copy_2d(src, w_offset, h_offset, dst, count, count, 1, kind, 0, 1, NULL);
+}
+
+/* A pitched view of one side of a 3D copy. */
+typedef struct copy_side {
+    char *base;
+    size_t pitch, rows_per_slice;
+} copy_side;
+
+static cudaError_t side_of(cudaArray_t array, struct cudaPos pos, struct cudaPitchedPtr ptr, copy_side *side,
+                           size_t *element)
+{
+    if (array) {
+        struct cudaArray *a = array_of(array);
+        if (!a)
+            return cudaErrorInvalidResourceHandle;
+        side->pitch = a->pitch;
+        side->rows_per_slice = a->height ? a->height : 1;
+        side->base = (char *)a->data + (pos.z * side->rows_per_slice + pos.y) * a->pitch + pos.x * a->element_size;
+        *element = a->element_size;
+        return cudaSuccess;
+    }
+    side->pitch = ptr.pitch;
+    side->rows_per_slice = ptr.ysize;
+    side->base = (char *)ptr.ptr + (pos.z * ptr.ysize + pos.y) * ptr.pitch + pos.x;
+    return cudaSuccess;
+}
+
+static cudaError_t memcpy3d_common(const struct cudaMemcpy3DParms *p, int sync, cudaStream_t stream)
+{
+    if (!p || (p->srcArray && p->srcPtr.ptr) || (p->dstArray && p->dstPtr.ptr))
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    kemu_device *dev;
+    cudaError_t e = cudart_begin_copy(&dev, sync, stream);
+    copy_side src, dst;
+    size_t element = 1; /* extents count elements when an array is involved, else bytes */
+    if (!e)
+        e = side_of(p->srcArray, p->srcPos, p->srcPtr, &src, &element);
+    if (!e)
+        e = side_of(p->dstArray, p->dstPos, p->dstPtr, &dst, &element);
+    size_t width = p->extent.width * element;
+    for (size_t z = 0; !e && z < p->extent.depth; z++)
+        e = cudart_copy_2d(dev, dst.base + z * dst.rows_per_slice * dst.pitch, dst.pitch,
+                    src.base + z * src.rows_per_slice * src.pitch, src.pitch, width, p->extent.height, p->kind);
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
+{
+    return memcpy3d_common(p, 1, NULL);
+}
+
+CUDART_API cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+{
+    return memcpy3d_common(p, 0, stream);
+}
+
+CUDART_ALIAS(cudaMemcpy2DToArray_ptds, cudaMemcpy2DToArray)
+CUDART_ALIAS(cudaMemcpy2DToArrayAsync_ptsz, cudaMemcpy2DToArrayAsync)
+CUDART_ALIAS(cudaMemcpy2DFromArray_ptds, cudaMemcpy2DFromArray)
+CUDART_ALIAS(cudaMemcpy2DFromArrayAsync_ptsz, cudaMemcpy2DFromArrayAsync)
+CUDART_ALIAS(cudaMemcpyToArray_ptds, cudaMemcpyToArray)
+CUDART_ALIAS(cudaMemcpyFromArray_ptds, cudaMemcpyFromArray)
+CUDART_ALIAS(cudaMemcpy3D_ptds, cudaMemcpy3D)
+CUDART_ALIAS(cudaMemcpy3DAsync_ptsz, cudaMemcpy3DAsync)

@@ -1,0 +1,266 @@
+/* Shared state of kemu's libcudart replacement: the registered fatbinaries,
+ * kernels and variables of the host program, the emulated device, the
+ * error state (sticky kernel faults, the per-thread last error), device
+ * memory bookkeeping, and the helpers that every API file uses. One
+ * recursive lock guards it all; work runs synchronously in issue order. */
+#ifndef KEMU_CUDART_RUNTIME_H
+#define KEMU_CUDART_RUNTIME_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cudart/cuda_abi.h"
+#include "kemu/kemu.h"
+
+#define CUDART_API __attribute__((visibility("default")))
+/* Exports `name` as another name of the API function `target` defined in
+ * the same file (the _ptsz / _ptds per-thread-stream variants). */
+#define CUDART_ALIAS(name, target) CUDART_API __typeof__(target) name __attribute__((alias(#target)));
+
+/* One __cudaRegisterFatBinary call: a translation unit (or, for -rdc=true,
+ * the whole device-linked program). Its PTX is loaded on first use. */
+typedef struct cudart_fatbin_record {
+    const void *wrapper;
+    int index;             /* registration order, for names in messages */
+    int state;             /* 0 not loaded, 1 loaded, -1 failed to load */
+    cudaError_t load_error;
+    char *load_message;    /* why loading failed */
+    kemu_module **modules; /* one per PTX found (several for -rdc=true) */
+    int nmodules;
+    unsigned ptx_sm;       /* the SM of the PTX chosen (highest PTX seen) */
+    unsigned max_ptx_sm;   /* highest PTX SM in the fatbin, 0 if none */
+} cudart_fatbin_record;
+
+/* One __cudaRegisterFunction call: a host stub and the kernel it launches. */
+typedef struct cudart_kernel_record {
+    const void *host_function;
+    char *name;
+    cudart_fatbin_record *fatbin;
+    kemu_kernel *kernel;         /* resolved on first launch */
+    int max_dynamic_shared;      /* cudaFuncAttributeMaxDynamicSharedMemorySize; -1: default */
+    int carveout;
+    int required_cluster[3];
+    int non_portable_cluster;
+} cudart_kernel_record;
+
+/* One __cudaRegisterVar / __cudaRegisterManagedVar call. */
+typedef struct cudart_var_record {
+    const void *host_variable;   /* the host shadow (or managed pointer slot) */
+    char *name;
+    size_t size;
+    int constant;
+    int managed;
+    cudart_fatbin_record *fatbin;
+} cudart_var_record;
+
+/* A pointer-keyed hash map (open addressing; NULL keys are not stored).
+ * A zeroed struct is an empty map. Values are not owned by the map. */
+typedef struct cudart_ptrmap {
+    const void **keys;
+    void **values;
+    size_t cap, count;
+} cudart_ptrmap;
+
+/* The value stored under key, or NULL when absent. */
+void *cudart_ptrmap_get(const cudart_ptrmap *m, const void *key);
+/* Stores value under key (replacing); returns 0, or -1 when out of memory
+ * or key is NULL. */
+int cudart_ptrmap_put(cudart_ptrmap *m, const void *key, void *value);
+/* Removes key (no-op when absent). Other entries may move. */
+void cudart_ptrmap_remove(cudart_ptrmap *m, const void *key);
+/* Frees the map's tables (not the values) and empties it. */
+void cudart_ptrmap_free(cudart_ptrmap *m);
+
+/* What kind of memory an allocation is (for cudaPointerGetAttributes). */
+enum {
+    CUDART_MEM_DEVICE = 0, /* cudaMalloc */
+    CUDART_MEM_HOST,       /* cudaMallocHost, cudaHostAlloc */
+    CUDART_MEM_MANAGED,    /* cudaMallocManaged */
+    CUDART_MEM_REGISTERED, /* cudaHostRegister: host memory kernels cannot reach */
+    CUDART_MEM_ARRAY,      /* the storage of a CUDA array */
+    CUDART_MEM_SYMBOL      /* a __device__ / __constant__ variable of a loaded module */
+};
+
+typedef struct cudart_allocation {
+    uint64_t base;
+    size_t size;
+    int kind;
+} cudart_allocation;
+
+typedef struct cudart_state {
+    pthread_mutex_t lock; /* recursive */
+    int initialized;
+    /* configuration from the environment (kemu exec sets it) */
+    char arch[32];          /* "sm_80"; empty: chosen from the PTX */
+    int threads;
+    char schedule[64];
+    double timeout;
+    kemu_uninit uninit;
+    int trace;              /* KEMU_CUDART_TRACE: log API calls to stderr */
+    char dump_ptx_dir[512]; /* KEMU_DUMP_PTX: write the extracted PTX here */
+    /* the device */
+    kemu_device *device;
+    unsigned device_sm;     /* SM of the emulated device */
+    unsigned device_flags;
+    size_t limits[7];
+    /* registrations */
+    cudart_fatbin_record **fatbins;
+    int nfatbins, capfatbins;
+    cudart_ptrmap kernels;  /* host stub -> cudart_kernel_record */
+    cudart_ptrmap vars;     /* host shadow -> cudart_var_record */
+    cudart_ptrmap managed_slots; /* managed pointer slot -> cudart_var_record */
+    cudart_ptrmap streams;  /* live streams and events (handle -> handle) */
+    cudart_ptrmap events;
+    cudart_ptrmap arrays;   /* live CUDA arrays */
+    /* errors */
+    cudaError_t sticky_error;    /* a kernel fault seen by a synchronizing call */
+    cudaError_t pending_error;   /* a kernel fault not yet seen */
+    char *pending_message;
+    /* device printf output of launches not yet synchronized */
+    char *printf_pending;
+    size_t printf_length, printf_cap;
+    /* memory */
+    cudart_allocation *allocations; /* sorted by base */
+    size_t nallocations, capallocations;
+    size_t bytes_allocated;
+} cudart_state;
+
+extern cudart_state cudart_global;
+
+/* Locks the runtime state (initializing it from the environment on first
+ * use) and unlocks it. Every API entry point brackets its work with them. */
+void cudart_lock(void);
+void cudart_unlock(void);
+
+/* Creates the emulated device if needed. Returns cudaSuccess or an error
+ * (printed once to stderr) when kemu cannot create it. Call locked. */
+cudaError_t cudart_device(kemu_device **out);
+
+/* Records `err` as the calling thread's last error (unless cudaSuccess) and
+ * returns it: `return cudart_result(e);` ends every API function. */
+cudaError_t cudart_result(cudaError_t err);
+
+/* For the start of an API call: returns the sticky error (a kernel fault
+ * already reported), or cudaSuccess. */
+cudaError_t cudart_check_sticky(void);
+
+/* A synchronization point: writes pending device printf output to stdout,
+ * turns a pending kernel fault into the sticky error (printing its message
+ * to stderr), and returns the sticky error. Call locked. */
+cudaError_t cudart_synchronize(void);
+
+/* Prints the checkers' findings on the device so far as `kemu exec --tool`
+ * asked (KEMU_TOOL, KEMU_CHECK_* variables) and adds their counts to the
+ * status file kemu exec reads. At exit and before cudaDeviceReset. Locked. */
+void cudart_report_checks(void);
+
+/* Writes pending device printf output to stdout. Call locked. */
+void cudart_flush_printf(void);
+
+/* Prints "kemu: cudaXxx is not supported yet" once per name (thread-safe). */
+void cudart_warn_unsupported(const char *name);
+
+/* Looks up the kernel record of a host stub (or a cudaKernel_t); NULL if
+ * unknown. Call locked. */
+cudart_kernel_record *cudart_find_kernel(const void *host_function);
+
+/* Loads the PTX of a fatbin record if not loaded yet. Returns cudaSuccess
+ * or the load error (message printed once). Call locked. */
+cudaError_t cudart_fatbin_load(cudart_fatbin_record *fb);
+
+/* Resolves the kemu kernel of a record, loading its module. Call locked. */
+cudaError_t cudart_kernel_resolve(cudart_kernel_record *kr);
+
+/* Launches a kernel: validates the configuration as CUDA does, runs it on
+ * the emulator and records a fault as pending. cluster may be NULL.
+ * Call unlocked (takes the lock). */
+cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void **args, size_t shared,
+                          cudaStream_t stream, const unsigned *cluster, int cooperative);
+
+/* Whether a stream handle is valid (0, the legacy/per-thread handles, or a
+ * live stream). Call locked. */
+int cudart_stream_valid(cudaStream_t stream);
+
+/* The memory table (sorted by base): records an allocation of a
+ * CUDART_MEM_* kind (0, or -1 when out of memory) and forgets the one that
+ * starts at base. Call locked. */
+int cudart_allocation_add(uint64_t base, size_t size, int kind);
+void cudart_allocation_remove(uint64_t base);
+/* The allocation that contains [address, address + size) or NULL. */
+const cudart_allocation *cudart_allocation_find(uint64_t address, size_t size);
+/* Forgets every allocation (cudaDeviceReset frees them with the device). */
+void cudart_allocations_clear(void);
+
+/* Allocation helpers shared by memory.c and array.c. cudart_allocate makes
+ * an allocation of a CUDART_MEM_* kind (size 0 gives NULL); cudart_release
+ * frees one that starts at ptr and is of kind1 or kind2 (synchronizing
+ * first if asked). Both take the lock and record the last error. */
+cudaError_t cudart_allocate(void **ptr, size_t size, int kind);
+cudaError_t cudart_release(void *ptr, int kind1, int kind2, int synchronize);
+/* Starts a copy or set, locked: the device, a valid stream, and pending
+ * output and faults released when `synchronizing`. Returns the error. */
+cudaError_t cudart_begin_copy(kemu_device **dev, int synchronizing, cudaStream_t stream);
+/* A height-row copy of width bytes per row between pitched buffers, each
+ * row checked as cudaMemcpy checks it. Locked. */
+cudaError_t cudart_copy_2d(kemu_device *dev, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                           size_t height, int kind);
+
+/* The memory behind a CUDA array handle: address, extent in elements
+ * (height/depth 0 for fewer dimensions), row pitch in bytes and channel
+ * format. Returns 0, or -1 for an unknown handle. Call locked. */
+int cudart_array_describe(cudaArray_const_t array, uint64_t *address, size_t *width, size_t *height,
+                          size_t *depth, size_t *pitch, struct cudaChannelFormatDesc *desc);
+
+/* Facts about the emulated architecture and kernels that the public kemu
+ * API does not give (introspect.c, which reads libkemu's internals). */
+typedef struct cudart_arch_info {
+    char name[16];
+    int sm;
+    int sm_count;
+    int max_threads_per_block;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    size_t shared_default;  /* per block without opt-in */
+    size_t shared_optin;    /* per block with opt-in */
+    int has_clusters;
+} cudart_arch_info;
+
+/* Fills *info for the architecture named `arch` ("sm_80"); -1 if unknown. */
+int cudart_arch_lookup(const char *arch, cudart_arch_info *info);
+/* The nearest known architecture at or below sm, or the lowest known. */
+void cudart_arch_for_sm(unsigned sm, cudart_arch_info *info);
+
+typedef struct cudart_kernel_info {
+    size_t static_shared;   /* .shared bytes of the module */
+    size_t const_bytes;
+    size_t local_bytes;     /* per thread */
+    int max_threads;        /* .maxntid product, or 0 */
+    int reqntid[3];
+    int ptx_version;        /* 90 for .version 9.0 */
+    int target_sm;
+} cudart_kernel_info;
+
+/* Fills *info for a resolved kemu kernel. */
+void cudart_kernel_introspect(const kemu_kernel *k, cudart_kernel_info *info);
+
+/* The name ("cudaErrorIllegalAddress") and message of an error code, as
+ * CUDA's runtime gives them (static strings; "unrecognized error code"
+ * for unknown codes). */
+const char *cudart_error_name(cudaError_t err);
+const char *cudart_error_string(cudaError_t err);
+
+/* The device properties of the emulated device (device.c), in CUDA 13's
+ * layout and in CUDA 12's. */
+void cudart_fill_properties(cudaDeviceProp *prop);
+void cudart_fill_properties12(cudaDeviceProp12 *prop);
+/* The global memory the device reports (and cudaMalloc allows in all). */
+size_t cudart_device_memory_bytes(void);
+
+/* Converts a kemu status of a host-side call into a CUDA error. */
+cudaError_t cudart_error_from_status(kemu_status st);
+
+/* Logs one API call to stderr when KEMU_CUDART_TRACE is set. */
+void cudart_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* KEMU_CUDART_RUNTIME_H */

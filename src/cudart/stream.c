@@ -1,0 +1,536 @@
+/* Streams, events, host callbacks, kernel attributes and occupancy of
+ * kemu's libcudart replacement. Work runs synchronously when issued, so a
+ * stream is only a validated handle with its flags and priority, an event
+ * is the time at which it was recorded, and callbacks run at once. Kernel
+ * attributes come from the loaded PTX; occupancy is computed from the
+ * emulated architecture's per-SM limits as the real runtime computes it. */
+#include "config.h"
+#include "cudart/runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define STREAM_MAGIC 0x73747265u /* "stre" */
+#define EVENT_MAGIC 0x6576656eu  /* "even" */
+
+struct CUstream_st {
+    unsigned magic;
+    unsigned flags;
+    int priority;
+    unsigned long long id;
+};
+
+struct CUevent_st {
+    unsigned magic;
+    unsigned flags;
+    int recorded;
+    double milliseconds; /* CLOCK_MONOTONIC at the record */
+};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int cudart_stream_valid(cudaStream_t stream)
+{
+    return !stream || stream == CUDART_STREAM_LEGACY || stream == CUDART_STREAM_PER_THREAD ||
+           cudart_ptrmap_get(&cudart_global.streams, stream);
+}
+
+static struct CUevent_st *event_of(cudaEvent_t event)
+{
+    return event && cudart_ptrmap_get(&cudart_global.events, event) ? event : NULL;
+}
+
+/* ---- streams ------------------------------------------------------------------ */
+
+CUDART_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
+{
+    static unsigned long long next_id = 1;
+    if (!stream || (flags & ~CUDART_STREAM_NON_BLOCKING))
+        return cudart_result(cudaErrorInvalidValue);
+    struct CUstream_st *s = calloc(1, sizeof *s);
+    if (!s)
+        return cudart_result(cudaErrorMemoryAllocation);
+    s->magic = STREAM_MAGIC;
+    s->flags = flags;
+    s->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority; /* clamped to the range, as CUDA does */
+    cudart_lock();
+    cudaError_t e = cudart_check_sticky();
+    s->id = next_id++;
+    if (!e && cudart_ptrmap_put(&cudart_global.streams, s, s))
+        e = cudaErrorMemoryAllocation;
+    cudart_unlock();
+    if (e) {
+        free(s);
+        return cudart_result(e);
+    }
+    *stream = s;
+    return cudaSuccess;
+}
+
+CUDART_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+    return cudaStreamCreateWithPriority(stream, flags, 0);
+}
+
+CUDART_API cudaError_t cudaStreamCreate(cudaStream_t *stream)
+{
+    return cudaStreamCreateWithPriority(stream, 0, 0);
+}
+
+CUDART_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+    cudart_lock();
+    cudaError_t e = cudaSuccess;
+    if (!stream || !cudart_ptrmap_get(&cudart_global.streams, stream)) {
+        e = cudaErrorInvalidResourceHandle;
+    } else {
+        cudart_ptrmap_remove(&cudart_global.streams, stream);
+        stream->magic = 0;
+        free(stream);
+    }
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    cudart_lock();
+    cudaError_t e = cudart_stream_valid(stream) ? cudart_synchronize() : cudaErrorInvalidResourceHandle;
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaStreamQuery(cudaStream_t stream)
+{
+    return cudaStreamSynchronize(stream); /* the work is always done */
+}
+
+CUDART_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+    (void)flags;
+    cudart_lock();
+    cudaError_t e = !cudart_stream_valid(stream) || !event_of(event) ? cudaErrorInvalidResourceHandle
+                                                                    : cudart_check_sticky();
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags)
+{
+    if (!flags)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    if (!e)
+        *flags = stream && stream != CUDART_STREAM_LEGACY && stream != CUDART_STREAM_PER_THREAD ? stream->flags : 0;
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority)
+{
+    if (!priority)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    if (!e)
+        *priority = stream && stream != CUDART_STREAM_LEGACY && stream != CUDART_STREAM_PER_THREAD ? stream->priority : 0;
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaStreamGetDevice(cudaStream_t stream, int *device)
+{
+    if (!device)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    cudart_unlock();
+    if (!e)
+        *device = 0;
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long *id)
+{
+    if (!id)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    if (!e)
+        *id = stream && stream != CUDART_STREAM_LEGACY && stream != CUDART_STREAM_PER_THREAD ? stream->id : 0;
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *user_data,
+                                             unsigned int flags)
+{
+    if (!callback || flags)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    if (!e) {
+        cudart_flush_printf();
+        callback(stream, cudart_check_sticky(), user_data);
+    }
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data)
+{
+    if (!fn)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    cudaError_t e = cudart_stream_valid(stream) ? cudart_check_sticky() : cudaErrorInvalidResourceHandle;
+    if (!e) {
+        cudart_flush_printf();
+        fn(user_data);
+    }
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *ptr, size_t length, unsigned int flags)
+{
+    (void)ptr, (void)length, (void)flags;
+    cudart_lock();
+    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+/* Stream capture (CUDA graphs) is not emulated: no stream is ever capturing. */
+CUDART_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream, int *status)
+{
+    if (!status)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    cudart_unlock();
+    if (!e)
+        *status = 0; /* cudaStreamCaptureStatusNone */
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaThreadExchangeStreamCaptureMode(int *mode)
+{
+    if (!mode)
+        return cudart_result(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+
+/* ---- events ---------------------------------------------------------------------- */
+
+CUDART_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    if (!event || (flags & ~(CUDART_EVENT_BLOCKING_SYNC | CUDART_EVENT_DISABLE_TIMING | CUDART_EVENT_INTERPROCESS)))
+        return cudart_result(cudaErrorInvalidValue);
+    if ((flags & CUDART_EVENT_INTERPROCESS) && !(flags & CUDART_EVENT_DISABLE_TIMING))
+        return cudart_result(cudaErrorInvalidValue);
+    struct CUevent_st *ev = calloc(1, sizeof *ev);
+    if (!ev)
+        return cudart_result(cudaErrorMemoryAllocation);
+    ev->magic = EVENT_MAGIC;
+    ev->flags = flags;
+    cudart_lock();
+    cudaError_t e = cudart_check_sticky();
+    if (!e && cudart_ptrmap_put(&cudart_global.events, ev, ev))
+        e = cudaErrorMemoryAllocation;
+    cudart_unlock();
+    if (e) {
+        free(ev);
+        return cudart_result(e);
+    }
+    *event = ev;
+    return cudaSuccess;
+}
+
+CUDART_API cudaError_t cudaEventCreate(cudaEvent_t *event)
+{
+    return cudaEventCreateWithFlags(event, 0);
+}
+
+CUDART_API cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+    cudart_lock();
+    struct CUevent_st *ev = event_of(event);
+    if (ev) {
+        cudart_ptrmap_remove(&cudart_global.events, ev);
+        ev->magic = 0;
+        free(ev);
+    }
+    cudart_unlock();
+    return ev ? cudaSuccess : cudart_result(cudaErrorInvalidResourceHandle);
+}
+
+CUDART_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+{
+    (void)flags;
+    cudart_lock();
+    struct CUevent_st *ev = event_of(event);
+    cudaError_t e = ev && cudart_stream_valid(stream) ? cudart_check_sticky() : cudaErrorInvalidResourceHandle;
+    if (!e) {
+        ev->recorded = 1;
+        ev->milliseconds = now_ms();
+    }
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    return cudaEventRecordWithFlags(event, stream, 0);
+}
+
+CUDART_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+    cudart_lock();
+    cudaError_t e = event_of(event) ? cudart_synchronize() : cudaErrorInvalidResourceHandle;
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+    return cudaEventSynchronize(event); /* the recorded work is always done */
+}
+
+CUDART_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    if (!ms)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    struct CUevent_st *a = event_of(start), *b = event_of(end);
+    cudaError_t e = cudaSuccess;
+    if (!a || !b || ((a->flags | b->flags) & CUDART_EVENT_DISABLE_TIMING) || !a->recorded || !b->recorded)
+        e = cudaErrorInvalidResourceHandle;
+    else
+        e = cudart_check_sticky();
+    if (!e)
+        *ms = (float)(b->milliseconds - a->milliseconds);
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+/* ---- kernel attributes ---------------------------------------------------------- */
+
+/* The resolved record of a kernel (host stub or cudaKernel_t). Locked. */
+static cudaError_t kernel_of(const void *function, cudart_kernel_record **out)
+{
+    cudart_kernel_record *kr = cudart_find_kernel(function);
+    if (!kr)
+        return cudaErrorInvalidDeviceFunction;
+    cudaError_t e = cudart_kernel_resolve(kr);
+    if (e)
+        return e;
+    *out = kr;
+    return cudaSuccess;
+}
+
+CUDART_API cudaError_t cudaFuncSetAttribute(const void *function, int attr, int value)
+{
+    cudart_lock();
+    cudart_kernel_record *kr = NULL;
+    cudaError_t e = kernel_of(function, &kr);
+    cudart_arch_info arch;
+    cudart_kernel_info info;
+    if (!e) {
+        cudart_arch_for_sm(cudart_global.device_sm, &arch);
+        cudart_kernel_introspect(kr->kernel, &info);
+    }
+    if (!e) {
+        switch (attr) {
+        case cudaFuncAttributeMaxDynamicSharedMemorySize:
+            if (value < 0 || (size_t)value + info.static_shared > arch.shared_optin)
+                e = cudaErrorInvalidValue;
+            else
+                kr->max_dynamic_shared = value;
+            break;
+        case cudaFuncAttributePreferredSharedMemoryCarveout:
+            if (value < -1 || value > 100)
+                e = cudaErrorInvalidValue;
+            else
+                kr->carveout = value;
+            break;
+        case cudaFuncAttributeRequiredClusterWidth:
+        case cudaFuncAttributeRequiredClusterHeight:
+        case cudaFuncAttributeRequiredClusterDepth:
+            if (value < 0 || !arch.has_clusters)
+                e = cudaErrorInvalidValue;
+            else
+                kr->required_cluster[attr - cudaFuncAttributeRequiredClusterWidth] = value;
+            break;
+        case cudaFuncAttributeNonPortableClusterSizeAllowed:
+            kr->non_portable_cluster = value != 0;
+            break;
+        case cudaFuncAttributeClusterDimMustBeSet:
+        case cudaFuncAttributeClusterSchedulingPolicyPreference:
+            break;
+        default:
+            e = cudaErrorInvalidValue;
+        }
+    }
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *function)
+{
+    if (!attr)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    cudart_kernel_record *kr = NULL;
+    cudaError_t e = kernel_of(function, &kr);
+    if (!e) {
+        cudart_arch_info arch;
+        cudart_kernel_info info;
+        cudart_arch_for_sm(cudart_global.device_sm, &arch);
+        cudart_kernel_introspect(kr->kernel, &info);
+        memset(attr, 0, sizeof *attr);
+        attr->sharedSizeBytes = info.static_shared;
+        attr->constSizeBytes = info.const_bytes;
+        attr->localSizeBytes = info.local_bytes;
+        attr->maxThreadsPerBlock = info.max_threads ? info.max_threads : arch.max_threads_per_block;
+        attr->numRegs = 32; /* kemu has no register allocation; a typical count */
+        attr->ptxVersion = (int)kr->fatbin->ptx_sm;
+        attr->binaryVersion = (int)kr->fatbin->ptx_sm;
+        attr->maxDynamicSharedSizeBytes =
+            kr->max_dynamic_shared >= 0 ? kr->max_dynamic_shared
+            : arch.shared_default > info.static_shared ? (int)(arch.shared_default - info.static_shared) : 0;
+        attr->preferredShmemCarveout = kr->carveout;
+        attr->requiredClusterWidth = kr->required_cluster[0];
+        attr->requiredClusterHeight = kr->required_cluster[1];
+        attr->requiredClusterDepth = kr->required_cluster[2];
+        attr->nonPortableClusterSizeAllowed = kr->non_portable_cluster;
+    }
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaFuncSetCacheConfig(const void *function, int config)
+{
+    (void)config;
+    cudart_lock();
+    cudaError_t e = cudart_find_kernel(function) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaFuncSetSharedMemConfig(const void *function, int config)
+{
+    return cudaFuncSetCacheConfig(function, config);
+}
+
+CUDART_API cudaError_t cudaFuncGetName(const char **name, const void *function)
+{
+    if (!name)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    cudart_kernel_record *kr = cudart_find_kernel(function);
+    if (kr)
+        *name = kr->name;
+    cudart_unlock();
+    return kr ? cudaSuccess : cudart_result(cudaErrorInvalidDeviceFunction);
+}
+
+/* ---- occupancy -------------------------------------------------------------------- */
+
+/* Resident blocks per SM for a block size and dynamic shared memory, as
+ * limited by threads, blocks, shared memory and (assumed 32) registers. */
+static int blocks_per_sm(const cudart_kernel_info *info, int block_size, size_t dynamic_shared)
+{
+    cudaDeviceProp p;
+    cudart_fill_properties(&p);
+    int max_threads = info->max_threads ? info->max_threads : p.maxThreadsPerBlock;
+    if (block_size > max_threads)
+        return 0;
+    int warps = (block_size + 31) / 32;
+    int by_threads = p.maxThreadsPerMultiProcessor / (warps * 32);
+    int by_registers = p.regsPerMultiprocessor / (32 * warps * 32);
+    int n = p.maxBlocksPerMultiProcessor;
+    if (by_threads < n)
+        n = by_threads;
+    if (by_registers < n)
+        n = by_registers;
+    size_t shared = info->static_shared + dynamic_shared;
+    if (shared) {
+        if (shared > p.sharedMemPerBlockOptin)
+            return 0;
+        size_t by_shared = p.sharedMemPerMultiprocessor / (shared + p.reservedSharedMemPerBlock);
+        if (by_shared < (size_t)n)
+            n = (int)by_shared;
+    }
+    return n;
+}
+
+CUDART_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num_blocks, const void *function,
+                                                                              int block_size, size_t dynamic_shared,
+                                                                              unsigned int flags)
+{
+    if (!num_blocks || block_size <= 0 || flags > 1)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    cudart_kernel_record *kr = NULL;
+    cudaError_t e = kernel_of(function, &kr);
+    if (!e) {
+        cudart_kernel_info info;
+        cudart_kernel_introspect(kr->kernel, &info);
+        *num_blocks = blocks_per_sm(&info, block_size, dynamic_shared);
+    }
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *num_blocks, const void *function,
+                                                                     int block_size, size_t dynamic_shared)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(num_blocks, function, block_size, dynamic_shared,
+                                                                  0);
+}
+
+CUDART_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamic_shared, const void *function,
+                                                                 int num_blocks, int block_size)
+{
+    if (!dynamic_shared || num_blocks <= 0 || block_size <= 0)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    cudart_kernel_record *kr = NULL;
+    cudaError_t e = kernel_of(function, &kr);
+    if (!e) {
+        cudaDeviceProp p;
+        cudart_kernel_info info;
+        cudart_fill_properties(&p);
+        cudart_kernel_introspect(kr->kernel, &info);
+        size_t per_block = p.sharedMemPerMultiprocessor / (size_t)num_blocks;
+        size_t used = info.static_shared + p.reservedSharedMemPerBlock;
+        size_t avail = per_block > used ? per_block - used : 0;
+        if (avail > p.sharedMemPerBlockOptin - info.static_shared)
+            avail = p.sharedMemPerBlockOptin - info.static_shared;
+        *dynamic_shared = blocks_per_sm(&info, block_size, 0) >= num_blocks ? avail : 0;
+    }
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_ALIAS(cudaStreamSynchronize_ptsz, cudaStreamSynchronize)
+CUDART_ALIAS(cudaStreamQuery_ptsz, cudaStreamQuery)
+CUDART_ALIAS(cudaStreamWaitEvent_ptsz, cudaStreamWaitEvent)
+CUDART_ALIAS(cudaStreamGetFlags_ptsz, cudaStreamGetFlags)
+CUDART_ALIAS(cudaStreamGetPriority_ptsz, cudaStreamGetPriority)
+CUDART_ALIAS(cudaStreamGetDevice_ptsz, cudaStreamGetDevice)
+CUDART_ALIAS(cudaStreamGetId_ptsz, cudaStreamGetId)
+CUDART_ALIAS(cudaStreamAddCallback_ptsz, cudaStreamAddCallback)
+CUDART_ALIAS(cudaLaunchHostFunc_ptsz, cudaLaunchHostFunc)
+CUDART_ALIAS(cudaStreamAttachMemAsync_ptsz, cudaStreamAttachMemAsync)
+CUDART_ALIAS(cudaStreamIsCapturing_ptsz, cudaStreamIsCapturing)
+CUDART_ALIAS(cudaEventRecord_ptsz, cudaEventRecord)
+CUDART_ALIAS(cudaEventElapsedTime_v2, cudaEventElapsedTime)
+CUDART_ALIAS(cudaEventRecordWithFlags_ptsz, cudaEventRecordWithFlags)
