@@ -26,6 +26,14 @@ void check_launch_end(check_session *s, vm_launch *L, const vm_fault *fault);
 void check_note_invalid_free(check_session *s, uint64_t address, const char *api);
 void check_note_leaks(check_session *s, const mem_space *mem);
 
+/* Host-side memory events, called by the device layer before a free (valid
+ * or not: memcheck reports invalid and double frees), after an allocation,
+ * and after a host copy or memset into device memory (initcheck marks the
+ * bytes written). mem is the device's allocation table. */
+void check_note_free(check_session *s, const mem_space *mem, uint64_t address, const char *api);
+void check_note_alloc(check_session *s, const mem_space *mem, uint64_t address);
+void check_note_host_write(check_session *s, const mem_space *mem, uint64_t address, uint64_t size);
+
 /* Renders the accumulated findings (see kemu_check_results). */
 void check_session_report(check_session *s, int print_limit, util_buffer *text, util_buffer *json, size_t *errors,
                           size_t *warnings);

@@ -1,12 +1,17 @@
-/* Internal interface of the checker room: the session, finding records
- * and the per-tool entry points. */
+/* Internal interface of the checker room: the session, the state of one
+ * launch and of each host thread that runs its blocks, finding groups
+ * (findings collapsed over their instances), the per-op facts the
+ * checkers read from the PTX (memory order, cp.async groups), and the
+ * entry points of the four tools. */
 #ifndef KEMU_CHECK_INTERNAL_H
 #define KEMU_CHECK_INTERNAL_H
 
 #include <pthread.h>
 #include "check/check.h"
 
-enum { CHECK_ERROR = 0, CHECK_WARNING = 1 };
+/* Severities; CHECK_INFO lines (summaries) count neither as errors nor as
+ * warnings and are never cut by --print-limit. */
+enum { CHECK_ERROR = 0, CHECK_WARNING = 1, CHECK_INFO = 2 };
 
 /* One finding. `text` holds its report lines separated by '\n' (without
  * the "========= " prefix); `key` orders findings deterministically. */
@@ -18,6 +23,134 @@ typedef struct check_finding {
     char *json;             /* one JSON object, or NULL */
 } check_finding;
 
+/* ---- sets and finding groups (findings.c) --------------------------------- */
+
+/* A set of 64-bit values (open addressing; 0 is stored apart). */
+typedef struct check_set {
+    uint64_t *slots;
+    size_t cap, count;
+    int has_zero;
+} check_set;
+
+/* Adds v; returns 1 when it was new, 0 when present, -1 out of memory. */
+int check_set_add(check_set *s, uint64_t v);
+/* Whether v is in the set. */
+int check_set_has(const check_set *s, uint64_t v);
+/* Number of values in the set; freeing empties it. */
+size_t check_set_size(const check_set *s);
+void check_set_free(check_set *s);
+
+/* The representative instance of a group: the smallest `order` wins. The
+ * fields are tool-defined (see each tool). */
+typedef struct check_rep {
+    uint64_t order[4];
+    uint64_t block[2];      /* linear block ids */
+    uint64_t owner;         /* tool-defined (the block whose shared memory ...) */
+    uint64_t address;       /* device address or byte offset */
+    uint32_t tid[2];        /* linear thread index in the block */
+    uint32_t a, b, c;       /* tool-defined small values */
+} check_rep;
+
+/* A finding group: one reported finding with its instances. `id` names the
+ * group within a launch (tool-defined; also its sort order). */
+typedef struct check_group {
+    int tool;
+    int severity;
+    uint64_t id[3];
+    check_rep rep;
+    check_set instances;    /* distinct instance keys */
+    uint64_t extra;         /* instances counted without keys */
+    char *detail;           /* tool-defined text (first one kept), or NULL */
+} check_group;
+
+typedef struct check_groups {
+    check_group *v;
+    size_t n, cap;
+    uint32_t *index;        /* hash of (tool, id) -> v index + 1 */
+    size_t index_cap;
+} check_groups;
+
+/* Finds or creates the group (tool, id). Returns NULL when out of memory. */
+check_group *check_groups_get(check_groups *g, int tool, int severity, const uint64_t id[3]);
+/* Records one instance in a group: its key (counted once) and its
+ * representative candidate. */
+void check_group_note(check_group *gr, uint64_t instance, const check_rep *rep);
+/* Offers a representative candidate without counting an instance. */
+void check_group_offer(check_group *gr, const check_rep *rep);
+/* Moves every group of src into dst (merging equal ones: union of the
+ * instances, the smaller representative); src is emptied. Freeing releases
+ * every group. */
+void check_groups_merge(check_groups *dst, check_groups *src);
+void check_groups_free(check_groups *g);
+
+/* ---- per-op facts from the PTX (opinfo.c) ---------------------------------- */
+
+enum {
+    CHECK_OP_ACQUIRE = 1u << 0,   /* .acquire or .acq_rel */
+    CHECK_OP_RELEASE = 1u << 1,   /* .release or .acq_rel */
+    CHECK_OP_STRONG = 1u << 2,    /* .relaxed/.acquire/.release/.volatile, or an atomic */
+    CHECK_OP_ASYNC_COMMIT = 1u << 3,
+    CHECK_OP_ASYNC_WAIT = 1u << 4, /* wait_group N (N in `wait`) */
+    CHECK_OP_ASYNC_ALL = 1u << 5,  /* wait_all, or cp.async.mbarrier.arrive */
+    CHECK_OP_ALIGNED = 1u << 6,   /* an aligned barrier (bar.sync, barrier.sync.aligned) */
+    CHECK_OP_NARROW_SCOPE = 1u << 7 /* scope .cta or .cluster (does not order other clusters) */
+};
+
+typedef struct check_opinfo {
+    uint8_t flags;
+    uint8_t wait;                 /* wait_group N */
+} check_opinfo;
+
+/* Per-function op facts of a module, indexed by function index then pc
+ * (caller frees with check_opinfo_free). Returns NULL when out of memory. */
+check_opinfo **check_opinfo_build(const bc_module *m);
+void check_opinfo_free(check_opinfo **ops, const bc_module *m);
+
+/* ---- launch and host-thread state --------------------------------------- */
+
+typedef struct check_launch check_launch;
+typedef struct race_thread race_thread;
+
+/* The state of one host thread during one launch. */
+typedef struct check_thread {
+    check_launch *launch;
+    check_groups groups;          /* findings of the blocks this thread ran */
+    struct race_thread *race;
+    struct init_thread *init;
+    struct sync_thread *sync;
+    struct mem_thread *mem;
+} check_thread;
+
+struct check_launch {
+    struct check_session *s;
+    vm_launch *L;
+    uint64_t serial;              /* unique over the process */
+    uint64_t number;              /* the session's launch counter */
+    check_opinfo **ops;
+    unsigned tools;
+    pthread_mutex_t lock;
+    check_thread **threads;
+    size_t nthreads, capthreads;
+};
+
+/* The calling host thread's state for launch cl (created on first use);
+ * NULL when out of memory. */
+check_thread *check_thread_get(check_launch *cl);
+
+/* The op facts of op pc of function fn. */
+static inline check_opinfo check_op(const check_launch *cl, const bc_function *fn, uint32_t pc)
+{
+    check_opinfo none = {0, 0};
+    return cl->ops && cl->ops[fn->index] ? cl->ops[fn->index][pc] : none;
+}
+
+/* An initcheck shadow of one user allocation: one byte per byte, nonzero
+ * when written. */
+typedef struct check_init_alloc {
+    uint64_t id, base, size;
+    uint8_t *written;
+} check_init_alloc;
+
 struct check_session {
     kemu_check_config cfg;
     pthread_mutex_t lock;
@@ -25,9 +158,9 @@ struct check_session {
     size_t nfindings, capfindings;
     uint64_t launches;      /* launch counter, the first sort key */
     vm_hooks hooks;
-    void *race;             /* racecheck state of the current launch */
-    void *init;             /* initcheck state */
-    void *sync;             /* synccheck state */
+    check_launch *cur;      /* the launch in progress, or NULL */
+    check_init_alloc *allocs; /* initcheck: shadows of user allocations, by base */
+    size_t nallocs, capallocs;
 };
 
 /* Adds a finding (thread-safe; takes ownership of text and json). */
@@ -35,5 +168,176 @@ void check_add(check_session *s, int tool, int severity, const uint64_t key[4], 
 
 /* The "kernel+line (file.cu:N)" description of an op for reports. */
 void check_describe_pc(const vm_launch *L, const vm_frame *f, uint32_t pc, char *buf, size_t n);
+/* The same for op pc of function fn. */
+void check_describe_op(const vm_launch *L, const bc_function *fn, uint32_t pc, char *buf, size_t n);
+/* Writes "(x,y,z)" of a block (linear id) or of a thread (linear index in
+ * its block). */
+void check_block_coords(const vm_launch *L, uint64_t linear, char *buf, size_t n);
+void check_thread_coords(const vm_launch *L, uint64_t linear, char *buf, size_t n);
+/* The function of index i of the launch's module. */
+const bc_function *check_function(const vm_launch *L, uint32_t i);
+/* "allocation #N + off" or a description of an address outside allocations. */
+void check_describe_global(const mem_space *mem, uint64_t address, char *buf, size_t n);
+
+/* The number of instances a group collapsed (its set plus its extra
+ * count), for the "N more instances collapsed" text. */
+uint64_t check_group_count(const check_group *g);
+
+/* ---- the tools ------------------------------------------------------------ *
+ * Each tool keeps its per-host-thread state in check_thread (created on
+ * first use, freed by *_thread_free when the launch ends), records
+ * findings in the thread's groups, and renders its groups into report
+ * text (malloc'd, NULL when the group is not shown) once the threads'
+ * groups are merged. The hook entry points take the hook's arguments. */
+
+/* Kinds of a racecheck access record. */
+enum { RACE_K_WRITE = 1, RACE_K_STRONG = 2, RACE_K_ATOMIC = 4, RACE_K_ACQ = 8, RACE_K_VALUE = 16 };
+#define RACE_K_KEY (RACE_K_WRITE | RACE_K_STRONG | RACE_K_ATOMIC | RACE_K_ACQ)
+/* Race classes (group id) and scopes. */
+enum { RACE_CLASS_ERROR = 0, RACE_CLASS_WARP = 1, RACE_CLASS_BENIGN = 2 };
+enum { RACE_SCOPE_BLOCK = 0, RACE_SCOPE_CLUSTER = 1, RACE_SCOPE_GRID = 2 };
+enum { RACE_RAW = 0, RACE_WAR = 1, RACE_WAW = 2 };
+
+/* One global-memory access range a cluster leaves for the analysis across
+ * clusters (race_global.c writes them, race_cross.c sweeps them). */
+typedef struct race_interval {
+    uint64_t start, end;          /* bytes [start, end) */
+    uint64_t block;               /* linear block id */
+    uint64_t cluster;             /* linear id of the cluster's first block */
+    uint32_t pc;
+    uint16_t fn;
+    uint8_t kind;                 /* RACE_K_* */
+    uint8_t released;             /* a gpu-scope release followed it in its cluster */
+    uint64_t value;               /* the value every element stored (if RACE_K_VALUE) */
+    uint32_t tid0;                /* thread at start */
+    int32_t step;                 /* thread increment per element (0 or 1) */
+    uint32_t esize;               /* element size (access size) */
+} race_interval;
+
+/* Creates / frees the racecheck state of a host thread (0, or -1 when out
+ * of memory). */
+int race_thread_init(check_thread *t);
+void race_thread_free(race_thread *r);
+/* Blocks of a cluster begin in rank order (rank 0 resets the cluster's
+ * clocks); the last block's end analyzes the cluster's global accesses. */
+void race_block_begin(check_thread *t, vm_block *b);
+void race_block_end(check_thread *t, vm_block *b);
+/* A warp-wide memory access (the access hook): shadow-memory checks, and
+ * release/acquire for strong accesses, atomics and mbarrier ops. */
+void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
+                 const vm_access_lane *lanes, unsigned size);
+/* A warp arrives at a CTA or cluster barrier (releases its clock); a CTA
+ * barrier completes (its waiters acquire the arrivals); a cluster barrier
+ * phase completes. */
+void race_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id);
+void race_barrier(check_thread *t, vm_block *b, int id);
+void race_cluster_barrier(check_thread *t, vm_block *b);
+/* A warp-synchronous op orders the lanes of the warp. */
+void race_warp_sync(check_thread *t, vm_block *b, vm_warp *w, uint32_t active, uint32_t member);
+/* A fence (release point, and lane order), or a cp.async group op that
+ * commits a group or performs the copies it waits for. */
+void race_fence(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask, int scope);
+/* After every thread finished: the analysis across clusters, into out. */
+void race_launch_end(check_launch *cl, check_groups *out);
+/* The report text of a racecheck group. */
+char *race_render(const check_launch *cl, const check_group *g);
+/* The group id of a race between op (fn1, pc1) and op (fn2, pc2) (in
+ * canonical order), and the severity of a race class under the session's
+ * options (-1: not reported). */
+void race_group_id(uint64_t id[3], uint32_t fn1, uint32_t pc1, int kind1, uint32_t fn2, uint32_t pc2, int kind2,
+                   int space, int scope, int hazard, int cls);
+int race_severity(const kemu_check_config *cfg, int cls);
+/* The global-memory access ranges of the clusters thread state r ran
+ * (owned by r). */
+race_interval *race_thread_intervals(race_thread *r, size_t *n);
+
+/* memcheck: a memory op faulted (the bad_access hook): every invalid lane
+ * is described and kept with the block's fault message. */
+void mem_bad_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, int space,
+                    uint32_t mask, const uint64_t *addr, int64_t imm, unsigned size);
+void mem_thread_free(struct mem_thread *m);
+/* Turns the launch's fault into findings: one per invalid lane when the
+ * reported fault is a recorded bad access, else the interpreter's message. */
+void mem_launch_end(check_launch *cl, const vm_fault *fault);
+
+/* initcheck: per-thread state; a block's shared shadow and registers start
+ * unwritten; accesses read or set the shadows; ops read and write
+ * registers (the op hook). */
+void init_thread_free(struct init_thread *i);
+void init_block_begin(check_thread *t, vm_block *b);
+void init_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
+                 const vm_access_lane *lanes, unsigned size);
+void init_op(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask);
+/* The report text of an initcheck group. */
+char *init_render(const check_launch *cl, const check_group *g);
+/* Host-side events on user allocations: a new one is unwritten, a host
+ * copy or memset writes bytes, a free drops the shadow (the caller holds
+ * the session lock); init_session_free frees every shadow. */
+void init_note_alloc(check_session *s, const mem_allocation *a);
+void init_note_write(check_session *s, const mem_space *mem, uint64_t address, uint64_t size);
+void init_note_free(check_session *s, uint64_t base);
+void init_session_free(check_session *s);
+
+/* synccheck: per-thread state, reset per block; mbarrier ops (through the
+ * access hook), barrier arrivals and completions, warp-synchronous ops. */
+void sync_thread_free(struct sync_thread *y);
+void sync_block_begin(check_thread *t, vm_block *b);
+void sync_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
+                 const vm_access_lane *lanes, unsigned size);
+void sync_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id);
+void sync_barrier(check_thread *t, vm_block *b, int id);
+void sync_warp_sync(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t active,
+                    uint32_t member);
+/* Reports a deadlock the launch stopped with. */
+void sync_launch_end(check_launch *cl, const vm_fault *fault);
+/* The report text of a synccheck group. */
+char *sync_render(const check_launch *cl, const check_group *g);
+
+/* One lane's mbarrier op on the object state v (kemu's layout, see the
+ * interpreter: bits 0-19 pending arrivals, 20-39 expected, 40-63 phase),
+ * as the interpreter performs it. `arg` is the op's b operand. Sets
+ * *completed when an arrive completed the phase, *overflow when it brings
+ * more arrivals than pending (the interpreter faults), *done for a
+ * successful test/try wait. Returns the new state. */
+static inline uint64_t check_mbar_step(uint64_t v, int sub, uint64_t arg, int *completed, int *overflow, int *done)
+{
+    uint64_t pending = v & 0xfffff, expected = (v >> 20) & 0xfffff, phase = v >> 40;
+    *completed = *overflow = *done = 0;
+    switch (sub) {
+    case BC_MB_INIT:
+        pending = expected = (uint32_t)arg & 0xfffff;
+        phase = 0;
+        break;
+    case BC_MB_INVAL:
+        pending = expected = phase = 0;
+        break;
+    case BC_MB_ARRIVE:
+    case BC_MB_ARRIVE_DROP:
+        if (sub == BC_MB_ARRIVE_DROP && expected)
+            expected--;
+        if ((uint32_t)arg > pending) {
+            *overflow = 1;
+            return v;
+        }
+        pending -= (uint32_t)arg;
+        if (pending == 0) {
+            phase = (phase + 1) & 0xffffff;
+            pending = expected;
+            *completed = 1;
+        }
+        break;
+    case BC_MB_PENDING:
+        return v;
+    default:
+        *done = (sub == BC_MB_TEST_PARITY || sub == BC_MB_TRY_PARITY) ? (phase & 1) != ((uint32_t)arg & 1)
+                                                                      : phase != (arg >> 40);
+        return v;
+    }
+    return pending | (expected << 20) | (phase << 40);
+}
+
+/* The host pointer of shared byte `offset` of the block of cluster rank
+ * `rank` (the block b belongs to that cluster), or NULL. */
+uint8_t *check_shared_ptr(vm_block *b, unsigned rank, uint64_t offset, unsigned size);
 
 #endif

@@ -1,7 +1,10 @@
-/* Checker sessions: the finding list, memcheck's reports of kernel faults,
- * invalid frees and leaks, and the deterministic report in the format of
- * compute-sanitizer. The per-tool analyses that need hooks live in their
- * own files and register in check_launch_begin. */
+/* Checker sessions: the finding list, the life of one launch under the
+ * checkers (hook table, per-host-thread state, merging the threads'
+ * findings when the launch ends), host-side memory events (allocations,
+ * copies, frees, leaks), and the deterministic report in the format of
+ * compute-sanitizer. The analyses themselves live in race.c,
+ * race_cross.c, memcheck.c, initcheck.c and synccheck.c; none of them
+ * changes execution. */
 #include "check/check_internal.h"
 
 #include <stdio.h>
@@ -27,6 +30,7 @@ void check_session_destroy(check_session *s)
         free(s->findings[i].json);
     }
     free(s->findings);
+    init_session_free(s);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
@@ -34,7 +38,7 @@ void check_session_destroy(check_session *s)
 void check_add(check_session *s, int tool, int severity, const uint64_t key[4], char *text, char *json)
 {
     pthread_mutex_lock(&s->lock);
-    if (util_grow(&s->findings, &s->capfindings, s->nfindings + 1, sizeof *s->findings) == 0) {
+    if (text && util_grow(&s->findings, &s->capfindings, s->nfindings + 1, sizeof *s->findings) == 0) {
         check_finding *f = &s->findings[s->nfindings++];
         f->tool = tool;
         f->severity = severity;
@@ -48,9 +52,12 @@ void check_add(check_session *s, int tool, int severity, const uint64_t key[4], 
     pthread_mutex_unlock(&s->lock);
 }
 
-void check_describe_pc(const vm_launch *L, const vm_frame *f, uint32_t pc, char *buf, size_t n)
+/* ---- descriptions ------------------------------------------------------- */
+
+void check_describe_op(const vm_launch *L, const bc_function *fn, uint32_t pc, char *buf, size_t n)
 {
-    const bc_function *fn = f ? f->fn : L->kernel;
+    if (!fn)
+        fn = L->kernel;
     const bc_src *src = pc < fn->ncode && fn->code[pc].src < fn->nsrcs ? &fn->srcs[fn->code[pc].src] : NULL;
     int k = snprintf(buf, n, "%s+%u", fn->name, pc);
     if (src && k > 0 && (size_t)k < n) {
@@ -62,27 +69,319 @@ void check_describe_pc(const vm_launch *L, const vm_frame *f, uint32_t pc, char 
     }
 }
 
+void check_describe_pc(const vm_launch *L, const vm_frame *f, uint32_t pc, char *buf, size_t n)
+{
+    check_describe_op(L, f ? f->fn : L->kernel, pc, buf, n);
+}
+
+void check_block_coords(const vm_launch *L, uint64_t id, char *buf, size_t n)
+{
+    uint64_t gx = L->grid[0] ? L->grid[0] : 1, gy = L->grid[1] ? L->grid[1] : 1;
+    snprintf(buf, n, "(%llu,%llu,%llu)", (unsigned long long)(id % gx), (unsigned long long)(id / gx % gy),
+             (unsigned long long)(id / (gx * gy)));
+}
+
+void check_thread_coords(const vm_launch *L, uint64_t t, char *buf, size_t n)
+{
+    uint64_t bx = L->block[0] ? L->block[0] : 1, by = L->block[1] ? L->block[1] : 1;
+    snprintf(buf, n, "(%llu,%llu,%llu)", (unsigned long long)(t % bx), (unsigned long long)(t / bx % by),
+             (unsigned long long)(t / (bx * by)));
+}
+
+const bc_function *check_function(const vm_launch *L, uint32_t i)
+{
+    return i < (uint32_t)L->mod->nfunctions ? L->mod->functions[i] : L->kernel;
+}
+
+void check_describe_global(const mem_space *mem, uint64_t addr, char *buf, size_t n)
+{
+    const mem_allocation *a = mem_find_containing(mem, addr);
+    if (a) {
+        snprintf(buf, n, "allocation #%llu + %llu", (unsigned long long)a->id, (unsigned long long)(addr - a->base));
+        return;
+    }
+    a = mem_find_freed(mem, addr);
+    if (a) {
+        snprintf(buf, n, "freed allocation #%llu + %llu", (unsigned long long)a->id,
+                 (unsigned long long)(addr - a->base));
+        return;
+    }
+    snprintf(buf, n, "outside every allocation");
+}
+
+uint8_t *check_shared_ptr(vm_block *b, unsigned rank, uint64_t offset, unsigned size)
+{
+    vm_block *t = b;
+    if (b->cluster && rank < (unsigned)b->cluster->n)
+        t = &b->cluster->blocks[rank];
+    if (!t->shared || offset + size > t->shared_size || offset + size < offset)
+        return NULL;
+    return t->shared + offset;
+}
+
+/* ---- host threads ----------------------------------------------------------- */
+
+static uint64_t serial_counter;
+static _Thread_local check_thread *tls_thread;
+static _Thread_local uint64_t tls_serial;
+
+check_thread *check_thread_get(check_launch *cl)
+{
+    if (tls_thread && tls_serial == cl->serial)
+        return tls_thread;
+    check_thread *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->launch = cl;
+    if ((cl->tools & KEMU_TOOL_RACECHECK) && race_thread_init(t)) {
+        free(t);
+        return NULL;
+    }
+    pthread_mutex_lock(&cl->lock);
+    if (util_grow(&cl->threads, &cl->capthreads, cl->nthreads + 1, sizeof *cl->threads)) {
+        pthread_mutex_unlock(&cl->lock);
+        race_thread_free(t->race);
+        free(t);
+        return NULL;
+    }
+    cl->threads[cl->nthreads++] = t;
+    pthread_mutex_unlock(&cl->lock);
+    tls_thread = t;
+    tls_serial = cl->serial;
+    return t;
+}
+
+static void thread_free(check_thread *t)
+{
+    check_groups_free(&t->groups);
+    race_thread_free(t->race);
+    init_thread_free(t->init);
+    sync_thread_free(t->sync);
+    mem_thread_free(t->mem);
+    free(t);
+}
+
+/* ---- hooks ------------------------------------------------------------------ */
+
+static void h_block_begin(void *ctx, vm_block *b)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (!t)
+        return;
+    if (cl->tools & KEMU_TOOL_RACECHECK)
+        race_block_begin(t, b);
+    if (cl->tools & KEMU_TOOL_INITCHECK)
+        init_block_begin(t, b);
+    if (cl->tools & KEMU_TOOL_SYNCCHECK)
+        sync_block_begin(t, b);
+}
+
+static void h_block_end(void *ctx, vm_block *b)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (t && (cl->tools & KEMU_TOOL_RACECHECK))
+        race_block_end(t, b);
+}
+
+static void h_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
+                     const vm_access_lane *lanes, unsigned size)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (!t)
+        return;
+    if (cl->tools & KEMU_TOOL_SYNCCHECK)
+        sync_access(t, b, w, f, pc, kind, mask, lanes, size);
+    if (cl->tools & KEMU_TOOL_RACECHECK)
+        race_access(t, b, w, f, pc, kind, mask, lanes, size);
+    if (cl->tools & KEMU_TOOL_INITCHECK)
+        init_access(t, b, w, f, pc, kind, mask, lanes, size);
+}
+
+static void h_barrier(void *ctx, vm_block *b, int id)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (!t)
+        return;
+    if (cl->tools & KEMU_TOOL_RACECHECK)
+        race_barrier(t, b, id);
+    if (cl->tools & KEMU_TOOL_SYNCCHECK)
+        sync_barrier(t, b, id);
+}
+
+static void h_barrier_arrive(void *ctx, vm_block *b, vm_warp *w, int id)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (!t)
+        return;
+    if (cl->tools & KEMU_TOOL_SYNCCHECK)
+        sync_barrier_arrive(t, b, w, id);
+    if (cl->tools & KEMU_TOOL_RACECHECK)
+        race_barrier_arrive(t, b, w, id);
+}
+
+static void h_warp_sync(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t active,
+                        uint32_t member)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (!t)
+        return;
+    if (cl->tools & KEMU_TOOL_SYNCCHECK)
+        sync_warp_sync(t, b, w, f, pc, active, member);
+    if (cl->tools & KEMU_TOOL_RACECHECK)
+        race_warp_sync(t, b, w, active, member);
+}
+
+static void h_fence(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask, int scope)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (t && (cl->tools & KEMU_TOOL_RACECHECK))
+        race_fence(t, b, w, f, pc, mask, scope);
+}
+
+static void h_cluster_barrier(void *ctx, vm_block *b)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (t && (cl->tools & KEMU_TOOL_RACECHECK))
+        race_cluster_barrier(t, b);
+}
+
+static void h_op(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (t)
+        init_op(t, b, w, f, pc, mask);
+}
+
+static void h_bad_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, int space,
+                         uint32_t mask, const uint64_t *addr, int64_t imm, unsigned size)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (t)
+        mem_bad_access(t, b, w, f, pc, kind, space, mask, addr, imm, size);
+}
+
+/* ---- launches ----------------------------------------------------------------- */
+
 const vm_hooks *check_launch_begin(check_session *s, vm_launch *L)
 {
-    (void)L;
     pthread_mutex_lock(&s->lock);
-    s->launches++;
+    uint64_t number = ++s->launches;
     pthread_mutex_unlock(&s->lock);
-    return NULL;
+    unsigned tools = s->cfg.tools & (KEMU_TOOL_MEMCHECK | KEMU_TOOL_RACECHECK | KEMU_TOOL_INITCHECK | KEMU_TOOL_SYNCCHECK);
+    if (!tools)
+        return NULL;
+    check_launch *cl = calloc(1, sizeof *cl);
+    if (!cl)
+        return NULL;
+    cl->s = s;
+    cl->L = L;
+    cl->number = number;
+    cl->serial = __atomic_add_fetch(&serial_counter, 1, __ATOMIC_RELAXED);
+    cl->tools = tools;
+    pthread_mutex_init(&cl->lock, NULL);
+    if (tools & (KEMU_TOOL_RACECHECK | KEMU_TOOL_SYNCCHECK)) {
+        cl->ops = check_opinfo_build(L->mod);
+        if (!cl->ops) {
+            pthread_mutex_destroy(&cl->lock);
+            free(cl);
+            return NULL;
+        }
+    }
+    vm_hooks *h = &s->hooks;
+    memset(h, 0, sizeof *h);
+    h->ctx = cl;
+    if (tools & (KEMU_TOOL_RACECHECK | KEMU_TOOL_INITCHECK | KEMU_TOOL_SYNCCHECK)) {
+        h->block_begin = h_block_begin;
+        h->block_end = h_block_end;
+        h->access = h_access;
+    }
+    if (tools & (KEMU_TOOL_RACECHECK | KEMU_TOOL_SYNCCHECK)) {
+        h->barrier = h_barrier;
+        h->barrier_arrive = h_barrier_arrive;
+        h->warp_sync = h_warp_sync;
+    }
+    if (tools & KEMU_TOOL_RACECHECK) {
+        h->fence = h_fence;
+        h->cluster_barrier = h_cluster_barrier;
+    }
+    if (tools & KEMU_TOOL_INITCHECK)
+        h->op = h_op;
+    if (tools & KEMU_TOOL_MEMCHECK)
+        h->bad_access = h_bad_access;
+    s->cur = cl;
+    return h;
+}
+
+static int tool_rank(int tool)
+{
+    switch (tool) {
+    case KEMU_TOOL_MEMCHECK: return 1;
+    case KEMU_TOOL_RACECHECK: return 2;
+    case KEMU_TOOL_INITCHECK: return 3;
+    default: return 4;
+    }
+}
+
+static void emit_groups(check_launch *cl, check_groups *all)
+{
+    for (size_t i = 0; i < all->n; i++) {
+        const check_group *g = &all->v[i];
+        char *text = NULL;
+        if (g->tool == KEMU_TOOL_RACECHECK)
+            text = race_render(cl, g);
+        else if (g->tool == KEMU_TOOL_INITCHECK)
+            text = init_render(cl, g);
+        else if (g->tool == KEMU_TOOL_SYNCCHECK)
+            text = sync_render(cl, g);
+        if (!text)
+            continue;
+        util_buffer j = {0};
+        util_buffer_printf(&j, "{\"launch\": %llu, \"kernel\": \"%s\", \"instances\": %llu}",
+                           (unsigned long long)cl->number, cl->L->kernel->name,
+                           (unsigned long long)check_group_count(g));
+        uint64_t key[4] = {cl->number, ((uint64_t)tool_rank(g->tool) << 56) | (g->id[0] & 0x00ffffffffffffffull),
+                           g->id[1], g->id[2]};
+        check_add(cl->s, g->tool, g->severity, key, text, j.data);
+    }
 }
 
 void check_launch_end(check_session *s, vm_launch *L, const vm_fault *fault)
 {
-    if (!(s->cfg.tools & KEMU_TOOL_MEMCHECK) || !fault || !fault->faulted)
+    check_launch *cl = s->cur;
+    if (!cl || cl->L != L)
         return;
-    /* memcheck reports the fault that stopped the kernel */
-    const char *kind = fault->status == 700 ? "Invalid memory access" : fault->status == 716 ? "Misaligned address"
-                     : fault->status == 710 ? "Device-side assertion failed" : "Kernel fault";
-    util_buffer t = {0};
-    util_buffer_printf(&t, "Error: %s in kernel %s\n%s", kind, L->kernel->name, fault->message);
-    uint64_t key[4] = {s->launches, 0, 0, 0};
-    check_add(s, KEMU_TOOL_MEMCHECK, CHECK_ERROR, key, t.data, NULL);
+    s->cur = NULL;
+    check_groups all = {0};
+    if (cl->tools & KEMU_TOOL_RACECHECK)
+        race_launch_end(cl, &all);
+    if (cl->tools & KEMU_TOOL_MEMCHECK)
+        mem_launch_end(cl, fault);
+    if (cl->tools & KEMU_TOOL_SYNCCHECK)
+        sync_launch_end(cl, fault);
+    for (size_t i = 0; i < cl->nthreads; i++)
+        check_groups_merge(&all, &cl->threads[i]->groups);
+    emit_groups(cl, &all);
+    check_groups_free(&all);
+    for (size_t i = 0; i < cl->nthreads; i++)
+        thread_free(cl->threads[i]);
+    free(cl->threads);
+    check_opinfo_free(cl->ops, L->mod);
+    pthread_mutex_destroy(&cl->lock);
+    memset(&s->hooks, 0, sizeof s->hooks);
+    free(cl);
 }
+
+/* ---- host-side memory events ---------------------------------------------- */
 
 void check_note_invalid_free(check_session *s, uint64_t address, const char *api)
 {
@@ -95,10 +394,68 @@ void check_note_invalid_free(check_session *s, uint64_t address, const char *api
     check_add(s, KEMU_TOOL_MEMCHECK, CHECK_ERROR, key, t.data, NULL);
 }
 
+void check_note_free(check_session *s, const mem_space *mem, uint64_t address, const char *api)
+{
+    const mem_allocation *a = mem_find_containing(mem, address);
+    if (a && a->base == address && a->kind == MEM_KIND_USER) {
+        pthread_mutex_lock(&s->lock);
+        init_note_free(s, address);
+        pthread_mutex_unlock(&s->lock);
+        return;
+    }
+    if (!(s->cfg.tools & KEMU_TOOL_MEMCHECK))
+        return;
+    const mem_allocation *f = mem_find_freed(mem, address);
+    if (!f || f->base != address || f->kind != MEM_KIND_USER) {
+        check_note_invalid_free(s, address, api);
+        return;
+    }
+    util_buffer t = {0};
+    util_buffer_printf(&t, "Error: Double free of 0x%llx by %s: allocation #%llu (%llu bytes) was freed before",
+                       (unsigned long long)address, api, (unsigned long long)f->id, (unsigned long long)f->size);
+    uint64_t key[4] = {s->launches, 1, address, 1};
+    check_add(s, KEMU_TOOL_MEMCHECK, CHECK_ERROR, key, t.data, NULL);
+}
+
+void check_note_alloc(check_session *s, const mem_space *mem, uint64_t address)
+{
+    if (!(s->cfg.tools & KEMU_TOOL_INITCHECK))
+        return;
+    const mem_allocation *a = mem_find_containing(mem, address);
+    if (!a || a->kind != MEM_KIND_USER)
+        return;
+    pthread_mutex_lock(&s->lock);
+    init_note_alloc(s, a);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void check_note_host_write(check_session *s, const mem_space *mem, uint64_t address, uint64_t size)
+{
+    if (!(s->cfg.tools & KEMU_TOOL_INITCHECK) || !size)
+        return;
+    pthread_mutex_lock(&s->lock);
+    init_note_write(s, mem, address, size);
+    pthread_mutex_unlock(&s->lock);
+}
+
 void check_note_leaks(check_session *s, const mem_space *mem)
 {
     if (!(s->cfg.tools & KEMU_TOOL_MEMCHECK) || !s->cfg.leak_check)
         return;
+    /* the allocations live now replace the leaks noted by an earlier call */
+    pthread_mutex_lock(&s->lock);
+    size_t kept = 0;
+    for (size_t i = 0; i < s->nfindings; i++) {
+        check_finding *f = &s->findings[i];
+        if (f->key[0] == UINT64_MAX && (f->key[1] == 2 || f->key[1] == 3)) {
+            free(f->text);
+            free(f->json);
+            continue;
+        }
+        s->findings[kept++] = *f;
+    }
+    s->nfindings = kept;
+    pthread_mutex_unlock(&s->lock);
     uint64_t total = 0, n = 0;
     for (size_t i = 0; i < mem->count; i++) {
         const mem_allocation *a = &mem->allocs[i];
@@ -114,12 +471,14 @@ void check_note_leaks(check_session *s, const mem_space *mem)
     }
     if (n) {
         util_buffer t = {0};
-        util_buffer_printf(&t, "LEAK SUMMARY: %llu bytes leaked in %llu allocations", (unsigned long long)total,
-                           (unsigned long long)n);
+        util_buffer_printf(&t, "LEAK SUMMARY: %llu bytes leaked in %llu allocation%s", (unsigned long long)total,
+                           (unsigned long long)n, n == 1 ? "" : "s");
         uint64_t key[4] = {UINT64_MAX, 3, 0, 0};
-        check_add(s, KEMU_TOOL_MEMCHECK, CHECK_WARNING + 1, key, t.data, NULL);
+        check_add(s, KEMU_TOOL_MEMCHECK, CHECK_INFO, key, t.data, NULL);
     }
 }
+
+/* ---- the report ------------------------------------------------------------------ */
 
 static int cmp_finding(const void *a, const void *b)
 {
@@ -158,33 +517,47 @@ static void json_escape(util_buffer *b, const char *s)
     util_buffer_append(b, "\"", 1);
 }
 
+static const char *tool_name(int tool)
+{
+    switch (tool) {
+    case KEMU_TOOL_MEMCHECK: return "memcheck";
+    case KEMU_TOOL_RACECHECK: return "racecheck";
+    case KEMU_TOOL_INITCHECK: return "initcheck";
+    case KEMU_TOOL_SYNCCHECK: return "synccheck";
+    default: return "";
+    }
+}
+
 void check_session_report(check_session *s, int print_limit, util_buffer *text, util_buffer *json, size_t *errors,
                           size_t *warnings)
 {
     pthread_mutex_lock(&s->lock);
-    qsort(s->findings, s->nfindings, sizeof *s->findings, cmp_finding);
+    if (s->nfindings)
+        qsort(s->findings, s->nfindings, sizeof *s->findings, cmp_finding);
     size_t ne = 0, nw = 0, printed = 0;
-    static const char *const tool_names[] = {"", "memcheck", "racecheck", "", "initcheck", "", "", "", "synccheck"};
     if (text)
         util_buffer_printf(text, "========= KEMU\n");
     if (json)
         util_buffer_printf(json, "{\"findings\": [");
-    size_t race_e = 0, race_w = 0;
+    size_t race_e = 0, race_w = 0, race_printed = 0;
     for (size_t i = 0; i < s->nfindings; i++) {
         const check_finding *f = &s->findings[i];
         if (f->severity == CHECK_ERROR) ne++;
         else if (f->severity == CHECK_WARNING) nw++;
+        int shown = print_limit <= 0 || printed < (size_t)print_limit || f->severity > CHECK_WARNING;
         if (f->tool == KEMU_TOOL_RACECHECK) {
             if (f->severity == CHECK_ERROR) race_e++; else if (f->severity == CHECK_WARNING) race_w++;
+            if (shown && f->severity <= CHECK_WARNING)
+                race_printed++;
         }
-        if (text && (print_limit <= 0 || printed < (size_t)print_limit || f->severity > CHECK_WARNING)) {
+        if (text && shown) {
             append_prefixed(text, f->text);
             if (f->severity <= CHECK_WARNING)
                 printed++;
         }
         if (json) {
             util_buffer_printf(json, "%s\n  {\"tool\": \"%s\", \"severity\": \"%s\", \"text\": ", i ? "," : "",
-                               f->tool < 9 ? tool_names[f->tool] : "", f->severity == CHECK_ERROR ? "error" : f->severity == CHECK_WARNING ? "warning" : "info");
+                               tool_name(f->tool), f->severity == CHECK_ERROR ? "error" : f->severity == CHECK_WARNING ? "warning" : "info");
             json_escape(json, f->text);
             if (f->json)
                 util_buffer_printf(json, ", \"details\": %s", f->json);
@@ -197,7 +570,7 @@ void check_session_report(check_session *s, int print_limit, util_buffer *text, 
                                ne + nw - (size_t)print_limit, print_limit);
         if (s->cfg.tools & KEMU_TOOL_RACECHECK)
             util_buffer_printf(text, "========= RACECHECK SUMMARY: %zu hazard%s displayed (%zu error%s, %zu warning%s)\n",
-                               race_e + race_w, race_e + race_w == 1 ? "" : "s", race_e, race_e == 1 ? "" : "s",
+                               race_printed, race_printed == 1 ? "" : "s", race_e, race_e == 1 ? "" : "s",
                                race_w, race_w == 1 ? "" : "s");
         util_buffer_printf(text, "========= ERROR SUMMARY: %zu error%s\n", ne, ne == 1 ? "" : "s");
     }

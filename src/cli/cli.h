@@ -23,6 +23,8 @@ int cli_info_main(int argc, char **argv);
 int cli_dis_main(int argc, char **argv);
 int cli_compare_main(int argc, char **argv);
 int cli_exec_main(int argc, char **argv);
+int cli_call_main(int argc, char **argv);
+extern const char cli_call_usage[]; /* defined in src/cli/call.c */
 
 extern const cli_command cli_commands[];
 

@@ -12,7 +12,8 @@ static const char run_usage[] =
     "usage: kemu run FILE.ptx [--kernel NAME] [--grid X[,Y[,Z]]] --block X[,Y[,Z]]\n"
     "                [--cluster X[,Y[,Z]]] [--shared BYTES] [--arch sm_XX] [--threads N]\n"
     "                [--schedule MODE] [--uninit nan|zero|pattern] [--timeout SECONDS]\n"
-    "                [--json] [--keep-outputs] [--] ARG...\n"
+    "                [--json] [--keep-outputs] [--tool NAME] [--backend emu|cuda|both] [--device N]\n"
+    "                [--ulps N] [--rtol R] [--atol A] [--] ARG...\n"
     "\n"
     "Runs one kernel of a PTX module on the emulator. One ARG per kernel parameter:\n"
     "  in:PATH.npy                 a device buffer initialized from a NumPy file\n"
@@ -23,7 +24,12 @@ static const char run_usage[] =
     "  TYPE:VALUE                  a scalar; TYPE: u8 u16 u32 u64 s8 s16 s32 s64 f16 bf16 f32 f64 b8..b64\n"
     "  bytes:HEX | bytes@PATH      an aggregate passed by value\n"
     "DTYPE: f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool; SHAPE: N or AxBxC.\n"
-    "Exit status: 0 success, 1 the kernel faulted, 2 usage, PTX or input error.\n";
+    "--backend cuda runs the same PTX and launch on CUDA device --device N (the driver is\n"
+    "loaded at run time); both runs the emulator and the GPU from identical inputs, writes\n"
+    "the GPU's outputs to NAME.cuda.npy and compares every output buffer (docs/fidelity.md).\n"
+    "--tool memcheck|racecheck|initcheck|synccheck runs checkers (see README).\n"
+    "Exit status: 0 success, 1 the kernel faulted or the backends disagree, 2 usage, PTX\n"
+    "or input error, 3 no usable GPU for --backend cuda|both.\n";
 
 static const char info_usage[] =
     "usage: kemu info FILE.ptx [--json]\n"
@@ -75,6 +81,7 @@ const cli_command cli_commands[] = {
     {"run", "run a PTX kernel on the emulator", run_usage, cli_run_main},
     {"info", "describe the kernels of a PTX module", info_usage, cli_info_main},
     {"dis", "print the lowered bytecode of a PTX module", dis_usage, cli_dis_main},
+    {"call", "run a Pallas-style kernel call described in JSON", cli_call_usage, cli_call_main},
     {"exec", "run an unmodified CUDA program (nvcc -cudart shared) on the emulator", exec_usage, cli_exec_main},
     {"compare", "compare two .npy arrays with ULP/tolerance rules", compare_usage, cli_compare_main},
     {NULL, NULL, NULL, NULL},

@@ -1,12 +1,18 @@
 /* `kemu run`: load a PTX module, build the kernel's arguments from the
  * command line (buffers from .npy files or generators, scalars), launch it
- * on the emulator, write the outputs and print a summary (or --json). */
+ * on the emulator, write the outputs and print a summary (or --json).
+ * With --backend cuda the same PTX text and launch run on a GPU through
+ * src/cuda/ instead; with --backend both they run on both from identical
+ * inputs and every output buffer is compared. */
 #include "config.h"
 #include "cli/cli.h"
 #include "cli/args.h"
 #include "cli/checks.h"
+#include "cuda/backend.h"
+#include "cuda/compare.h"
 #include "io/npy.h"
 #include "kemu/kemu.h"
+#include "util.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -114,6 +120,145 @@ static int same_file(const char *a, const char *b)
     return strcmp(a, b) == 0;
 }
 
+/* The GPU side of a run: the backend, one device address and one launch
+ * argument pointer per kernel argument, and (with --backend both) the GPU's
+ * copy of each output buffer. */
+typedef struct run_cuda {
+    cuda_backend *backend;
+    uint64_t *addresses;
+    void **ptrs;
+    io_array *results;
+    double seconds;
+    int faulted;
+} run_cuda;
+
+static void run_cuda_free(run_cuda *c, int nargs)
+{
+    if (c->results)
+        for (int i = 0; i < nargs; i++)
+            io_array_free(&c->results[i]);
+    free(c->results);
+    free(c->addresses);
+    free(c->ptrs);
+    cuda_backend_close(c->backend);
+    memset(c, 0, sizeof *c);
+}
+
+/* Prints why the GPU cannot be used (one line) and returns exit status 3. */
+static int cuda_unavailable(const char *msg)
+{
+    fprintf(stderr, "kemu run: cuda backend unavailable: %s\n", msg);
+    return CLI_EXIT_UNAVAILABLE;
+}
+
+/* Opens CUDA device `ordinal`, JIT-loads the PTX file's text and uploads
+ * every buffer argument from the host arrays (before the emulator runs and
+ * overwrites the outputs). Returns 0, or the exit status after printing
+ * the problem. */
+static int run_cuda_prepare(run_cuda *c, int ordinal, const char *file, kemu_kernel *k, cli_arg *args,
+                            void **emu_ptrs, int nargs)
+{
+    char msg[2048];
+    cuda_status st = cuda_backend_open(ordinal, &c->backend, msg, sizeof msg);
+    if (st == CUDA_STATUS_UNAVAILABLE)
+        return cuda_unavailable(msg);
+    if (st != CUDA_STATUS_OK) {
+        fprintf(stderr, "kemu run: error: cuda: %s\n", msg);
+        return CLI_EXIT_USAGE;
+    }
+    int target = cuda_kernel_target_sm(k), sm = cuda_backend_device_sm(c->backend);
+    if (target > sm) {
+        snprintf(msg, sizeof msg, "CUDA device %d (%s) is sm_%d, but %s targets sm_%d", ordinal,
+                 cuda_backend_device_name(c->backend), sm, file, target);
+        return cuda_unavailable(msg);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    kemu_error err;
+    memset(&err, 0, sizeof err);
+    if (util_read_file(file, &text, &len, &err)) {
+        fprintf(stderr, "kemu run: error: %s\n", err.message);
+        return CLI_EXIT_USAGE;
+    }
+    st = cuda_backend_load_ptx(c->backend, text, len, kemu_kernel_name(k), msg, sizeof msg);
+    free(text);
+    if (st == CUDA_STATUS_UNAVAILABLE)
+        return cuda_unavailable(msg);
+    if (st != CUDA_STATUS_OK) {
+        fprintf(stderr, "kemu run: error: cuda: %s\n", msg);
+        const char *log = cuda_backend_jit_log(c->backend);
+        if (*log) {
+            fprintf(stderr, "  JIT error log:\n");
+            for (const char *p = log; *p;) {
+                const char *nl = strchr(p, '\n');
+                int n = nl ? (int)(nl - p) : (int)strlen(p);
+                fprintf(stderr, "    %.*s\n", n, p);
+                p += n + (nl ? 1 : 0);
+            }
+        }
+        return CLI_EXIT_USAGE;
+    }
+    c->addresses = calloc((size_t)nargs + 1, sizeof *c->addresses);
+    c->ptrs = calloc((size_t)nargs + 1, sizeof *c->ptrs);
+    c->results = calloc((size_t)nargs + 1, sizeof *c->results);
+    if (!c->addresses || !c->ptrs || !c->results) {
+        fprintf(stderr, "kemu run: error: out of memory\n");
+        return CLI_EXIT_USAGE;
+    }
+    for (int i = 0; i < nargs; i++) {
+        cli_arg *a = &args[i];
+        if (!cli_arg_is_buffer(a)) {
+            c->ptrs[i] = emu_ptrs[i]; /* scalars and aggregates: the same host bytes */
+            continue;
+        }
+        size_t bytes = a->array.count * io_dtype_size(a->array.dtype);
+        if (cuda_backend_alloc(c->backend, bytes, &c->addresses[i], msg, sizeof msg) ||
+            cuda_backend_copy_to_device(c->backend, c->addresses[i], a->array.data, bytes, msg, sizeof msg)) {
+            fprintf(stderr, "kemu run: error: cuda: %s\n", msg);
+            return CLI_EXIT_USAGE;
+        }
+        c->ptrs[i] = &c->addresses[i];
+    }
+    return 0;
+}
+
+/* Where --backend both writes the GPU's copy of an output: PATH.npy
+ * becomes PATH.cuda.npy. The caller frees the result (NULL: no memory). */
+static char *cuda_output_path(const char *path)
+{
+    size_t n = strlen(path);
+    char *out = malloc(n + 16);
+    if (!out)
+        return NULL;
+    if (n >= 4 && !strcmp(path + n - 4, ".npy"))
+        snprintf(out, n + 16, "%.*s.cuda.npy", (int)(n - 4), path);
+    else
+        snprintf(out, n + 16, "%s.cuda.npy", path);
+    return out;
+}
+
+/* Parses a --ulps (integer) or --rtol/--atol (number) value, >= 0. */
+static int parse_tolerance(const char *name, const char *val, io_compare_opts *opts)
+{
+    char *end;
+    errno = 0;
+    if (!strcmp(name, "--ulps")) {
+        unsigned long long u = strtoull(val, &end, 10);
+        if (end == val || *end || errno || val[0] == '-')
+            return cli_usage_error("run", "--ulps wants a non-negative integer, got '%s'", val);
+        opts->ulps = u;
+        return 0;
+    }
+    double d = strtod(val, &end);
+    if (end == val || *end || !(d >= 0) || isinf(d))
+        return cli_usage_error("run", "%s wants a non-negative number, got '%s'", name, val);
+    if (!strcmp(name, "--rtol"))
+        opts->rtol = d;
+    else
+        opts->atol = d;
+    return 0;
+}
+
 int cli_run_main(int argc, char **argv)
 {
     cli_checks checks;
@@ -125,6 +270,8 @@ int cli_run_main(int argc, char **argv)
     double timeout = 0;
     io_uninit_mode uninit = IO_UNINIT_NAN;
     kemu_uninit kuninit = KEMU_UNINIT_NAN;
+    int use_emu = 1, use_cuda = 0, device_ordinal = 0, have_device = 0, have_tolerance = 0;
+    io_compare_opts user_tolerance = {0, 0.0, 0.0, 0};
     const char **argtexts = calloc((size_t)argc + 1, sizeof *argtexts);
     int nargs = 0, dashdash = 0;
     if (!argtexts)
@@ -143,7 +290,8 @@ int cli_run_main(int argc, char **argv)
                                                 "--threads", "--schedule", "--uninit", "--timeout", "--json",
                                                 "--keep-outputs", "--tool", "--log-file", "--error-exitcode",
                                                 "--print-limit", "--report-file", "--racecheck-warp",
-                                                "--racecheck-benign", "--leak-check", NULL};
+                                                "--racecheck-benign", "--leak-check", "--backend", "--device",
+                                                "--ulps", "--rtol", "--atol", NULL};
             int is_known = 0;
             for (int q = 0; known[q]; q++)
                 if (!strcmp(name, known[q]))
@@ -189,6 +337,23 @@ int cli_run_main(int argc, char **argv)
                     rc = cli_usage_error("run", "--timeout wants a positive number of seconds, got '%s'", val);
             } else if (!strcmp(name, "--json")) json = 1;
             else if (!strcmp(name, "--keep-outputs")) keep = 1;
+            else if (!strcmp(name, "--backend")) {
+                if (!strcmp(val, "emu")) { use_emu = 1; use_cuda = 0; }
+                else if (!strcmp(val, "cuda")) { use_emu = 0; use_cuda = 1; }
+                else if (!strcmp(val, "both")) { use_emu = 1; use_cuda = 1; }
+                else rc = cli_usage_error("run", "--backend wants emu, cuda or both, got '%s'", val);
+            } else if (!strcmp(name, "--device")) {
+                char *end;
+                errno = 0;
+                long d = strtol(val, &end, 10);
+                if (end == val || *end || errno || d < 0 || d > 1000000)
+                    rc = cli_usage_error("run", "--device wants a GPU number (0, 1, ...), got '%s'", val);
+                device_ordinal = (int)d;
+                have_device = 1;
+            } else if (!strcmp(name, "--ulps") || !strcmp(name, "--rtol") || !strcmp(name, "--atol")) {
+                rc = parse_tolerance(name, val, &user_tolerance);
+                have_tolerance = 1;
+            }
             else rc = cli_check_option(name, val, &checks);
             if (rc < 0)
                 rc = cli_usage_error("run", "unknown option '%s'", name);
@@ -215,6 +380,18 @@ int cli_run_main(int argc, char **argv)
         free(argtexts);
         return cli_usage_error("run", "--block is required");
     }
+    if (have_tolerance && !(use_emu && use_cuda)) {
+        free(argtexts);
+        return cli_usage_error("run", "--ulps, --rtol and --atol compare the backends; they need --backend both");
+    }
+    if (have_device && !use_cuda) {
+        free(argtexts);
+        return cli_usage_error("run", "--device chooses a GPU; it needs --backend cuda or both");
+    }
+    if (checks.config.tools && !use_emu) {
+        free(argtexts);
+        return cli_usage_error("run", "the checkers run on the emulator; --tool needs --backend emu or both");
+    }
     if (threads == 0 && getenv("KEMU_THREADS"))
         threads = atoi(getenv("KEMU_THREADS"));
 
@@ -228,6 +405,8 @@ int cli_run_main(int argc, char **argv)
     int parsed = 0;
     kemu_report report;
     memset(&report, 0, sizeof report);
+    run_cuda cuda;
+    memset(&cuda, 0, sizeof cuda);
     if (!args || !ptrs)
         goto done;
     if (kemu_device_create(&cfg, &dev, &err)) {
@@ -296,8 +475,8 @@ int cli_run_main(int argc, char **argv)
                 goto done;
             }
             size_t bytes = a->array.count * io_dtype_size(a->array.dtype);
-            if (kemu_malloc(dev, bytes, kuninit, &a->device, &err) ||
-                kemu_memcpy_htod(dev, a->device, a->array.data, bytes, &err)) {
+            if (use_emu && (kemu_malloc(dev, bytes, kuninit, &a->device, &err) ||
+                            kemu_memcpy_htod(dev, a->device, a->array.data, bytes, &err))) {
                 fprintf(stderr, "kemu run: error: %s\n", err.message);
                 goto done;
             }
@@ -346,27 +525,59 @@ int cli_run_main(int argc, char **argv)
     memcpy(lc.block, block, sizeof block);
     memcpy(lc.cluster, cluster, sizeof cluster);
     lc.shared_bytes = (size_t)shared;
-    kemu_status st = kemu_launch(k, &lc, ptrs, &report, &err);
-    if (report.printf_length)
-        fwrite(report.printf_output, 1, report.printf_length, stdout);
-    fflush(stdout);
-    if (st != KEMU_OK && st != KEMU_ERR_KERNEL_FAULT) {
-        fprintf(stderr, "kemu run: error: %s\n", err.message);
-        goto done;
+    if (use_cuda) {
+        int rc = run_cuda_prepare(&cuda, device_ordinal, file, k, args, ptrs, nargs);
+        if (rc) {
+            exit_code = rc;
+            goto done;
+        }
     }
-    int faulted = st == KEMU_ERR_KERNEL_FAULT;
-    if (faulted)
-        fprintf(stderr, "kemu: %s\n", err.message);
+    int faulted = 0;
+    if (use_emu) {
+        kemu_status st = kemu_launch(k, &lc, ptrs, &report, &err);
+        if (report.printf_length)
+            fwrite(report.printf_output, 1, report.printf_length, stdout);
+        fflush(stdout);
+        if (st != KEMU_OK && st != KEMU_ERR_KERNEL_FAULT) {
+            fprintf(stderr, "kemu run: error: %s\n", err.message);
+            goto done;
+        }
+        faulted = st == KEMU_ERR_KERNEL_FAULT;
+        if (faulted)
+            fprintf(stderr, "kemu: %s\n", err.message);
+    }
+    if (use_cuda) {
+        char cmsg[2048];
+        cuda_status cst = cuda_backend_launch(cuda.backend, &lc, cuda.ptrs, &cuda.seconds, cmsg, sizeof cmsg);
+        fflush(stdout);
+        if (cst == CUDA_STATUS_UNAVAILABLE) {
+            exit_code = cuda_unavailable(cmsg);
+            goto done;
+        }
+        if (cst == CUDA_STATUS_FAILED) {
+            fprintf(stderr, "kemu run: error: cuda: %s\n", cmsg);
+            goto done;
+        }
+        cuda.faulted = cst == CUDA_STATUS_KERNEL_FAULT;
+        if (cuda.faulted)
+            fprintf(stderr, "kemu: cuda: %s\n", cmsg);
+        if (!use_emu)
+            faulted = cuda.faulted;
+    }
     json_t *jout = json ? json_array() : NULL;
-    if (!faulted || keep) {
+    /* a GPU's memory cannot be read after a fault, whatever --keep-outputs says */
+    int write_outputs = (!faulted || keep) && !(!use_emu && cuda.faulted);
+    if (write_outputs) {
         for (int i = 0; i < nargs; i++) {
             cli_arg *a = &args[i];
             if (!a->out_path)
                 continue;
             size_t bytes = a->array.count * io_dtype_size(a->array.dtype);
-            char emsg[1024];
-            if (kemu_memcpy_dtoh(dev, a->array.data, a->device, bytes, &err)) {
-                fprintf(stderr, "kemu run: error: %s\n", err.message);
+            char emsg[2048];
+            if (use_emu ? kemu_memcpy_dtoh(dev, a->array.data, a->device, bytes, &err) != KEMU_OK
+                        : cuda_backend_copy_to_host(cuda.backend, a->array.data, cuda.addresses[i], bytes, emsg,
+                                                    sizeof emsg) != CUDA_STATUS_OK) {
+                fprintf(stderr, "kemu run: error: %s%s\n", use_emu ? "" : "cuda: ", use_emu ? err.message : emsg);
                 goto done;
             }
             if (io_npy_write(a->out_path, &a->array, emsg, sizeof emsg)) {
@@ -375,6 +586,51 @@ int cli_run_main(int argc, char **argv)
                 goto done;
             }
         }
+    }
+    /* --backend both: the GPU's outputs next to the emulator's, and the comparison */
+    int compared = use_emu && use_cuda && !faulted && !cuda.faulted, differing = 0, noutputs = 0;
+    cuda_tolerance tolerance;
+    memset(&tolerance, 0, sizeof tolerance);
+    if (compared && have_tolerance)
+        cuda_tolerance_from_user(&user_tolerance, &tolerance);
+    else if (compared)
+        cuda_tolerance_for_kernel(k, &tolerance);
+    char **compare_lines = compared ? calloc((size_t)nargs + 1, sizeof *compare_lines) : NULL;
+    io_compare_result *compare_results = compared ? calloc((size_t)nargs + 1, sizeof *compare_results) : NULL;
+    if (compared && (!compare_lines || !compare_results)) {
+        free(compare_lines);
+        free(compare_results);
+        fprintf(stderr, "kemu run: error: out of memory\n");
+        goto done;
+    }
+    for (int i = 0; compared && i < nargs; i++) {
+        cli_arg *a = &args[i];
+        if (!a->out_path)
+            continue;
+        io_array *g = &cuda.results[i];
+        char emsg[2048];
+        *g = a->array;
+        g->data = NULL;
+        size_t bytes = a->array.count * io_dtype_size(a->array.dtype);
+        char *gpath = cuda_output_path(a->out_path);
+        compare_lines[i] = malloc(2048);
+        if (!gpath || !compare_lines[i] || io_array_alloc(g, emsg, sizeof emsg) ||
+            cuda_backend_copy_to_host(cuda.backend, g->data, cuda.addresses[i], bytes, emsg, sizeof emsg) ||
+            io_npy_write(gpath, g, emsg, sizeof emsg)) {
+            fprintf(stderr, "kemu run: error: %s%s\n", gpath && compare_lines[i] ? "cuda: " : "",
+                    gpath && compare_lines[i] ? emsg : "out of memory");
+            free(gpath);
+            for (int j = 0; j <= i; j++)
+                free(compare_lines[j]);
+            free(compare_lines);
+            free(compare_results);
+            goto done;
+        }
+        free(gpath);
+        cuda_compare_buffer(a->out_path, &a->array, g, &tolerance.opts, &compare_results[i], compare_lines[i], 2048);
+        noutputs++;
+        if (compare_results[i].mismatches)
+            differing++;
     }
     if (json) {
         json_t *o = json_object();
@@ -387,11 +643,34 @@ int cli_run_main(int argc, char **argv)
         json_object_set_new(o, "warp_instructions", json_integer((json_int_t)report.warp_instructions));
         json_object_set_new(o, "thread_instructions", json_integer((json_int_t)report.thread_instructions));
         json_object_set_new(o, "faulted", json_boolean(faulted));
-        if (faulted)
+        if (faulted && use_emu)
             json_object_set_new(o, "fault", json_string(report.fault_message));
+        if (use_cuda) {
+            json_object_set_new(o, "backend", json_string(use_emu ? "both" : "cuda"));
+            json_object_set_new(o, "device", json_pack("{s:i,s:s,s:i}", "ordinal", device_ordinal, "name",
+                                                       cuda_backend_device_name(cuda.backend), "sm",
+                                                       cuda_backend_device_sm(cuda.backend)));
+            json_object_set_new(o, "cuda_seconds", json_real(cuda.seconds));
+            json_object_set_new(o, "cuda_faulted", json_boolean(cuda.faulted));
+        }
+        if (compared) {
+            json_t *jc = json_array();
+            for (int i = 0; i < nargs; i++) {
+                if (!compare_lines[i])
+                    continue;
+                io_compare_result *r = &compare_results[i];
+                json_t *e = json_pack("{s:s,s:I,s:I}", "path", args[i].out_path, "mismatches",
+                                      (json_int_t)r->mismatches, "max_ulps", (json_int_t)r->max_ulps);
+                if (r->mismatches && r->n_first > 0)
+                    json_object_set_new(e, "first_mismatch", json_integer((json_int_t)r->first_mismatch[0]));
+                json_array_append_new(jc, e);
+            }
+            json_object_set_new(o, "tolerance", json_string(tolerance.description));
+            json_object_set_new(o, "comparison", jc);
+        }
         for (int i = 0; i < nargs; i++) {
             cli_arg *a = &args[i];
-            if (!a->out_path || (faulted && !keep))
+            if (!a->out_path || !write_outputs)
                 continue;
             io_stats s;
             io_array_stats(&a->array, &s);
@@ -412,12 +691,28 @@ int cli_run_main(int argc, char **argv)
         if (cluster[0] || cluster[1] || cluster[2])
             snprintf(cluster_text, sizeof cluster_text, " cluster (%u,%u,%u)", cluster[0] ? cluster[0] : 1,
                      cluster[1] ? cluster[1] : 1, cluster[2] ? cluster[2] : 1);
-        fprintf(faulted ? stderr : stdout,
-                "kernel %s: grid (%u,%u,%u) block (%u,%u,%u)%s, %.3f s, %llu warp-instructions, %llu thread-instructions\n",
-                kemu_kernel_name(k), grid[0], grid[1], grid[2], block[0], block[1], block[2], cluster_text,
-                report.seconds, (unsigned long long)report.warp_instructions,
-                (unsigned long long)report.thread_instructions);
-        for (int i = 0; i < nargs && (!faulted || keep); i++) {
+        if (!use_cuda)
+            fprintf(faulted ? stderr : stdout,
+                    "kernel %s: grid (%u,%u,%u) block (%u,%u,%u)%s, %.3f s, %llu warp-instructions, %llu thread-instructions\n",
+                    kemu_kernel_name(k), grid[0], grid[1], grid[2], block[0], block[1], block[2], cluster_text,
+                    report.seconds, (unsigned long long)report.warp_instructions,
+                    (unsigned long long)report.thread_instructions);
+        else if (!use_emu)
+            fprintf(faulted ? stderr : stdout, "kernel %s: grid (%u,%u,%u) block (%u,%u,%u)%s, %.3f s on CUDA device %d (%s)\n",
+                    kemu_kernel_name(k), grid[0], grid[1], grid[2], block[0], block[1], block[2], cluster_text,
+                    cuda.seconds, device_ordinal, cuda_backend_device_name(cuda.backend));
+        else
+            fprintf(faulted || cuda.faulted ? stderr : stdout,
+                    "kernel %s: grid (%u,%u,%u) block (%u,%u,%u)%s, emu %.3f s, cuda %.3f s on CUDA device %d (%s)\n",
+                    kemu_kernel_name(k), grid[0], grid[1], grid[2], block[0], block[1], block[2], cluster_text,
+                    report.seconds, cuda.seconds, device_ordinal, cuda_backend_device_name(cuda.backend));
+        if (compared) {
+            printf("  tolerance %s\n", tolerance.description);
+            for (int i = 0; i < nargs; i++)
+                if (compare_lines[i])
+                    printf("  %s\n", compare_lines[i]);
+        }
+        for (int i = 0; i < nargs && write_outputs; i++) {
             cli_arg *a = &args[i];
             if (!a->out_path)
                 continue;
@@ -428,13 +723,31 @@ int cli_run_main(int argc, char **argv)
             char min_text[40], max_text[40];
             format_element_value(s.min, a->array.dtype, min_text, sizeof min_text);
             format_element_value(s.max, a->array.dtype, max_text, sizeof max_text);
-            printf("  wrote %s: %s[%s]  min %s  max %s  mean %.9g  nan %zu\n", a->out_path,
-                   io_dtype_name(a->array.dtype), shape, min_text, max_text, s.mean, s.nan_count);
+            char *gpath = compared && compare_lines[i] ? cuda_output_path(a->out_path) : NULL;
+            printf("  wrote %s%s%s%s: %s[%s]  min %s  max %s  mean %.9g  nan %zu\n", a->out_path,
+                   gpath ? " (the GPU's: " : "", gpath ? gpath : "", gpath ? ")" : "", io_dtype_name(a->array.dtype),
+                   shape, min_text, max_text, s.mean, s.nan_count);
+            free(gpath);
         }
-        if (faulted && !keep)
+        if (!write_outputs && keep)
+            fprintf(stderr, "  no outputs written (the GPU's memory cannot be read after a fault)\n");
+        else if (faulted && !keep)
             fprintf(stderr, "  no outputs written (use --keep-outputs to write them anyway)\n");
     }
-    exit_code = faulted ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    if (use_emu && use_cuda) {
+        if (faulted || cuda.faulted)
+            fprintf(stderr, "kemu run: outputs not compared: the kernel faulted on %s\n",
+                    faulted && cuda.faulted ? "both backends" : faulted ? "the emulator" : "the GPU");
+        else if (differing)
+            fprintf(stderr, "kemu run: the emulator and CUDA device %d disagree on %d of %d output buffer%s\n",
+                    device_ordinal, differing, noutputs, noutputs == 1 ? "" : "s");
+    }
+    if (compare_lines)
+        for (int i = 0; i < nargs; i++)
+            free(compare_lines[i]);
+    free(compare_lines);
+    free(compare_results);
+    exit_code = faulted || cuda.faulted || differing ? CLI_EXIT_FAIL : CLI_EXIT_OK;
     if (checks.config.tools) {
         int rc = cli_checks_finish(&checks, dev, "run");
         if (rc >= 0)
@@ -444,6 +757,7 @@ int cli_run_main(int argc, char **argv)
     }
 done:
     kemu_report_free(&report);
+    run_cuda_free(&cuda, nargs);
     for (int i = 0; i < parsed; i++)
         cli_arg_free(&args[i]);
     free(args);

@@ -354,6 +354,8 @@ kemu_status kemu_malloc(kemu_device *dev, size_t size, kemu_uninit uninit, uint6
     int fill = uninit == KEMU_UNINIT_ZERO ? 0 : uninit == KEMU_UNINIT_PATTERN ? 0xcd : 0xff;
     if (mem_alloc(&dev->mem, size, fill, MEM_KIND_USER, address))
         return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of device memory allocating %zu bytes", size);
+    if (dev->checks)
+        check_note_alloc(dev->checks, &dev->mem, *address);
     return KEMU_OK;
 }
 
@@ -362,8 +364,8 @@ kemu_status kemu_free(kemu_device *dev, uint64_t address, kemu_error *err)
     if (!dev)
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_free: NULL device");
     const mem_allocation *a = mem_find_containing(&dev->mem, address);
-    if ((!a || a->base != address || a->kind != MEM_KIND_USER) && dev->checks)
-        check_note_invalid_free(dev->checks, address, "kemu_free");
+    if (dev->checks)
+        check_note_free(dev->checks, &dev->mem, address, "kemu_free");
     if (!a || a->base != address || a->kind != MEM_KIND_USER)
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
                           "kemu_free: 0x%llx is not the start of a live allocation", (unsigned long long)address);
@@ -401,6 +403,8 @@ kemu_status kemu_memcpy_htod(kemu_device *dev, uint64_t dst, const void *src, si
     }
     if (size)
         memcpy((void *)(uintptr_t)dst, src, size);
+    if (dev->checks)
+        check_note_host_write(dev->checks, &dev->mem, dst, size);
     return KEMU_OK;
 }
 
@@ -425,6 +429,8 @@ kemu_status kemu_memcpy_dtod(kemu_device *dev, uint64_t dst, uint64_t src, size_
         return st;
     if (size)
         memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, size);
+    if (dev->checks)
+        check_note_host_write(dev->checks, &dev->mem, dst, size);
     return KEMU_OK;
 }
 
@@ -435,6 +441,8 @@ kemu_status kemu_memset(kemu_device *dev, uint64_t dst, int value, size_t size, 
         return st;
     if (size)
         memset((void *)(uintptr_t)dst, value, size);
+    if (dev->checks)
+        check_note_host_write(dev->checks, &dev->mem, dst, size);
     return KEMU_OK;
 }
 

@@ -31,6 +31,15 @@ if [ ! -x "$KEMU" ]; then
 fi
 cuda_include=$(cd "$(dirname "$NVCC")/../include" 2>/dev/null && pwd)
 
+# In a sanitizer build, kemu's libcudart is instrumented: the programs it is
+# loaded into need the sanitizer runtimes preloaded (only for `kemu exec`).
+exec_env=
+libkemu=$(ls "$top_builddir"/.libs/libkemu.so.[0-9]* 2>/dev/null | head -n 1)
+if [ -n "$libkemu" ] && ldd "$libkemu" 2>/dev/null | grep -q libasan; then
+    preload=$(ldd "$libkemu" | awk '/libasan|libubsan/ {printf "%s ", $3}')
+    exec_env="env LD_PRELOAD=${preload% } ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+fi
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/kemu-cuda-tests.XXXXXX")
 if [ "${KEMU_KEEP:-0}" = 1 ]; then
     echo "keeping $work"
@@ -139,7 +148,7 @@ check() {
     selected "$name" || selected "$binary" || return 0
     built "$binary" || return 0
     # shellcheck disable=SC2086
-    timeout 300 "$KEMU" exec $opts -- "$work/$binary" "$@" > "$work/$name.out" 2> "$work/$name.err"
+    timeout 300 $exec_env "$KEMU" exec $opts -- "$work/$binary" "$@" > "$work/$name.out" 2> "$work/$name.err"
     rc=$?
     problem=""
     if [ $rc -ne 0 ]; then
@@ -183,7 +192,7 @@ expect_message() {
     selected "$name" || selected "$binary" || return 0
     built "$binary" || return 0
     # shellcheck disable=SC2086
-    timeout 300 "$KEMU" exec $opts -- "$work/$binary" "$@" > "$work/$name.out" 2> "$work/$name.err"
+    timeout 300 $exec_env "$KEMU" exec $opts -- "$work/$binary" "$@" > "$work/$name.out" 2> "$work/$name.err"
     rc=$?
     if [ $rc -ne "$status" ]; then
         fail "$name" "exit status $rc, expected $status"
@@ -296,7 +305,7 @@ expect_message static_runtime elementwise_static 2 "rebuild it with \`nvcc -cuda
 expect_message cubin_only_message cubin_only 0 "embed it with -gencode arch=compute_XX,code=compute_XX"
 expect_message ptx_too_new elementwise_sm90ptx 1 "above the emulated sm_80" --arch sm_80
 if selected not_cuda; then
-    "$KEMU" exec /bin/true > "$work/not_cuda.out" 2> "$work/not_cuda.err"
+    $exec_env "$KEMU" exec /bin/true > "$work/not_cuda.out" 2> "$work/not_cuda.err"
     rc=$?
     if [ $rc -eq 2 ] && grep -q "does not use the CUDA runtime" "$work/not_cuda.err"; then
         pass not_cuda

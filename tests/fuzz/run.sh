@@ -8,7 +8,10 @@
 #
 # Environment: FUZZ_SECONDS, FUZZ_JOBS (parallel fuzzing processes, default
 # 1), CC (default clang), FUZZ_WORKDIR (keep the build and the grown corpus
-# there instead of a temporary directory), top_builddir (where config.h is).
+# there instead of a temporary directory), FUZZ_EXTRA_CFLAGS (e.g.
+# -fno-sanitize=float-cast-overflow to step past a known bug),
+# KEMU_FUZZ_NUL_TERMINATE=1 (end the text with a NUL byte, to step past
+# over-reads of it; see fuzz_ptx.c), top_builddir (where config.h is).
 # Exits non-zero when the fuzzer finds a crash, a sanitizer error, a hang
 # (-timeout=10), a leak or an over-limit allocation (-rss_limit_mb=2048) and
 # prints the reproducer. Every file in tests/fuzz/regressions/ is replayed
@@ -68,24 +71,27 @@ else
     pkgcflags=()
 fi
 
-flags=(-std=gnu11 -g -O1 -fno-omit-frame-pointer
-       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+# The library gets coverage instrumentation (fuzzer-no-link); only the
+# target links libFuzzer's main.
+sanitizers="address,undefined"
+flags=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all
        -Wno-unused-command-line-argument)
+# after -fsanitize, so that they can switch single checks off
+# shellcheck disable=SC2206 # FUZZ_EXTRA_CFLAGS is a list of flags
+extra=(${FUZZ_EXTRA_CFLAGS:-})
 echo "fuzz: building $work/fuzz_ptx with $cc" >&2
+mkdir -p "$work/obj"
 objs=()
 for src in $sources; do
-    obj="$work/obj/${src//\//_}.o"
-    mkdir -p "$work/obj"
-    # -fsanitize=fuzzer on the library too, for coverage feedback; the
-    # target file alone carries the fuzzer's main.
-    "$cc" "${flags[@]/-fsanitize=fuzzer,address,undefined/-fsanitize=fuzzer-no-link,address,undefined}" \
-        "${incdirs[@]}" "${pkgcflags[@]}" -c "$top/$src" -o "$obj" &
-    objs+=("$obj")
-    # at most nproc compilers at once
-    while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done
+    objs+=("$work/obj/${src//\//_}.o")
 done
-wait
-"$cc" "${flags[@]}" "${incdirs[@]}" "$here/fuzz_ptx.c" "${objs[@]}" "${libs[@]}" -o "$work/fuzz_ptx"
+# one compiler per core; xargs fails if any compile fails
+# shellcheck disable=SC2016,SC2086 # one source per word; $1 and $@ are for sh -c
+printf '%s\n' $sources | TOP="$top" WORK="$work" xargs -P "$(nproc)" -I{} sh -c \
+    'src="$1"; shift; obj=$(printf %s "$src" | tr / _); exec "$@" -c "$TOP/$src" -o "$WORK/obj/$obj.o"' \
+    sh {} "$cc" "${flags[@]}" -fsanitize="fuzzer-no-link,$sanitizers" "${extra[@]}" "${incdirs[@]}" "${pkgcflags[@]}"
+"$cc" "${flags[@]}" -fsanitize="fuzzer,$sanitizers" "${extra[@]}" "${incdirs[@]}" "$here/fuzz_ptx.c" "${objs[@]}" \
+    "${libs[@]}" -o "$work/fuzz_ptx"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -100,23 +106,34 @@ fi
 # Known bugs first: each regression input must now load or fail cleanly.
 shopt -s nullglob
 regressions=("$here"/regressions/*)
-if [ ${#regressions[@]} -gt 0 ]; then
-    echo "fuzz: replaying ${#regressions[@]} regression inputs" >&2
-    "$work/fuzz_ptx" "${common[@]}" "${regressions[@]}" >"$work/regressions.log" 2>&1 || {
-        cat "$work/regressions.log" >&2
-        echo "fuzz: a regression input fails (see above)" >&2
-        exit 1
-    }
+failed=0
+for f in "${regressions[@]}"; do
+    if "$work/fuzz_ptx" "${common[@]}" "$f" >"$work/regression.log" 2>&1; then
+        echo "fuzz: regression ok:   ${f#"$top"/}" >&2
+    else
+        grep -E 'ERROR|SUMMARY|^    #[0-9]+ .* in (kemu|ptx|bc|lex|util|mem|exec|vm|parse|lower)' "$work/regression.log" | head -n 12 >&2 || true
+        echo "fuzz: regression FAIL: ${f#"$top"/}" >&2
+        failed=1
+    fi
+done
+if [ $failed -ne 0 ]; then
+    echo "fuzz: regression inputs fail (reproduce with: tests/fuzz/run.sh FILE)" >&2
+    exit 1
 fi
 
 # The seed corpus is copied so fuzzing never writes into the source tree.
 mkdir -p "$work/corpus" "$work/artifacts"
 cp "$here"/corpus/* "$work/corpus/"
+parallel=()
+if [ "$jobs" -gt 1 ]; then
+    parallel=(-jobs="$jobs" -workers="$jobs")
+fi
 status=0
-(cd "$work" && ./fuzz_ptx "${common[@]}" -max_total_time="$seconds" -jobs="$jobs" -workers="$jobs" \
-     -artifact_prefix="$work/artifacts/" corpus "$here/corpus") >"$work/fuzz.log" 2>&1 || status=$?
-# with -jobs>1 the per-job logs hold the details
-cat "$work"/fuzz.log "$work"/fuzz-*.log 2>/dev/null | tail -n 60 >&2
+(cd "$work" && ./fuzz_ptx "${common[@]}" -max_len=32768 -max_total_time="$seconds" "${parallel[@]}" \
+     -artifact_prefix="$work/artifacts/" corpus) >"$work/fuzz.log" 2>&1 || status=$?
+# with -jobs>1 the per-job logs hold the details; the recommended
+# dictionary libFuzzer prints at exit is left out
+cat "$work"/fuzz.log "$work"/fuzz-*.log 2>/dev/null | grep -v -e '^"' -e '^###### ' | tail -n 60 >&2
 
 found=("$work"/artifacts/*)
 if [ $status -ne 0 ] || [ ${#found[@]} -gt 0 ]; then

@@ -1,0 +1,867 @@
+/* racecheck within a cluster: a happens-before analysis over the warps of
+ * the cluster's blocks, which run together on one host thread.
+ *
+ * Each warp is a "unit" with a vector clock over the cluster's units.
+ * Barriers (bar.sync/bar.arrive/bar.red with their counts,
+ * barrier.cluster arrive/wait), mbarrier phases, release/acquire through
+ * atomics and strong loads and stores (.acquire/.release/.relaxed/
+ * .volatile, fence then a strong write) and cp.async wait groups join
+ * clocks. Lanes of one warp are ordered by __syncwarp and the other
+ * warp-synchronous ops (a per-warp counter); accesses by different lanes
+ * in between are the intra-warp hazards reported as warnings.
+ *
+ * Shared memory has a shadow per 4-byte word holding the accesses not yet
+ * known to be ordered before everything that follows, one record per
+ * (warp, op, kind, bytes) with the latest clock. A new access is compared
+ * with every record of its word, so the set of racing (op pair, word)
+ * instances found does not depend on the order the warps ran in, and the
+ * representative shown is the smallest instance: reports are the same for
+ * every schedule. Global memory is logged per warp-instruction and
+ * analyzed when the cluster ends (race_global.c). */
+#include "check/race_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline race_tuple *cell_tuples(race_cell *c) { return c->n <= 2 ? c->inl : c->ext; }
+
+#define vc_join race_join
+#define mix64 race_mix
+
+/* ---- setup -------------------------------------------------------------------- */
+
+int race_thread_init(check_thread *t)
+{
+    race_thread *r = calloc(1, sizeof *r);
+    if (!r)
+        return -1;
+    r->owner = t;
+    const kemu_check_config *cfg = &t->launch->s->cfg;
+    r->warp_level = cfg->racecheck_warp;
+    r->benign_level = cfg->racecheck_benign;
+    t->race = r;
+    return 0;
+}
+
+static void cell_free(race_cell *c) { free(c->ext); }
+
+void race_thread_free(race_thread *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < VM_MAX_CLUSTER; i++) {
+        for (size_t k = 0; k < r->shared[i].ncells; k++)
+            cell_free(&r->shared[i].cells[k]);
+        free(r->shared[i].cells);
+    }
+    race_global_free(r);
+    free(r->vc);
+    free(r->fvc);
+    free(r->wsync);
+    free(r->relf);
+    free(r->has_fence);
+    free(r->acq);
+    free(r->cl_wait);
+    free(r->dirty);
+    free(r->snap);
+    free(r->bar_mem);
+    free(r->cl_acc);
+    free(r->cl_done);
+    free(r->locs);
+    free(r->loc_mem);
+    if (r->async)
+        for (size_t u = 0; u < r->ucap; u++)
+            free(r->async[u].v);
+    free(r->async);
+    free(r->iv);
+    free(r);
+}
+
+race_interval *race_thread_intervals(race_thread *r, size_t *n)
+{
+    *n = r ? r->niv : 0;
+    return r ? r->iv : NULL;
+}
+
+static int ensure_units(race_thread *r, int U)
+{
+    if ((size_t)U <= r->ucap)
+        return 0;
+    size_t u = (size_t)U;
+    if (r->async)
+        for (size_t i = 0; i < r->ucap; i++)
+            free(r->async[i].v);
+    free(r->vc); free(r->fvc); free(r->wsync); free(r->relf); free(r->has_fence); free(r->acq);
+    free(r->dirty); free(r->snap);
+    free(r->cl_wait); free(r->bar_mem); free(r->cl_acc); free(r->cl_done); free(r->async);
+    r->vc = calloc(u * u, sizeof *r->vc);
+    r->fvc = calloc(u * u, sizeof *r->fvc);
+    r->wsync = calloc(u, sizeof *r->wsync);
+    r->relf = calloc(u, sizeof *r->relf);
+    r->has_fence = calloc(u, 1);
+    r->acq = calloc(u, 1);
+    r->cl_wait = calloc(u, 1);
+    r->dirty = calloc(u, 1);
+    r->snap = calloc(u, sizeof *r->snap);
+    r->bar_mem = calloc((size_t)VM_MAX_CLUSTER * VM_BARRIERS * u, sizeof *r->bar_mem);
+    r->cl_acc = calloc(u, sizeof *r->cl_acc);
+    r->cl_done = calloc(u, sizeof *r->cl_done);
+    r->async = calloc(u, sizeof *r->async);
+    r->ucap = u;
+    if (!r->vc || !r->fvc || !r->wsync || !r->relf || !r->has_fence || !r->acq || !r->cl_wait || !r->dirty || !r->snap || !r->bar_mem ||
+        !r->cl_acc || !r->cl_done || !r->async) {
+        r->ucap = 0;
+        return -1;
+    }
+    return 0;
+}
+
+static int ensure_shadow(race_shadow *sh, uint64_t shared_size)
+{
+    size_t need = (size_t)((shared_size + 3) / 4);
+    if (need <= sh->ncells)
+        return 0;
+    race_cell *c = realloc(sh->cells, need * sizeof *c);
+    if (!c)
+        return -1;
+    memset(c + sh->ncells, 0, (need - sh->ncells) * sizeof *c);
+    sh->cells = c;
+    sh->ncells = need;
+    return 0;
+}
+
+static void shadow_new_generation(race_shadow *sh)
+{
+    if (++sh->gen == 0) {
+        for (size_t i = 0; i < sh->ncells; i++)
+            sh->cells[i].gen = 0;
+        sh->gen = 1;
+    }
+}
+
+static void cluster_reset(race_thread *r, vm_block *b)
+{
+    int n = b->cluster ? b->cluster->n : 1;
+    r->n = n;
+    r->nwarps = b->nwarps;
+    r->U = n * b->nwarps;
+    if (ensure_units(r, r->U)) {
+        r->U = 0;
+        return;
+    }
+    size_t U = (size_t)r->U;
+    memset(r->vc, 0, U * U * sizeof *r->vc);
+    memset(r->fvc, 0, U * U * sizeof *r->fvc);
+    for (size_t u = 0; u < U; u++)
+        r->vc[u * U + u] = 1;
+    memset(r->wsync, 0, U * sizeof *r->wsync);
+    memset(r->relf, 0, U * sizeof *r->relf);
+    memset(r->has_fence, 0, U);
+    memset(r->acq, 0, U);
+    memset(r->cl_wait, 0, U);
+    memset(r->bar_mem, 0, (size_t)n * VM_BARRIERS * U * sizeof *r->bar_mem);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < VM_BARRIERS; k++)
+            r->bars[i][k] = (race_bar){r->bar_mem + ((size_t)i * VM_BARRIERS + (size_t)k) * U, 0, 0};
+    memset(r->cl_acc, 0, U * sizeof *r->cl_acc);
+    memset(r->cl_done, 0, U * sizeof *r->cl_done);
+    r->cl_acc_acq = r->cl_done_acq = 0;
+    for (size_t u = 0; u < U; u++) {
+        r->async[u].n = 0;
+        r->async[u].committed = 0;
+    }
+    if (++r->loc_epoch == 0) {
+        memset(r->locs, 0, r->loc_cap * sizeof *r->locs);
+        r->loc_epoch = 1;
+    }
+    r->loc_count = 0;
+    r->loc_mem_used = 0;
+    memset(r->dirty, 1, U);
+    r->nlog = 0;
+    r->nsnaps = 0;
+    r->cluster_key = b->linear_id;
+}
+
+void race_block_begin(check_thread *t, vm_block *b)
+{
+    race_thread *r = t->race;
+    if (b->rank == 0)
+        cluster_reset(r, b);
+    if (b->rank >= VM_MAX_CLUSTER)
+        return;
+    r->block_id[b->rank] = b->linear_id;
+    race_shadow *sh = &r->shared[b->rank];
+    if (ensure_shadow(sh, b->shared_size))
+        r->U = 0;
+    shadow_new_generation(sh);
+}
+
+/* ---- findings -------------------------------------------------------------------- */
+
+int race_severity(const kemu_check_config *cfg, int cls)
+{
+    int level = cls == RACE_CLASS_WARP ? cfg->racecheck_warp : cls == RACE_CLASS_BENIGN ? cfg->racecheck_benign
+                                                                                          : KEMU_CHECK_ERROR;
+    return level == KEMU_CHECK_OFF ? -1 : level == KEMU_CHECK_ERROR ? CHECK_ERROR : CHECK_WARNING;
+}
+
+static int kind_name(int kind) { return (kind & RACE_K_ATOMIC) ? 2 : (kind & RACE_K_WRITE) ? 1 : 0; }
+
+void race_group_id(uint64_t id[3], uint32_t fn1, uint32_t pc1, int kind1, uint32_t fn2, uint32_t pc2, int kind2,
+                   int space, int scope, int hazard, int cls)
+{
+    id[0] = ((uint64_t)fn1 << 32) | pc1;
+    id[1] = ((uint64_t)fn2 << 32) | pc2;
+    id[2] = ((uint64_t)space << 24) | ((uint64_t)scope << 16) | ((uint64_t)hazard << 8) | ((uint64_t)cls << 4) |
+            ((uint64_t)kind_name(kind1) << 2) | (uint64_t)kind_name(kind2);
+}
+
+static int side_less(const race_side *a, const race_side *b)
+{
+    if (a->fn != b->fn) return a->fn < b->fn;
+    if (a->pc != b->pc) return a->pc < b->pc;
+    if (a->block != b->block) return a->block < b->block;
+    return a->tid < b->tid;
+}
+
+void race_report(race_thread *r, race_side x, race_side y, int space, int scope, int cls, uint64_t owner,
+                 uint64_t address, uint64_t instance)
+{
+    int sev = race_severity(&r->owner->launch->s->cfg, cls);
+    if (sev < 0)
+        return;
+    if (side_less(&y, &x)) {
+        race_side t = x;
+        x = y;
+        y = t;
+    }
+    int wx = (x.kind & RACE_K_WRITE) != 0, wy = (y.kind & RACE_K_WRITE) != 0;
+    int hazard = wx && wy ? RACE_WAW : wx ? RACE_RAW : RACE_WAR;
+    uint64_t id[3];
+    race_group_id(id, x.fn, x.pc, x.kind, y.fn, y.pc, y.kind, space, scope, hazard, cls);
+    check_group *g = check_groups_get(&r->owner->groups, KEMU_TOOL_RACECHECK, sev, id);
+    if (!g)
+        return;
+    check_rep rep;
+    memset(&rep, 0, sizeof rep);
+    rep.order[0] = owner;
+    rep.order[1] = address;
+    rep.order[2] = ((uint64_t)x.block << 32) ^ x.tid;
+    rep.order[3] = ((uint64_t)y.block << 32) ^ y.tid;
+    rep.block[0] = x.block;
+    rep.block[1] = y.block;
+    rep.tid[0] = x.tid;
+    rep.tid[1] = y.tid;
+    rep.owner = owner;
+    rep.address = address;
+    rep.a = x.size;
+    rep.b = y.size;
+    check_group_note(g, instance, &rep);
+}
+
+/* ---- the per-word check ------------------------------------------------------------ */
+
+typedef struct race_where {
+    int rank;                /* the block whose shared memory it is */
+    uint64_t word;           /* byte offset of the word */
+} race_where;
+
+static race_side side_of(const race_thread *r, const race_tuple *t, uint32_t lanes)
+{
+    int rank = t->unit / r->nwarps, warp = t->unit % r->nwarps;
+    race_side s = {t->fn, t->pc, t->kind, r->block_id[rank],
+                   (uint32_t)(warp * VM_WARP + (lanes ? __builtin_ctz(lanes) : 0)), 1u << (t->bytes >> 4)};
+    return s;
+}
+
+static void conflict(race_thread *r, const race_tuple *old, const race_tuple *nw, uint32_t old_lanes,
+                     uint32_t new_lanes, int cls, const race_where *wh, uint8_t overlap)
+{
+    race_side a = side_of(r, old, old_lanes), b = side_of(r, nw, new_lanes);
+    int ra = old->unit / r->nwarps, rb = nw->unit / r->nwarps;
+    int scope = ra == rb && ra == wh->rank ? RACE_SCOPE_BLOCK : RACE_SCOPE_CLUSTER;
+    uint64_t byte = wh->word + (uint64_t)__builtin_ctz(overlap);
+    uint64_t owner = r->block_id[wh->rank];
+    uint64_t instance = mix64(owner * 0x9e3779b97f4a7c15ull ^ (wh->word + 1));
+    race_report(r, a, b, 0, scope, cls, owner, byte, instance);
+}
+
+static void check_cell(race_thread *r, race_cell *c, const race_tuple *nt, const race_where *wh)
+{
+    race_tuple *v = cell_tuples(c);
+    const uint32_t *myvc = r->vc + (size_t)nt->unit * (size_t)r->U;
+    uint8_t nb = nt->bytes & 0xf;
+    int merge = -1;
+    for (int i = 0; i < c->n; i++) {
+        race_tuple *t = &v[i];
+        if (t->unit == nt->unit && t->fn == nt->fn && t->pc == nt->pc && t->bytes == nt->bytes &&
+            (t->kind & RACE_K_KEY) == (nt->kind & RACE_K_KEY))
+            merge = i;
+        uint8_t ov = t->bytes & nb;
+        if (!ov || !((t->kind | nt->kind) & RACE_K_WRITE))
+            continue;
+        if ((t->kind & RACE_K_STRONG) && (nt->kind & RACE_K_STRONG))
+            continue; /* morally strong accesses never race */
+        if (t->unit == nt->unit) {
+            /* lanes of one warp: ordered by warp syncs only */
+            if (r->warp_level == KEMU_CHECK_OFF || (t->fn == nt->fn && t->pc == nt->pc) || t->wsync != nt->wsync)
+                continue;
+            uint32_t all = t->lanes | nt->lanes;
+            if (!(all & (all - 1)))
+                continue; /* one thread */
+            /* name two different lanes */
+            uint32_t lb = 1u << __builtin_ctz(nt->lanes), la = t->lanes & ~lb;
+            if (la)
+                la &= -la;
+            else {
+                la = lb;
+                lb = nt->lanes & ~la;
+                lb &= -lb;
+            }
+            conflict(r, t, nt, la, lb, RACE_CLASS_WARP, wh, ov);
+            continue;
+        }
+        if (myvc[t->unit] >= t->clock)
+            continue;
+        int cls = RACE_CLASS_ERROR;
+        if ((t->kind & nt->kind & RACE_K_WRITE) && (t->kind & nt->kind & RACE_K_VALUE) &&
+            !((t->kind | nt->kind) & RACE_K_ATOMIC)) {
+            uint32_t m = 0;
+            for (int k = 0; k < 4; k++)
+                if (ov & (1u << k))
+                    m |= 0xffu << (8 * k);
+            if ((t->value & m) == (nt->value & m))
+                cls = RACE_CLASS_BENIGN;
+        }
+        conflict(r, t, nt, t->lanes, nt->lanes, cls, wh, ov);
+    }
+    if (merge >= 0) {
+        race_tuple *t = &v[merge];
+        if (t->wsync != nt->wsync || t->clock != nt->clock)
+            t->lanes = nt->lanes;
+        else
+            t->lanes |= nt->lanes;
+        t->clock = nt->clock;
+        t->wsync = nt->wsync;
+        if (!(t->kind & RACE_K_VALUE) || !(nt->kind & RACE_K_VALUE) || t->value != nt->value)
+            t->kind &= (uint8_t)~RACE_K_VALUE;
+        return;
+    }
+    if (c->n < 2) {
+        c->inl[c->n++] = *nt;
+        return;
+    }
+    if (c->n == UINT16_MAX)
+        return;
+    if ((size_t)c->n + 1 > c->cap) {
+        size_t cap = c->cap ? (size_t)c->cap * 2 : 4;
+        if (cap > UINT16_MAX)
+            cap = UINT16_MAX;
+        race_tuple *e = realloc(c->ext, cap * sizeof *e);
+        if (!e)
+            return;
+        c->ext = e;
+        c->cap = (uint16_t)cap;
+    }
+    if (c->n == 2)
+        memcpy(c->ext, c->inl, sizeof c->inl);
+    c->ext[c->n++] = *nt;
+}
+
+/* Records one lane's access of `size` bytes at shared offset `addr` of
+ * block `rank`. `value` holds the bytes stored, or NULL. */
+static void record(race_thread *r, int rank, uint64_t addr, unsigned size, race_tuple proto, const uint8_t *value)
+{
+    uint64_t end = addr + size;
+    unsigned lg = size >= 16 ? 4 : size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
+    for (uint64_t w = addr & ~3ull; w < end; w += 4) {
+        uint64_t lo = addr > w ? addr : w, hi = end < w + 4 ? end : w + 4;
+        uint8_t mask = (uint8_t)(((1u << (hi - lo)) - 1) << (lo - w));
+        race_shadow *sh = &r->shared[rank];
+        if ((w >> 2) >= sh->ncells)
+            return;
+        race_cell *c = &sh->cells[w >> 2];
+        if (c->gen != sh->gen) {
+            c->gen = sh->gen;
+            c->n = 0;
+        }
+        race_tuple nt = proto;
+        nt.bytes = (uint8_t)(mask | (lg << 4));
+        if (value) {
+            uint32_t v = 0;
+            for (uint64_t k = lo; k < hi; k++)
+                v |= (uint32_t)value[k - addr] << (8 * (k - w));
+            nt.value = v;
+            nt.kind |= RACE_K_VALUE;
+        }
+        race_where wh = {rank, w};
+        check_cell(r, c, &nt, &wh);
+    }
+}
+
+/* ---- synchronization locations ------------------------------------------------------ */
+
+static uint32_t *loc_vc_alloc(race_thread *r)
+{
+    size_t U = (size_t)r->U;
+    if (r->loc_mem_used + U > r->loc_mem_cap)
+        return NULL;
+    uint32_t *v = r->loc_mem + r->loc_mem_used;
+    r->loc_mem_used += U;
+    memset(v, 0, U * sizeof *v);
+    return v;
+}
+
+static int locs_grow(race_thread *r)
+{
+    size_t cap = r->loc_cap ? r->loc_cap * 2 : 64;
+    race_loc *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < r->loc_cap; i++) {
+        race_loc *l = &r->locs[i];
+        if (l->epoch != r->loc_epoch)
+            continue;
+        size_t j = (size_t)mix64(l->key) & (cap - 1);
+        while (t[j].epoch == r->loc_epoch)
+            j = (j + 1) & (cap - 1);
+        t[j] = *l;
+    }
+    free(r->locs);
+    r->locs = t;
+    r->loc_cap = cap;
+    /* the clock storage: enough for every location */
+    size_t need = cap / 2 * 2 * (size_t)r->U;
+    if (need > r->loc_mem_cap) {
+        /* clocks are referenced by pointer: move them with the table */
+        uint32_t *m = malloc(need * sizeof *m);
+        if (!m)
+            return -1;
+        size_t used = 0;
+        for (size_t i = 0; i < cap; i++) {
+            race_loc *l = &t[i];
+            if (l->epoch != r->loc_epoch)
+                continue;
+            if (l->vc) {
+                memcpy(m + used, l->vc, (size_t)r->U * sizeof *m);
+                l->vc = m + used;
+                used += (size_t)r->U;
+            }
+            if (l->done) {
+                memcpy(m + used, l->done, (size_t)r->U * sizeof *m);
+                l->done = m + used;
+                used += (size_t)r->U;
+            }
+        }
+        free(r->loc_mem);
+        r->loc_mem = m;
+        r->loc_mem_cap = need;
+        r->loc_mem_used = used;
+    }
+    return 0;
+}
+
+static race_loc *loc_find(race_thread *r, uint64_t key, int create)
+{
+    if (r->loc_cap) {
+        size_t j = (size_t)mix64(key) & (r->loc_cap - 1);
+        while (r->locs[j].epoch == r->loc_epoch) {
+            if (r->locs[j].key == key)
+                return &r->locs[j];
+            j = (j + 1) & (r->loc_cap - 1);
+        }
+    }
+    if (!create)
+        return NULL;
+    if ((r->loc_count + 1) * 2 > r->loc_cap && locs_grow(r))
+        return NULL;
+    size_t j = (size_t)mix64(key) & (r->loc_cap - 1);
+    while (r->locs[j].epoch == r->loc_epoch)
+        j = (j + 1) & (r->loc_cap - 1);
+    race_loc *l = &r->locs[j];
+    memset(l, 0, sizeof *l);
+    l->key = key;
+    l->epoch = r->loc_epoch;
+    l->vc = loc_vc_alloc(r);
+    if (!l->vc) {
+        l->epoch = 0;
+        return NULL;
+    }
+    r->loc_count++;
+    return l;
+}
+
+static uint64_t loc_key(int space, int rank, uint64_t addr)
+{
+    return ((uint64_t)space << 62) | ((uint64_t)rank << 56) | (addr & 0x00ffffffffffffffull);
+}
+
+/* ---- accesses ------------------------------------------------------------------------ */
+
+static int unit_of(const race_thread *r, const vm_block *b, const vm_warp *w)
+{
+    return (int)b->rank * r->nwarps + w->index;
+}
+
+/* The bytes lane l stores with op (ST only), into buf; returns 1 if known. */
+int race_stored_bytes(const vm_frame *f, const bc_op *op, int l, uint8_t *buf, unsigned size)
+{
+    if (op->code != BC_ST)
+        return 0;
+    unsigned n = op->n ? op->n : 1, esz = op->src_size;
+    if (esz * n != size || esz > 8 || size > 64)
+        return 0;
+    for (unsigned e = 0; e < n; e++) {
+        uint32_t slot = n > 1 ? f->fn->lists[op->list + e] : op->b;
+        uint64_t v = f->regs[(size_t)slot * VM_WARP + (size_t)l];
+        memcpy(buf + e * esz, &v, esz);
+    }
+    return 1;
+}
+
+static void mbarrier_op(race_thread *r, vm_block *b, vm_warp *w, const vm_frame *f, const bc_op *op, uint32_t mask,
+                        const vm_access_lane *lanes)
+{
+    int u = unit_of(r, b, w);
+    uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
+    int sub = op->mode2, arrived = 0, waited = 0;
+    /* lanes run in order and may update one object several times: follow
+     * the interpreter on a local copy of the objects */
+    uint64_t addr_seen[VM_WARP], state[VM_WARP];
+    int nseen = 0;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        if (lanes[l].space != BC_SPACE_SHARED)
+            continue;
+        uint64_t key = loc_key(0, lanes[l].rank, lanes[l].where);
+        int si = -1;
+        for (int i = 0; i < nseen; i++)
+            if (addr_seen[i] == key)
+                si = i;
+        if (si < 0) {
+            const uint8_t *p = check_shared_ptr(b, lanes[l].rank, lanes[l].where, 8);
+            if (!p)
+                continue;
+            si = nseen++;
+            addr_seen[si] = key;
+            memcpy(&state[si], p, 8);
+        }
+        uint64_t B = op->b != BC_NONE ? f->regs[(size_t)op->b * VM_WARP + (size_t)l] : 0;
+        race_loc *loc = loc_find(r, key, 1);
+        if (!loc)
+            continue;
+        loc->is_mbar = 1;
+        int completed, overflow, done;
+        state[si] = check_mbar_step(state[si], sub, B, &completed, &overflow, &done);
+        if (sub == BC_MB_INIT) {
+            memset(loc->vc, 0, (size_t)r->U * sizeof *loc->vc);
+            if (loc->done)
+                memset(loc->done, 0, (size_t)r->U * sizeof *loc->done);
+            loc->acq = loc->done_acq = 0;
+        } else if (sub == BC_MB_ARRIVE || sub == BC_MB_ARRIVE_DROP) {
+            vc_join(loc->vc, myvc, r->U);
+            loc->acq |= r->acq[u];
+            arrived = 1;
+            if (completed) {
+                if (!loc->done)
+                    loc->done = loc_vc_alloc(r);
+                if (loc->done)
+                    vc_join(loc->done, loc->vc, r->U);
+                loc->done_acq |= loc->acq;
+                memset(loc->vc, 0, (size_t)r->U * sizeof *loc->vc);
+                loc->acq = 0;
+            }
+        } else if (done) {
+            waited = 1;
+            if (loc->done) {
+                r->dirty[u] |= (uint8_t)vc_join(myvc, loc->done, r->U);
+                r->acq[u] |= loc->done_acq;
+            }
+        }
+    }
+    if (arrived)
+        myvc[u]++;
+    if (waited)
+        r->wsync[u]++; /* the phase orders the lanes of the warp too */
+}
+
+static void perform(race_thread *r, int u, int rank, uint64_t addr, unsigned size, uint32_t lanes, int kind,
+                    uint32_t fn, uint32_t pc, const uint8_t *value)
+{
+    race_tuple t;
+    memset(&t, 0, sizeof t);
+    t.clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
+    t.pc = pc;
+    t.lanes = lanes;
+    t.unit = (uint16_t)u;
+    t.fn = (uint16_t)fn;
+    t.wsync = (uint16_t)r->wsync[u];
+    t.kind = (uint8_t)kind;
+    record(r, rank, addr, size, t, value);
+}
+
+void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
+                 const vm_access_lane *lanes, unsigned size)
+{
+    race_thread *r = t->race;
+    if (!r->U || b->rank >= VM_MAX_CLUSTER)
+        return;
+    const bc_op *op = &f->fn->code[pc];
+    if (op->code == BC_MBARRIER) {
+        mbarrier_op(r, b, w, f, op, mask, lanes);
+        return;
+    }
+    int u = unit_of(r, b, w);
+    uint32_t fn = (uint32_t)f->fn->index;
+    if (op->code == BC_CP_ASYNC && kind == VM_ACCESS_STORE) {
+        /* performed when the thread waits for its group */
+        race_unit_async *q = &r->async[u];
+        for (uint32_t mm = mask; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            if (lanes[l].space != BC_SPACE_SHARED)
+                continue;
+            if (util_grow(&q->v, &q->cap, q->n + 1, sizeof *q->v))
+                return;
+            q->v[q->n++] = (race_async){lanes[l].where, pc, q->committed, (uint16_t)fn, lanes[l].rank, (uint8_t)l,
+                                        (uint8_t)size};
+        }
+        return;
+    }
+    check_opinfo oi = check_op(t->launch, f->fn, pc);
+    int k = kind == VM_ACCESS_LOAD ? 0 : RACE_K_WRITE;
+    if (kind == VM_ACCESS_ATOMIC)
+        k |= RACE_K_ATOMIC | RACE_K_STRONG;
+    if (oi.flags & CHECK_OP_STRONG)
+        k |= RACE_K_STRONG;
+    /* lanes at one shared address are recorded together (broadcasts) */
+    struct { uint64_t key; uint32_t lanes; int first, known; uint8_t value[32]; } grp[VM_WARP];
+    int8_t slot[64];
+    int ngrp = 0;
+    memset(slot, -1, sizeof slot);
+    uint8_t value[64];
+    uint32_t global = 0;
+    unsigned vsize = size <= sizeof grp[0].value ? size : 0;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        int sp = lanes[l].space;
+        if (sp == BC_SPACE_GLOBAL) {
+            global |= 1u << l;
+            continue;
+        }
+        if (sp != BC_SPACE_SHARED || lanes[l].rank >= r->n)
+            continue;
+        uint64_t key = ((uint64_t)lanes[l].rank << 56) | lanes[l].where;
+        unsigned h = (unsigned)(mix64(key) & 63);
+        while (slot[h] >= 0 && grp[slot[h]].key != key)
+            h = (h + 1) & 63;
+        int known = kind == VM_ACCESS_STORE && vsize && race_stored_bytes(f, op, l, value, size);
+        if (slot[h] < 0) {
+            slot[h] = (int8_t)ngrp;
+            grp[ngrp].key = key;
+            grp[ngrp].lanes = 1u << l;
+            grp[ngrp].first = l;
+            grp[ngrp].known = known;
+            if (known)
+                memcpy(grp[ngrp].value, value, vsize);
+            ngrp++;
+        } else {
+            int g = slot[h];
+            grp[g].lanes |= 1u << l;
+            if (!known || memcmp(grp[g].value, value, vsize))
+                grp[g].known = 0;
+        }
+    }
+    for (int g = 0; g < ngrp; g++) {
+        int l = grp[g].first;
+        perform(r, u, lanes[l].rank, lanes[l].where, size, grp[g].lanes, k, fn, pc, grp[g].known ? grp[g].value : NULL);
+    }
+    if (global)
+        race_global_access(r, u, b, w, f, pc, k | (r->acq[u] ? RACE_K_ACQ : 0), global, lanes, size);
+    if (!(k & RACE_K_STRONG))
+        return;
+    /* synchronization: acquire what the location released, release into it */
+    uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
+    int acquires = kind == VM_ACCESS_ATOMIC || kind == VM_ACCESS_LOAD;
+    const uint32_t *rel = (oi.flags & CHECK_OP_RELEASE) ? myvc : (kind != VM_ACCESS_LOAD && r->has_fence[u])
+                                                                 ? r->fvc + (size_t)u * (size_t)r->U : NULL;
+    int global_acquire = 0, released_self = 0;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        int sp = lanes[l].space;
+        if (sp != BC_SPACE_GLOBAL && sp != BC_SPACE_SHARED)
+            continue;
+        uint64_t key = loc_key(sp == BC_SPACE_GLOBAL, sp == BC_SPACE_GLOBAL ? 0 : lanes[l].rank, lanes[l].where);
+        if (acquires && r->loc_count) {
+            race_loc *loc = loc_find(r, key, 0);
+            if (loc && !loc->is_mbar) {
+                r->dirty[u] |= (uint8_t)vc_join(myvc, loc->vc, r->U);
+                r->acq[u] |= loc->acq;
+            }
+        }
+        if (rel) {
+            race_loc *loc = loc_find(r, key, 1);
+            if (loc) {
+                vc_join(loc->vc, rel, r->U);
+                loc->acq |= r->acq[u];
+            }
+        }
+        if (sp == BC_SPACE_GLOBAL && !(oi.flags & CHECK_OP_NARROW_SCOPE)) {
+            if (acquires)
+                global_acquire = 1;
+            /* a release (or fence then strong write) releases what came
+             * before and the write itself, which acquirers read */
+            if (rel && kind != VM_ACCESS_LOAD) {
+                vc_join(r->relf, myvc, r->U);
+                released_self = 1;
+            }
+        }
+    }
+    if (global_acquire)
+        r->acq[u] = 1;
+    if ((oi.flags & CHECK_OP_RELEASE) || released_self)
+        myvc[u]++;
+}
+
+/* ---- synchronization events ------------------------------------------------------------ */
+
+static void async_complete(race_thread *r, int u, uint32_t mask, int all, unsigned keep)
+{
+    race_unit_async *q = &r->async[u];
+    size_t kept = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        race_async a = q->v[i];
+        int due = ((mask >> a.lane) & 1) && (all || a.group + keep < q->committed);
+        if (!due) {
+            q->v[kept++] = a;
+            continue;
+        }
+        perform(r, u, a.rank, a.offset, a.size, 1u << a.lane, RACE_K_WRITE, a.fn, a.pc, NULL);
+    }
+    q->n = kept;
+}
+
+void race_fence(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask, int scope)
+{
+    race_thread *r = t->race;
+    if (!r->U || b->rank >= VM_MAX_CLUSTER)
+        return;
+    int u = unit_of(r, b, w);
+    if (scope == VM_SCOPE_ASYNC) {
+        check_opinfo oi = check_op(t->launch, f->fn, pc);
+        if (oi.flags & CHECK_OP_ASYNC_COMMIT)
+            r->async[u].committed++;
+        else if (oi.flags & CHECK_OP_ASYNC_WAIT)
+            async_complete(r, u, mask, 0, oi.wait);
+        else
+            async_complete(r, u, mask, 1, 0);
+        return;
+    }
+    size_t U = (size_t)r->U;
+    uint32_t *myvc = r->vc + (size_t)u * U;
+    memcpy(r->fvc + (size_t)u * U, myvc, U * sizeof *myvc);
+    r->has_fence[u] = 1;
+    r->wsync[u]++; /* lanes that fence order their accesses (locks between lanes) */
+    if (scope >= VM_SCOPE_GPU)
+        vc_join(r->relf, myvc, r->U);
+    myvc[u]++;
+}
+
+void race_warp_sync(check_thread *t, vm_block *b, vm_warp *w, uint32_t active, uint32_t member)
+{
+    race_thread *r = t->race;
+    (void)active;
+    (void)member;
+    if (r->U && b->rank < VM_MAX_CLUSTER)
+        r->wsync[unit_of(r, b, w)]++;
+}
+
+void race_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id)
+{
+    race_thread *r = t->race;
+    if (!r->U || b->rank >= VM_MAX_CLUSTER)
+        return;
+    int u = unit_of(r, b, w);
+    uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
+    if (id < VM_BARRIERS) {
+        race_bar *bar = &r->bars[b->rank][id];
+        vc_join(bar->acc, myvc, r->U);
+        bar->acq |= r->acq[u];
+        int mode = 0;
+        if (w->ngroups > 0) {
+            const vm_group *g = &w->groups[0];
+            mode = g->frame->fn->code[g->pc].mode;
+        }
+        if (mode != 1)
+            bar->waiters |= 1u << w->index;
+        myvc[u]++;
+        r->wsync[u]++;
+        return;
+    }
+    vm_cluster *c = b->cluster;
+    if (id == 0xfe || id == 0xff) {
+        vc_join(r->cl_acc, myvc, r->U);
+        r->cl_acc_acq |= r->acq[u];
+        myvc[u]++;
+        r->wsync[u]++;
+        if (id == 0xff)
+            r->cl_wait[u] = 1;
+    } else if (c && c->phase > w->cluster_phase) {
+        r->dirty[u] |= (uint8_t)vc_join(myvc, r->cl_done, r->U);
+        r->acq[u] |= r->cl_done_acq;
+    } else {
+        r->cl_wait[u] = 1;
+    }
+}
+
+void race_barrier(check_thread *t, vm_block *b, int id)
+{
+    race_thread *r = t->race;
+    if (!r->U || b->rank >= VM_MAX_CLUSTER || id >= VM_BARRIERS)
+        return;
+    race_bar *bar = &r->bars[b->rank][id];
+    for (uint32_t m = bar->waiters; m; m &= m - 1) {
+        int u = (int)b->rank * r->nwarps + __builtin_ctz(m);
+        r->dirty[u] |= (uint8_t)vc_join(r->vc + (size_t)u * (size_t)r->U, bar->acc, r->U);
+        r->acq[u] |= bar->acq;
+    }
+    uint32_t all = r->nwarps >= 32 ? 0xffffffffu : (1u << r->nwarps) - 1;
+    if (r->n == 1 && bar->waiters == all)
+        shadow_new_generation(&r->shared[0]); /* everything before is ordered before everything after */
+    memset(bar->acc, 0, (size_t)r->U * sizeof *bar->acc);
+    bar->waiters = 0;
+    bar->acq = 0;
+}
+
+void race_cluster_barrier(check_thread *t, vm_block *b)
+{
+    race_thread *r = t->race;
+    (void)b;
+    if (!r->U)
+        return;
+    vc_join(r->cl_done, r->cl_acc, r->U);
+    r->cl_done_acq |= r->cl_acc_acq;
+    memset(r->cl_acc, 0, (size_t)r->U * sizeof *r->cl_acc);
+    r->cl_acc_acq = 0;
+    int all = 1;
+    for (int u = 0; u < r->U; u++) {
+        if (!r->cl_wait[u]) {
+            all = 0;
+            continue;
+        }
+        r->dirty[u] |= (uint8_t)vc_join(r->vc + (size_t)u * (size_t)r->U, r->cl_done, r->U);
+        r->acq[u] |= r->cl_done_acq;
+        r->cl_wait[u] = 0;
+    }
+    if (all)
+        for (int i = 0; i < r->n; i++)
+            shadow_new_generation(&r->shared[i]);
+}
+
+void race_block_end(check_thread *t, vm_block *b)
+{
+    race_thread *r = t->race;
+    if (!r->U)
+        return;
+    if ((int)b->rank == r->n - 1)
+        race_global_cluster_end(r);
+}

@@ -1,0 +1,298 @@
+/* racecheck on global memory within a cluster. Each warp-instruction's
+ * global accesses are logged as a few ranges (consecutive lanes at
+ * consecutive elements, or lanes at one element) with the warp's clock
+ * and a snapshot of its vector clock. When the cluster ends, the log is
+ * sorted by address and swept once: two overlapping accesses of different
+ * warps race unless one's snapshot covers the other's clock; lanes of one
+ * warp race when no warp sync separates them. Logging is cheap on the
+ * coalesced accesses kernels mostly make, and the sweep does not depend on
+ * the order the warps ran in. The log then becomes the cluster's records
+ * for the analysis across clusters (race_cross.c). */
+#include "check/race_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void race_global_free(race_thread *r)
+{
+    free(r->log);
+    free(r->snaps);
+    r->log = NULL;
+    r->snaps = NULL;
+    r->nlog = r->caplog = r->nsnaps = r->capsnaps = 0;
+}
+
+/* The index of unit u's current vector clock in r->snaps. */
+static uint32_t snapshot(race_thread *r, int u)
+{
+    if (!r->dirty[u])
+        return r->snap[u];
+    size_t U = (size_t)r->U;
+    if (util_grow(&r->snaps, &r->capsnaps, (r->nsnaps + 1) * U, sizeof *r->snaps))
+        return r->snap[u];
+    memcpy(r->snaps + r->nsnaps * U, r->vc + (size_t)u * U, U * sizeof *r->snaps);
+    r->snap[u] = (uint32_t)r->nsnaps++;
+    r->dirty[u] = 0;
+    return r->snap[u];
+}
+
+static void log_push(race_thread *r, const race_gacc *g)
+{
+    if (util_grow(&r->log, &r->caplog, r->nlog + 1, sizeof *r->log) == 0)
+        r->log[r->nlog++] = *g;
+}
+
+void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp *w, const vm_frame *f,
+                        uint32_t pc, int kind, uint32_t mask, const vm_access_lane *lanes, unsigned size)
+{
+    (void)b;
+    const bc_op *op = &f->fn->code[pc];
+    race_gacc cur;
+    int open = 0, single = 0, last = -1;
+    uint32_t snap = snapshot(r, u);
+    uint32_t clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
+    uint8_t bytes[64];
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t a = lanes[l].where;
+        int known = (kind & RACE_K_WRITE) && !(kind & RACE_K_ATOMIC) && size <= 8 &&
+                    race_stored_bytes(f, op, l, bytes, size);
+        uint64_t v = 0;
+        if (known)
+            memcpy(&v, bytes, size);
+        if (open) {
+            int uniform = known && (cur.kind & RACE_K_VALUE) && v == cur.value;
+            if ((single || cur.step == 1) && l == last + 1 && a == cur.end) {
+                cur.end += size;
+                cur.lanes |= 1u << l;
+                cur.step = 1;
+                single = 0;
+                last = l;
+                if (!uniform)
+                    cur.kind &= (uint8_t)~RACE_K_VALUE;
+                continue;
+            }
+            if ((single || cur.step == 0) && a == cur.start) {
+                cur.lanes |= 1u << l;
+                cur.step = 0;
+                single = 0;
+                if (!uniform)
+                    cur.kind &= (uint8_t)~RACE_K_VALUE;
+                continue;
+            }
+            log_push(r, &cur);
+        }
+        memset(&cur, 0, sizeof cur);
+        cur.start = a;
+        cur.end = a + size;
+        cur.value = v;
+        cur.pc = pc;
+        cur.clock = clock;
+        cur.snap = snap;
+        cur.wsync = r->wsync[u];
+        cur.lanes = 1u << l;
+        cur.tid0 = (uint32_t)(w->index * VM_WARP + l);
+        cur.fn = (uint16_t)f->fn->index;
+        cur.unit = (uint16_t)u;
+        cur.kind = (uint8_t)(kind | (known ? RACE_K_VALUE : 0));
+        cur.esize = (uint8_t)(size > 255 ? 255 : size);
+        cur.step = 1;
+        open = single = 1;
+        last = l;
+    }
+    if (open)
+        log_push(r, &cur);
+}
+
+/* ---- the sweep of a cluster ------------------------------------------------------------ */
+
+#define CMP(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
+static int cmp_gacc(const void *a, const void *b)
+{
+    const race_gacc *x = a, *y = b;
+    CMP(start); CMP(end); CMP(unit); CMP(fn); CMP(pc); CMP(kind); CMP(clock); CMP(wsync); CMP(lanes); CMP(step);
+    CMP(value); CMP(snap);
+    return 0;
+}
+
+static int same_access(const race_gacc *x, const race_gacc *y)
+{
+    return x->start == y->start && x->end == y->end && x->unit == y->unit && x->fn == y->fn && x->pc == y->pc &&
+           x->kind == y->kind && x->clock == y->clock && x->wsync == y->wsync && x->lanes == y->lanes &&
+           x->step == y->step && x->value == y->value;
+}
+
+static uint32_t gacc_tid(const race_gacc *g, uint64_t x)
+{
+    return g->step ? g->tid0 + (uint32_t)((x - g->start) / (g->esize ? g->esize : 1)) : g->tid0;
+}
+
+static uint32_t gacc_lanes(const race_gacc *g, uint64_t x)
+{
+    return g->step ? 1u << (gacc_tid(g, x) % VM_WARP) : g->lanes;
+}
+
+static void pair(race_thread *r, const race_gacc *a, const race_gacc *n)
+{
+    if (!((a->kind | n->kind) & RACE_K_WRITE))
+        return;
+    uint64_t lo = a->start > n->start ? a->start : n->start, hi = a->end < n->end ? a->end : n->end;
+    if (lo >= hi)
+        return;
+    if ((a->kind & RACE_K_STRONG) && (n->kind & RACE_K_STRONG))
+        return; /* morally strong accesses never race */
+    int cls;
+    if (a->unit == n->unit) {
+        if (r->warp_level == KEMU_CHECK_OFF || (a->fn == n->fn && a->pc == n->pc) || a->wsync != n->wsync)
+            return;
+        uint32_t la = gacc_lanes(a, lo), ln = gacc_lanes(n, lo);
+        if (la == ln && !(la & (la - 1)))
+            return; /* one thread */
+        cls = RACE_CLASS_WARP;
+    } else {
+        size_t U = (size_t)r->U;
+        if (r->snaps[(size_t)n->snap * U + a->unit] >= a->clock || r->snaps[(size_t)a->snap * U + n->unit] >= n->clock)
+            return;
+        cls = RACE_CLASS_ERROR;
+        if ((a->kind & n->kind & RACE_K_WRITE) && (a->kind & n->kind & RACE_K_VALUE) &&
+            !((a->kind | n->kind) & RACE_K_ATOMIC) && a->esize == n->esize && a->value == n->value)
+            cls = RACE_CLASS_BENIGN;
+    }
+    int ra = a->unit / r->nwarps, rn = n->unit / r->nwarps;
+    int scope = ra == rn ? RACE_SCOPE_BLOCK : RACE_SCOPE_CLUSTER;
+    uint64_t words = ((hi - 1) >> 2) - (lo >> 2) + 1;
+    if (words > 4096)
+        words = 4096;
+    for (uint64_t k = 0; k < words; k++) {
+        uint64_t x = k ? ((lo >> 2) + k) << 2 : lo;
+        race_side sa = {a->fn, a->pc, a->kind, r->block_id[ra], gacc_tid(a, x), a->esize};
+        race_side sn = {n->fn, n->pc, n->kind, r->block_id[rn], gacc_tid(n, x), n->esize};
+        if (cls == RACE_CLASS_WARP && sa.tid == sn.tid) {
+            /* broadcast ranges: name two different lanes */
+            uint32_t other = gacc_lanes(a, x) & ~(1u << (sn.tid % VM_WARP));
+            if (!other)
+                continue;
+            sa.tid = sa.tid - sa.tid % VM_WARP + (uint32_t)__builtin_ctz(other);
+        }
+        race_report(r, sa, sn, 1, scope, cls, 0, x, race_mix(r->cluster_key * 0x9e3779b97f4a7c15ull ^ ((x >> 2) + 1)));
+    }
+}
+
+static void prune(const race_gacc *v, size_t *list, size_t *n, uint64_t pos)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (v[list[i]].end > pos)
+            list[k++] = list[i];
+    *n = k;
+}
+
+static void sweep(race_thread *r)
+{
+    size_t n = r->nlog;
+    size_t *reads = malloc(n * sizeof *reads), *writes = malloc(n * sizeof *writes);
+    if (!reads || !writes) {
+        free(reads);
+        free(writes);
+        return;
+    }
+    size_t nr = 0, nw = 0, nr_kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        const race_gacc *c = &r->log[i];
+        prune(r->log, writes, &nw, c->start);
+        for (size_t k = 0; k < nw; k++)
+            pair(r, &r->log[writes[k]], c);
+        if (c->kind & RACE_K_WRITE) {
+            prune(r->log, reads, &nr, c->start);
+            nr_kept = nr;
+            for (size_t k = 0; k < nr; k++)
+                pair(r, &r->log[reads[k]], c);
+            writes[nw++] = i;
+        } else {
+            if (nr > 2 * nr_kept + 64) {
+                prune(r->log, reads, &nr, c->start);
+                nr_kept = nr;
+            }
+            reads[nr++] = i;
+        }
+    }
+    free(reads);
+    free(writes);
+}
+
+/* ---- records for the analysis across clusters -------------------------------------------- */
+
+static int cmp_record(const void *a, const void *b)
+{
+    const race_interval *x = a, *y = b;
+    int kx = x->kind & (RACE_K_KEY | RACE_K_VALUE), ky = y->kind & (RACE_K_KEY | RACE_K_VALUE);
+    if (kx != ky) return kx < ky ? -1 : 1;
+    CMP(released); CMP(fn); CMP(pc); CMP(block); CMP(esize); CMP(step); CMP(start); CMP(end); CMP(tid0);
+    CMP(value);
+    return 0;
+}
+
+static uint32_t record_tid(const race_interval *v, uint64_t x)
+{
+    return v->step ? v->tid0 + (uint32_t)((x - v->start) / (v->esize ? v->esize : 1)) : v->tid0;
+}
+
+static void emit(race_thread *r)
+{
+    size_t base = r->niv;
+    if (util_grow(&r->iv, &r->capiv, r->niv + r->nlog, sizeof *r->iv))
+        return;
+    for (size_t i = 0; i < r->nlog; i++) {
+        const race_gacc *g = &r->log[i];
+        race_interval *o = &r->iv[r->niv++];
+        memset(o, 0, sizeof *o);
+        o->start = g->start;
+        o->end = g->end;
+        o->block = r->block_id[g->unit / r->nwarps];
+        o->cluster = r->cluster_key;
+        o->pc = g->pc;
+        o->fn = g->fn;
+        o->kind = g->kind;
+        o->released = g->clock <= r->relf[g->unit];
+        o->value = g->value;
+        o->tid0 = g->tid0;
+        o->step = g->step;
+        o->esize = g->esize;
+    }
+    /* coalesce the cluster's records: consecutive ranges of one op */
+    race_interval *v = r->iv + base;
+    size_t n = r->niv - base, k = 0;
+    qsort(v, n, sizeof *v, cmp_record);
+    for (size_t i = 0; i < n; i++) {
+        race_interval *c = &v[i];
+        if (k) {
+            race_interval *p = &v[k - 1];
+            int same = (p->kind & (RACE_K_KEY | RACE_K_VALUE)) == (c->kind & (RACE_K_KEY | RACE_K_VALUE)) &&
+                       p->released == c->released && p->fn == c->fn && p->pc == c->pc && p->block == c->block &&
+                       p->esize == c->esize && p->step == c->step;
+            if (same && p->start == c->start && p->end == c->end && p->tid0 == c->tid0 && p->value == c->value)
+                continue; /* the same range again */
+            if (same && p->step == 1 && c->start == p->end && c->tid0 == record_tid(p, c->start) &&
+                (!(p->kind & RACE_K_VALUE) || p->value == c->value)) {
+                p->end = c->end;
+                continue;
+            }
+        }
+        v[k++] = *c;
+    }
+    r->niv = base + k;
+}
+
+void race_global_cluster_end(race_thread *r)
+{
+    if (!r->nlog)
+        return;
+    qsort(r->log, r->nlog, sizeof *r->log, cmp_gacc);
+    size_t k = 0;
+    for (size_t i = 0; i < r->nlog; i++)
+        if (!k || !same_access(&r->log[k - 1], &r->log[i]))
+            r->log[k++] = r->log[i];
+    r->nlog = k;
+    sweep(r);
+    emit(r);
+}

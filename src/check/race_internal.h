@@ -1,0 +1,157 @@
+/* Internal interface of racecheck (race.c, race_global.c, race_cross.c):
+ * the per-host-thread state of the cluster being analyzed, its vector
+ * clocks, shared-memory shadow cells and global-memory access log. */
+#ifndef KEMU_RACE_INTERNAL_H
+#define KEMU_RACE_INTERNAL_H
+
+#include "check/check_internal.h"
+
+/* One record of a shared-memory shadow word: the latest access of one
+ * (warp, op, kind, bytes). */
+typedef struct race_tuple {
+    uint32_t clock;          /* the unit's own clock at its latest access */
+    uint32_t pc;
+    uint32_t lanes;          /* lanes since the warp's last warp sync */
+    uint32_t value;          /* bytes stored (RACE_K_VALUE) */
+    uint16_t unit;
+    uint16_t fn;
+    uint16_t wsync;          /* the warp's sync counter at the latest access */
+    uint8_t kind;            /* RACE_K_* */
+    uint8_t bytes;           /* low 4 bits: bytes of the word; high 4: log2 of the access size */
+} race_tuple;
+
+typedef struct race_cell {
+    uint32_t gen;
+    uint16_t n, cap;         /* records; capacity of ext */
+    race_tuple inl[2];       /* the records while n <= 2 */
+    race_tuple *ext;         /* all records once n > 2 */
+} race_cell;
+
+typedef struct race_shadow {
+    race_cell *cells;
+    size_t ncells;
+    uint32_t gen;
+} race_shadow;
+
+/* A synchronization location (atomics, strong accesses, mbarriers). */
+typedef struct race_loc {
+    uint64_t key;
+    uint32_t epoch;
+    uint8_t acq, done_acq, is_mbar;
+    uint32_t *vc;            /* released clocks */
+    uint32_t *done;          /* mbarrier: clocks of completed phases */
+} race_loc;
+
+typedef struct race_async {
+    uint64_t offset;
+    uint32_t pc, group;
+    uint16_t fn;
+    uint8_t rank, lane, size;
+} race_async;
+
+typedef struct race_unit_async {
+    race_async *v;
+    size_t n, cap;
+    uint32_t committed;
+} race_unit_async;
+
+typedef struct race_bar {
+    uint32_t *acc;           /* clocks of the arrivals of the current phase */
+    uint32_t waiters;        /* warps that wait (bar.sync / bar.red) */
+    uint8_t acq;
+} race_bar;
+
+/* One warp-instruction's access to a contiguous range of global memory:
+ * lanes first..first+k at consecutive elements (step 1), or lanes at one
+ * element (step 0). */
+typedef struct race_gacc {
+    uint64_t start, end;
+    uint64_t value;          /* the value every element stored (RACE_K_VALUE) */
+    uint32_t pc, clock, snap, wsync, lanes, tid0;
+    uint16_t fn, unit;
+    uint8_t kind, esize, step;
+} race_gacc;
+
+struct race_thread {
+    check_thread *owner;
+    int n, nwarps, U;
+    size_t ucap;             /* units the arrays hold */
+    uint32_t *vc, *fvc;      /* U x U: clocks, clocks at the last fence */
+    uint32_t *wsync, *relf;  /* per unit: warp sync counter; release frontier across clusters */
+    uint8_t *has_fence, *acq, *cl_wait, *dirty;
+    uint32_t *snap;          /* per unit: its current snapshot in snaps */
+    race_bar bars[VM_MAX_CLUSTER][VM_BARRIERS];
+    uint32_t *bar_mem;
+    uint32_t *cl_acc, *cl_done;
+    uint8_t cl_acc_acq, cl_done_acq;
+    race_shadow shared[VM_MAX_CLUSTER];
+    race_loc *locs;
+    size_t loc_cap, loc_count;
+    uint32_t loc_epoch;
+    uint32_t *loc_mem;       /* vector clocks of locations */
+    size_t loc_mem_used, loc_mem_cap;
+    race_unit_async *async;
+    uint64_t block_id[VM_MAX_CLUSTER];
+    uint64_t cluster_key;
+    int warp_level, benign_level;
+    /* global memory of the current cluster */
+    race_gacc *log;
+    size_t nlog, caplog;
+    uint32_t *snaps;         /* vector clocks (U each) the log refers to */
+    size_t nsnaps, capsnaps;
+    /* records for the analysis across clusters */
+    race_interval *iv;
+    size_t niv, capiv;
+};
+
+static inline uint64_t race_mix(uint64_t z)
+{
+    z ^= z >> 33;
+    z *= 0xff51afd7ed558ccdull;
+    z ^= z >> 33;
+    z *= 0xc4ceb9fe1a85ec53ull;
+    z ^= z >> 33;
+    return z;
+}
+
+/* dst = max(dst, src); returns whether dst changed. */
+static inline int race_join(uint32_t *dst, const uint32_t *src, int n)
+{
+    int changed = 0;
+    for (int i = 0; i < n; i++)
+        if (src[i] > dst[i]) {
+            dst[i] = src[i];
+            changed = 1;
+        }
+    return changed;
+}
+
+/* One side of a racing pair, for the report. */
+typedef struct race_side {
+    uint32_t fn, pc;
+    int kind;
+    uint64_t block;
+    uint32_t tid;
+    unsigned size;
+} race_side;
+
+/* Records a race instance between x and y (any order) in the thread's
+ * groups. owner: the block whose shared memory (space 0) or 0; address:
+ * the first byte; instance: the instance key. */
+void race_report(race_thread *r, race_side x, race_side y, int space, int scope, int cls, uint64_t owner,
+                 uint64_t address, uint64_t instance);
+
+/* The bytes lane l stores with op (ST only) into buf; returns 1 if known. */
+int race_stored_bytes(const vm_frame *f, const bc_op *op, int l, uint8_t *buf, unsigned size);
+
+/* Logs the global accesses of the lanes of mask of one warp-instruction
+ * (race_global.c); kind is RACE_K_*. */
+void race_global_access(race_thread *r, int unit, const vm_block *b, const vm_warp *w, const vm_frame *f,
+                        uint32_t pc, int kind, uint32_t mask, const vm_access_lane *lanes, unsigned size);
+/* At the end of a cluster: races between its global accesses, then its
+ * records for the analysis across clusters. race_global_free releases the
+ * log. */
+void race_global_cluster_end(race_thread *r);
+void race_global_free(race_thread *r);
+
+#endif

@@ -1,0 +1,265 @@
+/* synccheck: misuse of synchronization. Reported: lanes of one warp that
+ * reach an aligned CTA barrier at different instructions (divergent
+ * bar.sync), named barriers whose arrivals in one phase give different
+ * thread counts (or counts that are not a multiple of the warp size),
+ * warp-synchronous ops (__syncwarp, shfl, vote, match, redux) whose mask
+ * names lanes that have exited or do not exist, or that lanes outside
+ * their own mask execute, mbarriers used before mbarrier.init or given
+ * more arrivals than pending, and deadlocks (every unfinished warp of a
+ * block blocked), which the scheduler diagnoses. */
+#include "check/check_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    SYNC_DIVERGENT_WARP = 1,
+    SYNC_COUNT_MISMATCH,
+    SYNC_COUNT_NOT_WARPS,
+    SYNC_MASK_EXITED,
+    SYNC_MASK_ABSENT,
+    SYNC_MASK_NOT_MEMBER,
+    SYNC_MBAR_UNINIT,
+    SYNC_MBAR_OVERFLOW,
+    SYNC_DEADLOCK
+};
+
+typedef struct sync_phase {
+    int active;
+    int64_t count;           /* threads the first arrival gave, -1 without a count */
+    int warp;
+    uint32_t fn, pc;
+} sync_phase;
+
+struct sync_thread {
+    sync_phase bars[VM_MAX_CLUSTER][VM_BARRIERS];
+    check_set mbar_init[VM_MAX_CLUSTER]; /* shared offsets + 1 of initialized mbarriers */
+};
+
+static struct sync_thread *state(check_thread *t)
+{
+    if (!t->sync)
+        t->sync = calloc(1, sizeof *t->sync);
+    return t->sync;
+}
+
+void sync_thread_free(struct sync_thread *y)
+{
+    if (!y)
+        return;
+    for (int i = 0; i < VM_MAX_CLUSTER; i++)
+        check_set_free(&y->mbar_init[i]);
+    free(y);
+}
+
+void sync_block_begin(check_thread *t, vm_block *b)
+{
+    struct sync_thread *y = state(t);
+    if (!y || b->rank >= VM_MAX_CLUSTER)
+        return;
+    memset(y->bars[b->rank], 0, sizeof y->bars[b->rank]);
+    check_set_free(&y->mbar_init[b->rank]);
+}
+
+static void note(check_thread *t, vm_block *b, int what, uint32_t fn1, uint32_t pc1, uint32_t fn2, uint32_t pc2,
+                 int warp, int lane, uint32_t a, uint32_t bb, uint32_t c)
+{
+    uint64_t id[3] = {((uint64_t)fn1 << 32) | pc1, ((uint64_t)fn2 << 32) | pc2, (uint64_t)what};
+    check_group *g = check_groups_get(&t->groups, KEMU_TOOL_SYNCCHECK, CHECK_ERROR, id);
+    if (!g)
+        return;
+    check_rep rep;
+    memset(&rep, 0, sizeof rep);
+    uint32_t tid = (uint32_t)(warp * VM_WARP + lane);
+    rep.order[0] = b->linear_id;
+    rep.order[1] = tid;
+    rep.order[2] = ((uint64_t)a << 32) | bb;
+    rep.order[3] = c;
+    rep.block[0] = b->linear_id;
+    rep.tid[0] = tid;
+    rep.a = a;
+    rep.b = bb;
+    rep.c = c;
+    check_group_note(g, b->linear_id * 64 + (uint64_t)warp + 1, &rep);
+}
+
+void sync_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id)
+{
+    struct sync_thread *y = state(t);
+    if (!y || id >= VM_BARRIERS || b->rank >= VM_MAX_CLUSTER || w->ngroups == 0)
+        return;
+    /* the warp's lanes at the barrier: one instruction for an aligned barrier */
+    const vm_group *g0 = &w->groups[0];
+    for (int k = 1; k < w->ngroups; k++)
+        if (w->groups[k].pc < g0->pc)
+            g0 = &w->groups[k];
+    const bc_function *fn = g0->frame->fn;
+    check_opinfo oi = check_op(t->launch, fn, g0->pc);
+    for (int k = 0; k < w->ngroups; k++) {
+        const vm_group *g = &w->groups[k];
+        if (g->frame == g0->frame && g->pc == g0->pc)
+            continue;
+        if (oi.flags & CHECK_OP_ALIGNED)
+            note(t, b, SYNC_DIVERGENT_WARP, (uint32_t)fn->index, g0->pc, (uint32_t)g->frame->fn->index, g->pc,
+                 w->index, __builtin_ctz(g0->mask), g0->mask, g->mask, (uint32_t)id);
+    }
+    const bc_op *op = &fn->code[g0->pc];
+    int64_t count = -1;
+    if (op->code == BC_BAR && (op->flags & BC_F_HAS_COUNT))
+        count = (int64_t)(uint32_t)g0->frame->regs[(size_t)op->b * VM_WARP + (size_t)__builtin_ctz(g0->mask)];
+    if (count >= 0 && (count % VM_WARP || count == 0))
+        note(t, b, SYNC_COUNT_NOT_WARPS, (uint32_t)fn->index, g0->pc, 0, 0, w->index, __builtin_ctz(g0->mask),
+             (uint32_t)count, 0, (uint32_t)id);
+    sync_phase *ph = &y->bars[b->rank][id];
+    if (!ph->active) {
+        *ph = (sync_phase){1, count, w->index, (uint32_t)fn->index, g0->pc};
+    } else if (ph->count != count) {
+        note(t, b, SYNC_COUNT_MISMATCH, ph->fn, ph->pc, (uint32_t)fn->index, g0->pc, w->index,
+             __builtin_ctz(g0->mask), (uint32_t)ph->count, (uint32_t)count, (uint32_t)id | ((uint32_t)ph->warp << 8));
+    }
+}
+
+void sync_barrier(check_thread *t, vm_block *b, int id)
+{
+    struct sync_thread *y = state(t);
+    if (y && id < VM_BARRIERS && b->rank < VM_MAX_CLUSTER)
+        y->bars[b->rank][id].active = 0;
+}
+
+void sync_warp_sync(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t active,
+                    uint32_t member)
+{
+    uint32_t fn = (uint32_t)f->fn->index;
+    uint32_t exited = member & w->valid & w->exited, absent = member & ~w->valid, outside = active & ~member;
+    if (exited)
+        note(t, b, SYNC_MASK_EXITED, fn, pc, 0, 0, w->index, __builtin_ctz(active), member, exited, 0);
+    if (absent)
+        note(t, b, SYNC_MASK_ABSENT, fn, pc, 0, 0, w->index, __builtin_ctz(active), member, absent, 0);
+    if (outside)
+        note(t, b, SYNC_MASK_NOT_MEMBER, fn, pc, 0, 0, w->index, __builtin_ctz(outside), member, outside, 0);
+}
+
+void sync_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
+                 const vm_access_lane *lanes, unsigned size)
+{
+    (void)kind;
+    (void)size;
+    const bc_op *op = &f->fn->code[pc];
+    if (op->code != BC_MBARRIER)
+        return;
+    struct sync_thread *y = state(t);
+    if (!y)
+        return;
+    int sub = op->mode2;
+    uint64_t seen[VM_WARP], st[VM_WARP];
+    int nseen = 0;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        if (lanes[l].space != BC_SPACE_SHARED || lanes[l].rank >= VM_MAX_CLUSTER)
+            continue;
+        check_set *init = &y->mbar_init[lanes[l].rank];
+        uint64_t key = lanes[l].where + 1;
+        uint64_t arg = op->b != BC_NONE ? f->regs[(size_t)op->b * VM_WARP + (size_t)l] : 0;
+        if (sub == BC_MB_INIT) {
+            check_set_add(init, key);
+        } else if (sub != BC_MB_PENDING) {
+            if (!check_set_has(init, key)) {
+                note(t, b, SYNC_MBAR_UNINIT, (uint32_t)f->fn->index, pc, 0, 0, w->index, l, (uint32_t)lanes[l].where,
+                     lanes[l].rank, 0);
+                continue;
+            }
+        }
+        int si = -1;
+        for (int i = 0; i < nseen; i++)
+            if (seen[i] == ((uint64_t)lanes[l].rank << 56 | lanes[l].where))
+                si = i;
+        if (si < 0) {
+            const uint8_t *p = check_shared_ptr(b, lanes[l].rank, lanes[l].where, 8);
+            if (!p)
+                continue;
+            si = nseen++;
+            seen[si] = (uint64_t)lanes[l].rank << 56 | lanes[l].where;
+            memcpy(&st[si], p, 8);
+        }
+        int completed, overflow, done;
+        uint64_t before = st[si];
+        st[si] = check_mbar_step(st[si], sub, arg, &completed, &overflow, &done);
+        if (overflow)
+            note(t, b, SYNC_MBAR_OVERFLOW, (uint32_t)f->fn->index, pc, 0, 0, w->index, l, (uint32_t)arg,
+                 (uint32_t)(before & 0xfffff), (uint32_t)lanes[l].where);
+    }
+}
+
+void sync_launch_end(check_launch *cl, const vm_fault *fault)
+{
+    if (!fault || !fault->faulted || fault->status != 719 || !strstr(fault->message, "deadlock"))
+        return;
+    util_buffer t = {0};
+    util_buffer_printf(&t, "Error: Deadlock detected in kernel %s\n%s", cl->L->kernel->name, fault->message);
+    uint64_t key[4] = {cl->number, (4ull << 56) | SYNC_DEADLOCK, 0, 0};
+    check_add(cl->s, KEMU_TOOL_SYNCCHECK, CHECK_ERROR, key, t.data, NULL);
+}
+
+char *sync_render(const check_launch *cl, const check_group *g)
+{
+    const vm_launch *L = cl->L;
+    int what = (int)g->id[2];
+    uint32_t fn1 = (uint32_t)(g->id[0] >> 32), pc1 = (uint32_t)g->id[0];
+    uint32_t fn2 = (uint32_t)(g->id[1] >> 32), pc2 = (uint32_t)g->id[1];
+    char d1[512], d2[512], blk[64], thr[64];
+    check_describe_op(L, check_function(L, fn1), pc1, d1, sizeof d1);
+    check_describe_op(L, check_function(L, fn2), pc2, d2, sizeof d2);
+    check_block_coords(L, g->rep.block[0], blk, sizeof blk);
+    check_thread_coords(L, g->rep.tid[0], thr, sizeof thr);
+    int warp = (int)(g->rep.tid[0] / VM_WARP);
+    util_buffer t = {0};
+    switch (what) {
+    case SYNC_DIVERGENT_WARP:
+        util_buffer_printf(&t, "Error: Barrier error detected: divergent threads in warp %d of block %s at barrier %u\n"
+                               "    lanes 0x%08x reach it at %s\n    lanes 0x%08x reach it at %s",
+                           warp, blk, g->rep.c, g->rep.a, d1, g->rep.b, d2);
+        break;
+    case SYNC_COUNT_MISMATCH:
+        util_buffer_printf(&t, "Error: Barrier error detected: thread count mismatch on barrier %u in block %s\n"
+                               "    warp %u arrives with %s%u threads at %s\n    warp %d arrives with %s%u threads at %s",
+                           g->rep.c & 0xff, blk, g->rep.c >> 8, g->rep.a == UINT32_MAX ? "all " : "",
+                           g->rep.a == UINT32_MAX ? (unsigned)L->nthreads_per_block : g->rep.a, d1, warp,
+                           g->rep.b == UINT32_MAX ? "all " : "",
+                           g->rep.b == UINT32_MAX ? (unsigned)L->nthreads_per_block : g->rep.b, d2);
+        break;
+    case SYNC_COUNT_NOT_WARPS:
+        util_buffer_printf(&t, "Error: Barrier error detected: thread count %u on barrier %u is not a positive multiple of the warp size\n"
+                               "    at %s\n    by warp %d of block %s",
+                           g->rep.a, g->rep.c, d1, warp, blk);
+        break;
+    case SYNC_MASK_EXITED:
+    case SYNC_MASK_ABSENT:
+        util_buffer_printf(&t, "Error: Invalid warp synchronization mask 0x%08x: lanes 0x%08x %s\n    at %s\n    by warp %d of block %s",
+                           g->rep.a, g->rep.b, what == SYNC_MASK_EXITED ? "have exited" : "do not exist in the block",
+                           d1, warp, blk);
+        break;
+    case SYNC_MASK_NOT_MEMBER:
+        util_buffer_printf(&t, "Error: Invalid warp synchronization mask 0x%08x: lanes 0x%08x execute it but are not in it\n"
+                               "    at %s\n    by thread %s in block %s",
+                           g->rep.a, g->rep.b, d1, thr, blk);
+        break;
+    case SYNC_MBAR_UNINIT:
+        util_buffer_printf(&t, "Error: mbarrier used before initialization\n    at %s\n    by thread %s in block %s\n"
+                               "    mbarrier at byte offset %u of the shared memory of cluster rank %u",
+                           d1, thr, blk, g->rep.a, g->rep.b);
+        break;
+    case SYNC_MBAR_OVERFLOW:
+        util_buffer_printf(&t, "Error: mbarrier arrive of %u with only %u arrivals pending (more arrivals than expected)\n"
+                               "    at %s\n    by thread %s in block %s\n    mbarrier at byte offset %u of shared memory",
+                           g->rep.a, g->rep.b, d1, thr, blk, g->rep.c);
+        break;
+    default:
+        util_buffer_free(&t);
+        return NULL;
+    }
+    uint64_t n = check_group_count(g);
+    if (n > 1)
+        util_buffer_printf(&t, "; %llu more instance%s", (unsigned long long)(n - 1), n == 2 ? "" : "s");
+    return t.data;
+}

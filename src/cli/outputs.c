@@ -1,0 +1,42 @@
+/* Summary lines for output arrays (see outputs.h). Formatting only; no
+ * file is read or written here. */
+#include "cli/outputs.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Whether two doubles are the same value once stored as dtype dt. */
+static int same_in_dtype(double x, double y, io_dtype dt)
+{
+    switch (dt) {
+    case IO_DT_F16: return io_double_to_f16(x) == io_double_to_f16(y);
+    case IO_DT_BF16: return io_double_to_bf16(x) == io_double_to_bf16(y);
+    case IO_DT_F32: return (float)x == (float)y;
+    default: return x == y;
+    }
+}
+
+void cli_format_element_value(double v, io_dtype dt, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) { /* whole numbers below 2^53: all digits */
+        snprintf(buf, len, "%.0f", v);
+        return;
+    }
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (isnan(v) || isinf(v) || same_in_dtype(strtod(buf, NULL), v, dt))
+            return;
+    }
+}
+
+void cli_print_array_summary(FILE *f, const char *label, const io_array *a)
+{
+    io_stats s;
+    char shape[128], min_text[40], max_text[40];
+    io_array_stats(a, &s);
+    io_shape_format(a, shape, sizeof shape);
+    cli_format_element_value(s.min, a->dtype, min_text, sizeof min_text);
+    cli_format_element_value(s.max, a->dtype, max_text, sizeof max_text);
+    fprintf(f, "  %s: %s[%s]  min %s  max %s  mean %.9g  nan %zu\n", label, io_dtype_name(a->dtype), shape,
+            min_text, max_text, s.mean, s.nan_count);
+}

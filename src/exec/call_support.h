@@ -1,0 +1,15 @@
+/* What the call room (src/call/) needs to know about a kernel's launch
+ * layout that the public API does not say. */
+#ifndef KEMU_EXEC_CALL_SUPPORT_H
+#define KEMU_EXEC_CALL_SUPPORT_H
+
+#include <stdint.h>
+#include "kemu/kemu.h"
+
+/* The offset in a block's shared memory (.shared state space) where the
+ * dynamic shared memory of a launch of k starts: after the kernel's static
+ * shared memory, rounded up to the module's dynamic shared alignment when
+ * the module declares extern .shared. Matches what kemu_launch lays out. */
+uint64_t exec_kernel_dynamic_shared_base(const kemu_kernel *k);
+
+#endif

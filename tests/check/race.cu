@@ -1,0 +1,331 @@
+// Kernels for racecheck: each hazard class with a racy kernel and its
+// fixed twin. Launched by the e2e cases tests/e2e/cases/check-race-*.
+// Regenerate race.ptx with tests/check/regen.sh.
+#include <cuda_pipeline.h>
+
+// ---- shared memory: RAW, WAR, WAW (2 warps, 64 threads) -------------------
+
+// Every thread reads the element the other warp wrote: no barrier between.
+extern "C" __global__ void shared_raw(const float *in, float *out)
+{
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    s[t] = in[t];
+    out[t] = s[(t + 32) % 64];
+}
+
+extern "C" __global__ void shared_raw_fixed(const float *in, float *out)
+{
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    out[t] = s[(t + 32) % 64];
+}
+
+// The element the other warp still reads is overwritten: no barrier
+// between the read and the write.
+extern "C" __global__ void shared_war(const float *in, float *out)
+{
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    float v = s[(t + 32) % 64];
+    s[t] = v * 2.0f;
+    __syncthreads();
+    out[t] = s[t];
+}
+
+extern "C" __global__ void shared_war_fixed(const float *in, float *out)
+{
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    float v = s[(t + 32) % 64];
+    __syncthreads();
+    s[t] = v * 2.0f;
+    __syncthreads();
+    out[t] = s[t];
+}
+
+// Both warps write the same 32 elements, different values.
+extern "C" __global__ void shared_waw(const float *in, float *out)
+{
+    __shared__ float s[32];
+    unsigned t = threadIdx.x;
+    s[t % 32] = in[t];
+    __syncthreads();
+    out[t] = s[t % 32];
+}
+
+extern "C" __global__ void shared_waw_fixed(const float *in, float *out)
+{
+    __shared__ float s[32];
+    unsigned t = threadIdx.x;
+    if (t < 32)
+        s[t] = in[t];
+    __syncthreads();
+    out[t] = s[t % 32];
+}
+
+// Both warps store the same value: a benign WAW (a warning).
+extern "C" __global__ void shared_waw_same(const float *in, float *out)
+{
+    __shared__ float s[32];
+    unsigned t = threadIdx.x;
+    s[t % 32] = 1.0f;
+    __syncthreads();
+    out[t] = s[t % 32] + in[t];
+}
+
+// ---- lanes of one warp (32 threads): no __syncwarp between ------------------
+
+extern "C" __global__ void warp_hazard(const float *in, float *out)
+{
+    __shared__ float s[32];
+    unsigned t = threadIdx.x;
+    s[t] = in[t];
+    out[t] = s[t ^ 1];
+}
+
+extern "C" __global__ void warp_hazard_fixed(const float *in, float *out)
+{
+    __shared__ float s[32];
+    unsigned t = threadIdx.x;
+    s[t] = in[t];
+    __syncwarp();
+    out[t] = s[t ^ 1];
+}
+
+// ---- global memory between blocks (thread 0 of each block) --------------------
+
+// Every block reads out[0], stores its own value there and keeps what it
+// read in out[1 + block]: read/write and write/write races on out[0].
+extern "C" __global__ void global_blocks(const float *in, float *out)
+{
+    if (threadIdx.x == 0) {
+        float prev = out[0];
+        out[0] = in[blockIdx.x];
+        out[1 + blockIdx.x] = prev;
+    }
+}
+
+extern "C" __global__ void global_blocks_atomic(const float *in, float *out)
+{
+    if (threadIdx.x == 0)
+        out[1 + blockIdx.x] = atomicExch(&out[0], in[blockIdx.x]);
+}
+
+// ---- global memory within a block (2 warps) ------------------------------------
+
+extern "C" __global__ void global_block(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    out[t] = in[t];
+    out[64 + t] = out[(t + 32) % 64];
+}
+
+extern "C" __global__ void global_block_fixed(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    out[t] = in[t];
+    __syncthreads();
+    out[64 + t] = out[(t + 32) % 64];
+}
+
+// ---- the threadfence "last block" reduction --------------------------------------
+
+__device__ unsigned retired;
+
+// Each block writes its partial sum, fences, takes a ticket; the last block
+// sums the partial sums. Clean.
+extern "C" __global__ void last_block(const float *in, float *partial, float *total)
+{
+    __shared__ bool last;
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    s[t] = in[blockIdx.x * 64 + t];
+    __syncthreads();
+    if (t == 0) {
+        float sum = 0;
+        for (int i = 0; i < 64; i++)
+            sum += s[i];
+        partial[blockIdx.x] = sum;
+        __threadfence();
+        unsigned ticket = atomicInc(&retired, gridDim.x);
+        last = ticket == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last && t == 0) {
+        float sum = 0;
+        for (unsigned i = 0; i < gridDim.x; i++)
+            sum += partial[i];
+        *total = sum;
+        retired = 0;
+    }
+}
+
+// The same without the fence: the partial sums are not released.
+extern "C" __global__ void last_block_nofence(const float *in, float *partial, float *total)
+{
+    __shared__ bool last;
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    s[t] = in[blockIdx.x * 64 + t];
+    __syncthreads();
+    if (t == 0) {
+        float sum = 0;
+        for (int i = 0; i < 64; i++)
+            sum += s[i];
+        partial[blockIdx.x] = sum;
+        unsigned ticket = atomicInc(&retired, gridDim.x);
+        last = ticket == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last && t == 0) {
+        float sum = 0;
+        for (unsigned i = 0; i < gridDim.x; i++)
+            sum += partial[i];
+        *total = sum;
+        retired = 0;
+    }
+}
+
+// ---- named barriers: warp 0 produces, warp 1 consumes (bar.arrive / bar.sync) -----
+
+extern "C" __global__ void named_barrier(const float *in, float *out)
+{
+    __shared__ float s[32];
+    unsigned t = threadIdx.x;
+    if (t < 32) {
+        s[t] = in[t] * 2.0f;
+        asm volatile("bar.arrive 1, 64;" ::: "memory");
+    } else {
+        asm volatile("bar.sync 1, 64;" ::: "memory");
+        out[t - 32] = s[t - 32];
+    }
+}
+
+// Broken: the producer arrives before it writes.
+extern "C" __global__ void named_barrier_broken(const float *in, float *out)
+{
+    __shared__ float s[32];
+    unsigned t = threadIdx.x;
+    if (t < 32) {
+        asm volatile("bar.arrive 1, 64;" ::: "memory");
+        s[t] = in[t] * 2.0f;
+    } else {
+        asm volatile("bar.sync 1, 64;" ::: "memory");
+        out[t - 32] = s[t - 32];
+    }
+}
+
+// ---- cp.async: the copy is ordered by its wait group ------------------------------
+
+extern "C" __global__ void async_copy(const float *in, float *out)
+{
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    __pipeline_memcpy_async(&s[t], &in[t], sizeof(float));
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    out[t] = s[(t + 32) % 64];
+}
+
+// Broken: the barrier comes before the wait.
+extern "C" __global__ void async_copy_broken(const float *in, float *out)
+{
+    __shared__ float s[64];
+    unsigned t = threadIdx.x;
+    __pipeline_memcpy_async(&s[t], &in[t], sizeof(float));
+    __pipeline_commit();
+    __syncthreads();
+    __pipeline_wait_prior(0);
+    out[t] = s[(t + 32) % 64];
+}
+
+// ---- mbarrier: warp 0 produces, warp 1 waits for the phase ------------------------
+
+__device__ __forceinline__ void mbar_init(unsigned long long *bar, unsigned count)
+{
+    unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(a), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(unsigned long long *bar)
+{
+    unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+    asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.shared.b64 st, [%0];\n}" ::"r"(a) : "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
+{
+    unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+    asm volatile("{\n .reg .pred p;\n wait:\n mbarrier.test_wait.parity.shared.b64 p, [%0], %1;\n @!p bra wait;\n}" ::"r"(a),
+                 "r"(parity)
+                 : "memory");
+}
+
+extern "C" __global__ void mbarrier_pc(const float *in, float *out)
+{
+    __shared__ float s[32];
+    __shared__ unsigned long long bar;
+    unsigned t = threadIdx.x;
+    if (t == 0)
+        mbar_init(&bar, 32);
+    __syncthreads();
+    if (t < 32) {
+        s[t] = in[t] * 2.0f;
+        mbar_arrive(&bar);
+    } else {
+        mbar_wait(&bar, 0);
+        out[t - 32] = s[t - 32];
+    }
+}
+
+// Broken: the consumer does not wait.
+extern "C" __global__ void mbarrier_pc_broken(const float *in, float *out)
+{
+    __shared__ float s[32];
+    __shared__ unsigned long long bar;
+    unsigned t = threadIdx.x;
+    if (t == 0)
+        mbar_init(&bar, 32);
+    __syncthreads();
+    if (t < 32) {
+        s[t] = in[t] * 2.0f;
+        mbar_arrive(&bar);
+    } else {
+        out[t - 32] = s[t - 32];
+    }
+}
+
+// ---- shared atomics and a plain read ------------------------------------------------
+
+extern "C" __global__ void atomic_then_read(const unsigned *in, unsigned *out)
+{
+    __shared__ unsigned bins[4];
+    unsigned t = threadIdx.x;
+    if (t < 4)
+        bins[t] = 0;
+    __syncthreads();
+    atomicAdd(&bins[in[t] % 4], 1u);
+    if (t < 4)
+        out[t] = bins[t];
+}
+
+extern "C" __global__ void atomic_then_read_fixed(const unsigned *in, unsigned *out)
+{
+    __shared__ unsigned bins[4];
+    unsigned t = threadIdx.x;
+    if (t < 4)
+        bins[t] = 0;
+    __syncthreads();
+    atomicAdd(&bins[in[t] % 4], 1u);
+    __syncthreads();
+    if (t < 4)
+        out[t] = bins[t];
+}

@@ -1,0 +1,83 @@
+// Kernels of the `kemu call` end-to-end cases (tests/e2e/cases/call-*).
+// This directory has no `cmd` file, so run_cases.sh does not run it as a
+// case. Parameters follow the kemu call ABI: inputs, outputs, scratch; an
+// "smem" scratch operand arrives as the address of its buffer in the
+// block's shared memory (.shared state space) in a 64-bit parameter.
+
+template <typename T>
+__device__ T *shared_scratch(unsigned long long shared_address)
+{
+    return static_cast<T *>(__cvta_shared_to_generic(shared_address));
+}
+
+__device__ unsigned global_index() { return blockIdx.x * blockDim.x + threadIdx.x; }
+
+// y = x + 1; with y aliased to x it updates x's buffer in place.
+extern "C" __global__ void add_one(const float *x, float *y)
+{
+    unsigned i = global_index();
+    y[i] = x[i] + 1.0f;
+}
+
+// Static shared memory, two smem scratch buffers of different dtypes and a
+// gmem scratch buffer, each written and read back:
+//   y[b*n + t] = 2*x[b*n + (n-1-t)] + t + t%3,   g = global scratch
+extern "C" __global__ void scratch_mix(const float *x, float *y, unsigned long long a_address,
+                                       unsigned long long b_address, int *g)
+{
+    __shared__ float own[3];
+    double *a = shared_scratch<double>(a_address);
+    int *b = shared_scratch<int>(b_address);
+    unsigned t = threadIdx.x, n = blockDim.x, i = global_index();
+    if (t < 3)
+        own[t] = (float)t;
+    a[t] = 2.0 * x[i];
+    b[t] = (int)t;
+    g[i] = (int)i;
+    __syncthreads();
+    y[i] = (float)a[n - 1 - t] + (float)b[t] + own[t % 3] + (float)(g[i] - (int)i);
+}
+
+// Copies the initial contents of its scratch buffers (never written) out.
+extern "C" __global__ void scratch_fill(float *f, unsigned *u, unsigned long long sf, unsigned long long su)
+{
+    unsigned t = threadIdx.x, i = global_index();
+    f[i] = shared_scratch<float>(sf)[t];
+    u[i] = shared_scratch<unsigned>(su)[t];
+}
+
+// Where each thread of a mesh launch runs:
+//   out[i] = clusterid.x * 10000 + cluster_ctarank * 1000 + warpgroup * 100 + threadIdx.x % 128 / 32
+extern "C" __global__ void mesh_ids(int *out)
+{
+    unsigned cluster, rank;
+    asm("mov.u32 %0, %%clusterid.x;" : "=r"(cluster));
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    unsigned t = threadIdx.x;
+    out[global_index()] = (int)(cluster * 10000 + rank * 1000 + t / 128 * 100 + t % 128 / 32);
+}
+
+// Writes only the even elements of y and nothing of z.
+extern "C" __global__ void write_even(float *y, int *z)
+{
+    unsigned i = global_index();
+    (void)z;
+    if (i % 2 == 0)
+        y[i] = (float)i;
+}
+
+// Every thread stores its index to the same shared word and reads it back
+// without synchronization: a shared-memory race.
+extern "C" __global__ void racy(float *y, unsigned long long s_address)
+{
+    unsigned *s = shared_scratch<unsigned>(s_address);
+    s[0] = threadIdx.x;
+    y[global_index()] = (float)s[0];
+}
+
+// Reads far past the end of x.
+extern "C" __global__ void oob_read(const float *x, float *y)
+{
+    unsigned i = global_index();
+    y[i] = x[i + (1u << 24)];
+}

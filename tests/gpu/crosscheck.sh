@@ -1,0 +1,193 @@
+#!/bin/sh
+# The one script to run on a machine that has an NVIDIA GPU: builds kemu,
+# runs `kemu run --backend both` (emulator and GPU from identical inputs)
+# over every kernel listed in tests/gpu/kernels.txt (all of tests/kernels/
+# and samples/), and writes a Markdown table: kernel, output buffers, max
+# ULP distance, verdict, and the time on each backend. docs/fidelity.md
+# explains the table and keeps the latest one.
+#
+# usage: tests/gpu/crosscheck.sh [-o TABLE.md] [-d DEVICE] [-k TEXT] [-j JOBS]
+#   -o FILE    where the table goes (default: ./fidelity-table.md); the full
+#              output of every kernel that did not agree goes to FILE.log
+#   -d N       the CUDA device to use (default 0)
+#   -k TEXT    only the lines of kernels.txt that contain TEXT
+#   -j N       make -j for the build (default: the number of CPUs)
+# environment:
+#   KEMU=PATH             use this kemu instead of building one
+#   KEMU_CUDA_LIBRARY     the driver library to load (default libcuda.so.1)
+#   CROSSCHECK_TIMEOUT    seconds per kernel (default 60)
+#
+# Exit status: 0 when every kernel agrees (or differs only where kernels.txt
+# marks it order-dependent), 1 when some kernel disagrees, faults or fails,
+# 3 when no GPU can be used (the one line from kemu says why).
+# It needs about a minute of GPU time for the ~115 kernels (each one is a
+# separate process: driver initialization and the PTX JIT dominate).
+set -u
+set -f # kernel arguments are split on blanks, never globbed
+
+here=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$here/../.." && pwd)
+table=fidelity-table.md
+device=0
+filter=
+jobs=$(nproc 2>/dev/null || echo 2)
+while getopts o:d:k:j: opt; do
+    case $opt in
+    o) table=$OPTARG ;;
+    d) device=$OPTARG ;;
+    k) filter=$OPTARG ;;
+    j) jobs=$OPTARG ;;
+    *) sed -n '9,17p' "$0" >&2; exit 2 ;;
+    esac
+done
+timeout_s=${CROSSCHECK_TIMEOUT:-60}
+case $table in /*) ;; *) table=$(pwd)/$table ;; esac
+log=$table.log
+
+# ---- build -------------------------------------------------------------------
+if [ -z "${KEMU:-}" ]; then
+    echo "crosscheck: building kemu in $SRC" >&2
+    (
+        cd "$SRC" || exit 1
+        if [ ! -x configure ]; then autoreconf -fi || exit 1; fi
+        if [ ! -f Makefile ]; then ./configure -q || exit 1; fi
+        make -j"$jobs" >/dev/null
+    ) || { echo "crosscheck: the build failed" >&2; exit 1; }
+    KEMU=$SRC/src/kemu
+fi
+[ -x "$KEMU" ] || { echo "crosscheck: no kemu at $KEMU" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# ---- is there a GPU? ---------------------------------------------------------
+probe=$(cd "$tmp" && "$KEMU" run --backend cuda --device "$device" "$SRC/samples/saxpy/saxpy.ptx" --block 32 -- \
+    u32:32 f32:1 in:zeros:f32:32 out:probe.npy:f32:32 2>&1)
+st=$?
+if [ "$st" -eq 3 ]; then
+    printf '%s\n' "$probe" >&2
+    exit 3
+fi
+gpu=$(printf '%s\n' "$probe" | sed -n 's/.* on CUDA device [0-9]* (\(.*\))$/\1/p' | head -1)
+if [ "$st" -ne 0 ] || [ -z "$gpu" ]; then
+    echo "crosscheck: the probe run on CUDA device $device failed:" >&2
+    printf '%s\n' "$probe" >&2
+    exit 1
+fi
+driver=
+if command -v nvidia-smi >/dev/null 2>&1; then
+    driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader -i "$device" 2>/dev/null | head -1)
+fi
+revision=$(cd "$SRC" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+# ---- one kernel ----------------------------------------------------------------
+rows=$tmp/rows
+: > "$rows"
+: > "$log"
+agree=0 differ=0 order=0 failed=0 skipped=0 unavailable=0
+n=0
+row() { # kernel buffers maxulp verdict emu cuda
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$5" "$6" >> "$rows"
+}
+started=$(date +%s)
+while IFS= read -r line || [ -n "$line" ]; do
+    case $line in '' | '#'*) continue ;; esac
+    if [ -n "$filter" ]; then
+        case $line in *"$filter"*) ;; *) continue ;; esac
+    fi
+    n=$((n + 1))
+    if [ "${line%% *}" = skip ]; then
+        # shellcheck disable=SC2086 # split on blanks on purpose (set -f)
+        set -- $line
+        file=$2 kernel=$3
+        shift 3
+        row "$file:$kernel" "-" "-" "skipped: $*" "-" "-"
+        skipped=$((skipped + 1))
+        continue
+    fi
+    note=
+    case $line in *' # order:'*) note=${line#* \# order:}; line=${line%% \# order:*} ;; esac
+    # shellcheck disable=SC2086 # split on blanks on purpose (set -f)
+    set -- $line
+    file=$1
+    shift
+    kernel=$(printf '%s\n' "$line" | sed -n 's/.*--kernel \([^ ]*\).*/\1/p')
+    [ -n "$kernel" ] || kernel=$(basename "$file" .ptx)
+    dir=$tmp/k$n
+    mkdir -p "$dir"
+    if command -v timeout >/dev/null 2>&1; then
+        (cd "$dir" && timeout "$timeout_s" "$KEMU" run --backend both --device "$device" "$SRC/$file" "$@") \
+            > "$dir/out" 2>&1
+    else
+        (cd "$dir" && "$KEMU" run --backend both --device "$device" "$SRC/$file" "$@") > "$dir/out" 2>&1
+    fi
+    st=$?
+    out=$dir/out
+    emu_s=$(sed -n 's/.*, emu \([0-9.]*\) s, cuda \([0-9.]*\) s on CUDA device.*/\1/p' "$out" | head -1)
+    cuda_s=$(sed -n 's/.*, emu \([0-9.]*\) s, cuda \([0-9.]*\) s on CUDA device.*/\2/p' "$out" | head -1)
+    # "  NAME: DTYPE[SHAPE]: max ULP distance D, M mismatches..." (or "max difference" for integers)
+    buffers=$(sed -n 's/^  \([^ ]*\): \([a-z0-9]*\[[^]]*\]\): max [a-zA-Z ]* \([0-9]*\), \([0-9]*\) mismatch.*/\1 \2 \4/p' "$out" |
+        awk '{ printf "%s%s %s%s", (NR > 1 ? ", " : ""), $1, $2, ($3 > 0 ? " (" $3 " differ)" : "") }')
+    maxulp=$(sed -n 's/^  [^ ]*: [a-z0-9]*\[[^]]*\]: max ULP distance \([0-9]*\),.*/\1/p' "$out" |
+        awk 'BEGIN { m = -1 } { if ($1 + 0 > m) m = $1 + 0 } END { if (m < 0) print "-"; else print m }')
+    if grep -q ': max difference [1-9]' "$out"; then
+        maxulp="$maxulp; integers differ"
+    fi
+    [ -n "$buffers" ] || buffers="(no outputs)"
+    case $st in
+    0) verdict=agree; agree=$((agree + 1)) ;;
+    1)
+        if grep -q 'disagree on' "$out"; then
+            if [ -n "$note" ]; then
+                verdict="order-dependent:$note"
+                order=$((order + 1))
+            else
+                verdict="**DIFFER**"
+                differ=$((differ + 1))
+            fi
+        elif grep -q 'faulted' "$out"; then
+            verdict="**FAULT**: $(grep -m1 'faulted' "$out" | sed 's/|/\\|/g')"
+            failed=$((failed + 1))
+        else
+            verdict="**FAILED** (exit 1)"
+            failed=$((failed + 1))
+        fi
+        ;;
+    3)
+        buffers=-
+        verdict="unavailable: $(grep -m1 'unavailable' "$out" | sed 's/^kemu run: cuda backend unavailable: //; s/|/\\|/g')"
+        unavailable=$((unavailable + 1))
+        ;;
+    124) verdict="**TIMEOUT** (${timeout_s} s)"; failed=$((failed + 1)) ;;
+    *)
+        verdict="**ERROR** (exit $st): $(grep -m1 'error' "$out" | sed 's/|/\\|/g')"
+        failed=$((failed + 1))
+        ;;
+    esac
+    if [ "$st" -ne 0 ]; then
+        { printf '==== %s:%s (exit %s)\n$ kemu run --backend both %s\n' "$file" "$kernel" "$st" "$line"; cat "$out"; } >> "$log"
+    fi
+    row "$file:$kernel" "$buffers" "$maxulp" "$verdict" "${emu_s:--}" "${cuda_s:--}"
+    rm -rf "$dir"
+done < "$here/kernels.txt"
+elapsed=$(($(date +%s) - started))
+
+# ---- the table -------------------------------------------------------------------
+{
+    echo "## Cross-check table"
+    echo
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "- GPU: $gpu (CUDA device $device)${driver:+, driver $driver}"
+    echo "- kemu: $("$KEMU" --version 2>/dev/null | sed 's/^kemu //'), revision $revision"
+    echo "- $n kernels in ${elapsed} s: $agree agree, $differ differ, $order order-dependent," \
+        "$failed failed, $unavailable unavailable, $skipped skipped"
+    echo
+    echo "| kernel | buffers | max ULP | verdict | emu s | cuda s |"
+    echo "|---|---|---|---|---|---|"
+    cat "$rows"
+} > "$table"
+echo "crosscheck: $n kernels: $agree agree, $differ differ, $order order-dependent, $failed failed," \
+    "$unavailable unavailable, $skipped skipped; table in $table" >&2
+[ -s "$log" ] && echo "crosscheck: output of the kernels that did not agree: $log" >&2
+[ -s "$log" ] || rm -f "$log"
+[ "$differ" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -1,0 +1,418 @@
+/* Unit tests of the checker room (src/check/) through the C API: global
+ * initcheck against host copies and memsets, memcheck's leak, invalid and
+ * double free reports and accesses to freed memory, register initcheck,
+ * racecheck reports that are identical for every thread count and
+ * schedule, the racecheck levels, and the finding groups that merge the
+ * host threads' findings. Kernels come from tests/check/ (CHECK_KERNELS_DIR). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check_internal.h"
+#include "exec/exec.h"
+
+#ifndef CHECK_KERNELS_DIR
+#define CHECK_KERNELS_DIR "tests/check"
+#endif
+
+static kemu_device *device(unsigned tools, int threads, const char *schedule)
+{
+    kemu_device *d;
+    kemu_error err;
+    kemu_device_config cfg = {NULL, threads, schedule, 0, 0};
+    ck_assert_int_eq(kemu_device_create(&cfg, &d, &err), KEMU_OK);
+    kemu_check_config cc = {tools, KEMU_CHECK_WARN, KEMU_CHECK_WARN, 1};
+    ck_assert_int_eq(kemu_device_set_checks(d, &cc, &err), KEMU_OK);
+    return d;
+}
+
+static kemu_kernel *kernel(kemu_device *d, const char *file, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", CHECK_KERNELS_DIR, file);
+    kemu_error err;
+    kemu_module *m;
+    ck_assert_msg(kemu_module_load_ptx_file(d, path, &m, &err) == KEMU_OK, "%s", err.message);
+    kemu_kernel *k;
+    ck_assert_int_eq(kemu_module_get_kernel(m, name, &k, &err), KEMU_OK);
+    return k;
+}
+
+/* The report text (caller frees) and its error count. */
+static char *results(kemu_device *d, size_t *errors)
+{
+    kemu_check_summary s;
+    kemu_error err;
+    ck_assert_int_eq(kemu_check_results(d, 0, &s, &err), KEMU_OK);
+    char *text = strdup(s.text);
+    if (errors)
+        *errors = s.errors;
+    kemu_check_summary_free(&s);
+    return text;
+}
+
+#define HAS(text, line) ck_assert_msg(strstr((text), (line)) != NULL, "missing '%s' in:\n%s", (line), (text))
+
+/* ---- initcheck on global memory --------------------------------------------- */
+
+/* The host writes the first half of the input: the kernel's reads of the
+ * second half are reported, once per thread; a memset or a full copy
+ * initializes it. */
+START_TEST(init_global_partial_copy)
+{
+    for (int variant = 0; variant < 3; variant++) {
+        kemu_device *d = device(KEMU_TOOL_INITCHECK, 1, NULL);
+        kemu_kernel *k = kernel(d, "mem.ptx", "global_read");
+        kemu_error err;
+        uint64_t in, out;
+        float host[64];
+        for (int i = 0; i < 64; i++)
+            host[i] = (float)i;
+        ck_assert_int_eq(kemu_malloc(d, sizeof host, KEMU_UNINIT_NAN, &in, &err), KEMU_OK);
+        ck_assert_int_eq(kemu_malloc(d, sizeof host, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+        if (variant == 0)
+            ck_assert_int_eq(kemu_memcpy_htod(d, in, host, 32 * sizeof(float), &err), KEMU_OK);
+        else if (variant == 1)
+            ck_assert_int_eq(kemu_memset(d, in, 0, sizeof host, &err), KEMU_OK);
+        else
+            ck_assert_int_eq(kemu_memcpy_htod(d, in, host, sizeof host, &err), KEMU_OK);
+        void *args[] = {&in, &out};
+        kemu_launch_config lc = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+        ck_assert_msg(kemu_launch(k, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
+        size_t errors;
+        char *text = results(d, &errors);
+        if (variant == 0) {
+            ck_assert_uint_eq(errors, 1);
+            HAS(text, "========= Error: Uninitialized __global__ memory read of size 4 bytes\n"
+                      "=========     at global_read+");
+            HAS(text, "mem.ptx:");
+            char line[256];
+            snprintf(line, sizeof line, "=========     by thread (32,0,0) in block (0,0,0)\n"
+                                        "=========     Address 0x%llx (allocation #2 + 128); 31 more threads\n",
+                     (unsigned long long)(in + 128));
+            HAS(text, line);
+        } else {
+            ck_assert_uint_eq(errors, 0);
+            HAS(text, "========= ERROR SUMMARY: 0 errors\n");
+        }
+        free(text);
+        kemu_free(d, in, &err);
+        kemu_free(d, out, &err);
+        kemu_device_destroy(d);
+    }
+}
+END_TEST
+
+/* A kernel's own stores initialize the memory that a later launch reads. */
+START_TEST(init_global_kernel_writes)
+{
+    kemu_device *d = device(KEMU_TOOL_INITCHECK, 2, NULL);
+    kemu_kernel *w = kernel(d, "mem.ptx", "oob_write");
+    kemu_kernel *r = kernel(d, "mem.ptx", "global_read");
+    kemu_error err;
+    uint64_t a, b;
+    ck_assert_int_eq(kemu_malloc(d, 64 * sizeof(float), KEMU_UNINIT_ZERO, &a, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(d, 64 * sizeof(float), KEMU_UNINIT_ZERO, &b, &err), KEMU_OK);
+    unsigned n = 64;
+    void *wargs[] = {&a, &n};
+    kemu_launch_config lc = {{2, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_int_eq(kemu_launch(w, &lc, wargs, NULL, &err), KEMU_OK);
+    void *rargs[] = {&a, &b};
+    kemu_launch_config lr = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_int_eq(kemu_launch(r, &lr, rargs, NULL, &err), KEMU_OK);
+    size_t errors;
+    char *text = results(d, &errors);
+    ck_assert_msg(errors == 0, "%s", text);
+    free(text);
+    kemu_free(d, a, &err);
+    kemu_free(d, b, &err);
+    kemu_device_destroy(d);
+}
+END_TEST
+
+/* ---- initcheck on registers ---------------------------------------------------- */
+
+START_TEST(init_register)
+{
+    kemu_device *d = device(KEMU_TOOL_INITCHECK, 1, NULL);
+    kemu_kernel *bad = kernel(d, "regs.ptx", "uninit_reg");
+    kemu_kernel *good = kernel(d, "regs.ptx", "init_reg");
+    kemu_error err;
+    uint64_t out;
+    ck_assert_int_eq(kemu_malloc(d, 128, KEMU_UNINIT_ZERO, &out, &err), KEMU_OK);
+    void *args[] = {&out};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_int_eq(kemu_launch(good, &lc, args, NULL, &err), KEMU_OK);
+    size_t errors;
+    char *text = results(d, &errors);
+    ck_assert_uint_eq(errors, 0);
+    free(text);
+    ck_assert_int_eq(kemu_launch(bad, &lc, args, NULL, &err), KEMU_OK);
+    text = results(d, &errors);
+    ck_assert_uint_eq(errors, 1);
+    HAS(text, "========= Error: Uninitialized register %r2 read\n"
+              "=========     at uninit_reg+4 (");
+    HAS(text, "regs.ptx:14)\n=========     by thread (16,0,0) in block (0,0,0); 15 more threads\n");
+    free(text);
+    kemu_free(d, out, &err);
+    kemu_device_destroy(d);
+}
+END_TEST
+
+/* ---- memcheck on the host side -------------------------------------------------- */
+
+START_TEST(mem_leaks_and_frees)
+{
+    kemu_device *d = device(KEMU_TOOL_MEMCHECK, 1, NULL);
+    kemu_error err;
+    uint64_t a, b;
+    ck_assert_int_eq(kemu_malloc(d, 100, KEMU_UNINIT_ZERO, &a, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(d, 28, KEMU_UNINIT_ZERO, &b, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_free(d, b + 4, &err), KEMU_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(kemu_free(d, b, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_free(d, b, &err), KEMU_ERR_INVALID_ARGUMENT);
+    size_t errors;
+    char *text = results(d, &errors);
+    ck_assert_uint_eq(errors, 3);
+    char line[256];
+    snprintf(line, sizeof line, "========= Error: Invalid free of 0x%llx by kemu_free: not the start of a live device allocation\n",
+             (unsigned long long)(b + 4));
+    HAS(text, line);
+    snprintf(line, sizeof line, "========= Error: Double free of 0x%llx by kemu_free: allocation #2 (28 bytes) was freed before\n",
+             (unsigned long long)b);
+    HAS(text, line);
+    snprintf(line, sizeof line, "========= Error: Leaked 100 bytes at 0x%llx (allocation #1)\n", (unsigned long long)a);
+    HAS(text, line);
+    HAS(text, "========= LEAK SUMMARY: 100 bytes leaked in 1 allocation\n");
+    free(text);
+    /* asking again reports the same leak once */
+    text = results(d, &errors);
+    ck_assert_uint_eq(errors, 3);
+    free(text);
+    kemu_device_destroy(d);
+
+    /* everything freed: no leak */
+    d = device(KEMU_TOOL_MEMCHECK, 1, NULL);
+    ck_assert_int_eq(kemu_malloc(d, 100, KEMU_UNINIT_ZERO, &a, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_free(d, a, &err), KEMU_OK);
+    text = results(d, &errors);
+    ck_assert_uint_eq(errors, 0);
+    ck_assert_ptr_null(strstr(text, "Leaked"));
+    free(text);
+    kemu_device_destroy(d);
+}
+END_TEST
+
+/* A kernel given a pointer into a freed allocation: every lane is reported
+ * with the allocation it points into. */
+START_TEST(mem_freed_access)
+{
+    kemu_device *d = device(KEMU_TOOL_MEMCHECK, 1, NULL);
+    kemu_kernel *k = kernel(d, "mem.ptx", "oob_read");
+    kemu_error err;
+    uint64_t in, out;
+    ck_assert_int_eq(kemu_malloc(d, 64, KEMU_UNINIT_ZERO, &in, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(d, 64, KEMU_UNINIT_ZERO, &out, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_free(d, in, &err), KEMU_OK);
+    unsigned n = 0;
+    void *args[] = {&in, &out, &n};
+    kemu_launch_config lc = {{1, 1, 1}, {2, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_int_eq(kemu_launch(k, &lc, args, NULL, &err), KEMU_ERR_KERNEL_FAULT);
+    kemu_free(d, out, &err);
+    size_t errors;
+    char *text = results(d, &errors);
+    ck_assert_msg(errors == 2, "%s", text);
+    char line[512];
+    snprintf(line, sizeof line, "========= Invalid __global__ read of size 4 bytes\n=========     at oob_read+");
+    HAS(text, line);
+    snprintf(line, sizeof line, "=========     by thread (1,0,0) in block (0,0,0)\n"
+                                "=========     Address 0x%llx is out of bounds\n"
+                                "=========     and is 4 bytes inside allocation #2 at 0x%llx of size 64 bytes, which was freed\n",
+             (unsigned long long)(in + 4), (unsigned long long)in);
+    HAS(text, line);
+    free(text);
+    kemu_device_destroy(d);
+}
+END_TEST
+
+/* ---- racecheck ------------------------------------------------------------------- */
+
+typedef struct race_run { const char *file, *kernel; unsigned grid, block; } race_run;
+
+static char *race_report(const race_run *r, int threads, const char *schedule, kemu_check_level warp)
+{
+    kemu_device *d;
+    kemu_error err;
+    kemu_device_config cfg = {NULL, threads, schedule, 0, 0};
+    ck_assert_int_eq(kemu_device_create(&cfg, &d, &err), KEMU_OK);
+    kemu_check_config cc = {KEMU_TOOL_RACECHECK, warp, KEMU_CHECK_WARN, 0};
+    ck_assert_int_eq(kemu_device_set_checks(d, &cc, &err), KEMU_OK);
+    kemu_kernel *k = kernel(d, r->file, r->kernel);
+    uint64_t in, out;
+    float host[512];
+    for (int i = 0; i < 512; i++)
+        host[i] = (float)(i % 7);
+    ck_assert_int_eq(kemu_malloc(d, sizeof host, KEMU_UNINIT_ZERO, &in, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(d, sizeof host, KEMU_UNINIT_ZERO, &out, &err), KEMU_OK);
+    kemu_memcpy_htod(d, in, host, sizeof host, &err);
+    void *args[] = {&in, &out};
+    kemu_launch_config lc = {{r->grid, 1, 1}, {r->block, 1, 1}, {0, 0, 0}, 0};
+    ck_assert_msg(kemu_launch(k, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
+    char *text = results(d, NULL);
+    kemu_device_destroy(d);
+    return text;
+}
+
+/* The full report of racy kernels is the same for 1 and 2 host threads and
+ * for several schedules. */
+START_TEST(race_reports_deterministic)
+{
+    static const race_run runs[] = {
+        {"race.ptx", "shared_raw", 1, 64}, {"race.ptx", "shared_war", 1, 64},
+        {"race.ptx", "warp_hazard", 1, 32}, {"race.ptx", "global_block", 1, 64},
+        {"race.ptx", "global_blocks", 8, 32}, {"race.ptx", "named_barrier_broken", 1, 64},
+        {"race.ptx", "async_copy_broken", 1, 64}, {"race.ptx", "mbarrier_pc_broken", 1, 64},
+        {"cluster.ptx", "cluster_race", 2, 32},
+    };
+    static const struct { int threads; const char *schedule; } configs[] = {
+        {2, NULL}, {1, "random:1"}, {2, "random:2"}, {1, "random:99"}};
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        char *base = race_report(&runs[i], 1, NULL, KEMU_CHECK_WARN);
+        ck_assert_msg(strstr(base, "Race reported between"), "%s: no race in\n%s", runs[i].kernel, base);
+        for (size_t c = 0; c < sizeof configs / sizeof *configs; c++) {
+            char *other = race_report(&runs[i], configs[c].threads, configs[c].schedule, KEMU_CHECK_WARN);
+            ck_assert_msg(!strcmp(base, other), "%s differs with %d threads, schedule %s:\n%s\nversus\n%s",
+                          runs[i].kernel, configs[c].threads, configs[c].schedule ? configs[c].schedule : "default",
+                          base, other);
+            free(other);
+        }
+        free(base);
+    }
+}
+END_TEST
+
+/* Fixed twins and race-free patterns report nothing. */
+START_TEST(race_free_kernels)
+{
+    static const race_run runs[] = {
+        {"race.ptx", "shared_raw_fixed", 1, 64}, {"race.ptx", "shared_war_fixed", 1, 64},
+        {"race.ptx", "shared_waw_fixed", 1, 64}, {"race.ptx", "warp_hazard_fixed", 1, 32},
+        {"race.ptx", "global_blocks_atomic", 8, 32}, {"race.ptx", "global_block_fixed", 1, 64},
+        {"race.ptx", "named_barrier", 1, 64}, {"race.ptx", "async_copy", 1, 64},
+        {"race.ptx", "mbarrier_pc", 1, 64}, {"cluster.ptx", "cluster_race_fixed", 2, 32},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        char *text = race_report(&runs[i], 2, "random:5", KEMU_CHECK_WARN);
+        ck_assert_msg(strstr(text, "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"), "%s:\n%s",
+                      runs[i].kernel, text);
+        free(text);
+    }
+}
+END_TEST
+
+/* --racecheck-warp: a warning by default, an error, or nothing. */
+START_TEST(race_warp_levels)
+{
+    race_run r = {"race.ptx", "warp_hazard", 1, 32};
+    char *warn = race_report(&r, 1, NULL, KEMU_CHECK_WARN);
+    HAS(warn, "========= Warning: Race reported between Write access at warp_hazard+");
+    HAS(warn, "[RAW hazard between lanes of one warp, no __syncwarp between them]\n");
+    HAS(warn, "=========     threads (0,0,0) and (1,0,0) of block (0,0,0); 31 more instances collapsed\n");
+    HAS(warn, "RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)");
+    char *error = race_report(&r, 1, NULL, KEMU_CHECK_ERROR);
+    HAS(error, "========= Error: Race reported between Write access at warp_hazard+");
+    HAS(error, "ERROR SUMMARY: 1 error");
+    char *off = race_report(&r, 1, NULL, KEMU_CHECK_OFF);
+    HAS(off, "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)");
+    free(warn);
+    free(error);
+    free(off);
+}
+END_TEST
+
+/* Without tools no hooks are installed, so the interpreter runs unchecked. */
+START_TEST(no_tools_no_hooks)
+{
+    kemu_check_config none = {0, KEMU_CHECK_WARN, KEMU_CHECK_WARN, 0};
+    check_session *s = check_session_create(&none);
+    ck_assert_ptr_nonnull(s);
+    vm_launch L;
+    memset(&L, 0, sizeof L);
+    ck_assert_ptr_null(check_launch_begin(s, &L));
+    check_launch_end(s, &L, NULL);
+    check_session_destroy(s);
+}
+END_TEST
+
+/* ---- finding groups --------------------------------------------------------------- */
+
+START_TEST(groups_merge)
+{
+    check_set set = {0};
+    ck_assert_int_eq(check_set_add(&set, 0), 1);
+    ck_assert_int_eq(check_set_add(&set, 0), 0);
+    for (uint64_t v = 1; v <= 1000; v++)
+        ck_assert_int_eq(check_set_add(&set, v * 977), 1);
+    ck_assert_int_eq(check_set_add(&set, 977), 0);
+    ck_assert_uint_eq(check_set_size(&set), 1001);
+    ck_assert(check_set_has(&set, 0) && check_set_has(&set, 977 * 1000) && !check_set_has(&set, 978));
+    check_set_free(&set);
+
+    /* two threads saw overlapping instances of one group: the merge is the
+     * union, and the smallest representative wins whatever the order */
+    check_groups a = {0}, b = {0};
+    uint64_t id[3] = {1, 2, 3}, other[3] = {1, 2, 4};
+    check_rep r1, r2;
+    memset(&r1, 0, sizeof r1);
+    memset(&r2, 0, sizeof r2);
+    r1.order[0] = 5;
+    r1.tid[0] = 1;
+    r2.order[0] = 3;
+    r2.tid[0] = 2;
+    check_group *ga = check_groups_get(&a, KEMU_TOOL_RACECHECK, CHECK_ERROR, id);
+    check_group_note(ga, 10, &r1);
+    check_group_note(ga, 11, &r1);
+    check_group *gb = check_groups_get(&b, KEMU_TOOL_RACECHECK, CHECK_ERROR, id);
+    check_group_note(gb, 11, &r2);
+    check_group_note(gb, 12, &r2);
+    gb->extra = 5;
+    check_group_note(check_groups_get(&b, KEMU_TOOL_RACECHECK, CHECK_ERROR, other), 1, &r1);
+    check_groups_merge(&a, &b);
+    ck_assert_uint_eq(a.n, 2);
+    check_group *g = check_groups_get(&a, KEMU_TOOL_RACECHECK, CHECK_ERROR, id);
+    ck_assert_uint_eq(check_group_count(g), 3 + 5);
+    ck_assert_uint_eq(g->rep.tid[0], 2);
+    ck_assert_uint_eq(b.n, 0);
+    check_groups_free(&a);
+    check_groups_free(&b);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("check");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, init_global_partial_copy);
+    tcase_add_test(tc, init_global_kernel_writes);
+    tcase_add_test(tc, init_register);
+    tcase_add_test(tc, mem_leaks_and_frees);
+    tcase_add_test(tc, mem_freed_access);
+    tcase_add_test(tc, race_reports_deterministic);
+    tcase_add_test(tc, race_free_kernels);
+    tcase_add_test(tc, race_warp_levels);
+    tcase_add_test(tc, no_tools_no_hooks);
+    tcase_add_test(tc, groups_merge);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
