@@ -620,6 +620,34 @@ kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *n
     for (int i = 0; i < m->nsymbols; i++)
         if (m->symbols[i].space == BC_SPACE_SHARED && m->symbols[i].address == UINT64_MAX)
             m->symbols[i].address = dyn_base;
+    /* limits of the CUDA platform, checked before anything is allocated */
+    const char *too_big = NULL;
+    uint64_t limit = 0, size = 0;
+    if (m->const_size > 65536)
+        too_big = ".const variables", limit = 65536, size = m->const_size;
+    else if (m->global_size > (1ull << 30))
+        too_big = ".global variables", limit = 1ull << 30, size = m->global_size;
+    for (int i = 0; i < m->nfunctions && !too_big; i++) {
+        const bc_function *f = m->functions[i];
+        if (f->is_entry && f->param_size > 32764)
+            too_big = "kernel parameters", limit = 32764, size = f->param_size;
+        uint64_t local = 0;
+        for (int k = 0; k < f->ptx->nlocals; k++)
+            if (f->ptx->locals[k]->space == PTX_SPACE_LOCAL)
+                local += f->ptx->locals[k]->size;
+        if (!too_big && local > 512 * 1024)
+            too_big = "local memory per thread", limit = 512 * 1024, size = local;
+    }
+    if (too_big) {
+        bc_module_free(m);
+        util_error(err, KEMU_ERR_PARSE, "%s: error: %llu bytes of %s exceed the CUDA limit of %llu bytes",
+                   ptx->filename, (unsigned long long)size, too_big, (unsigned long long)limit);
+        if (err) {
+            snprintf(err->file, sizeof err->file, "%s", ptx->filename);
+            err->line = err->column = 0;
+        }
+        return KEMU_ERR_PARSE;
+    }
     if (layout_shared_per_kernel(m)) {
         bc_module_free(m);
         return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");

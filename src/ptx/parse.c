@@ -14,6 +14,9 @@
 #include <string.h>
 
 #define MAX_ERRORS 20
+/* Virtual registers per function: far above what compilers emit, low
+ * enough that a register file of this size fits in memory. */
+#define MAX_REGISTERS 262144
 
 typedef struct scope_undo { const char *key; size_t len; void *old; } scope_undo;
 
@@ -37,6 +40,7 @@ typedef struct parser {
     int scope_id, next_scope_id;
     int loc_file, loc_line, loc_col;
     util_map specials;
+    uint64_t nregs_declared;   /* in the function being parsed */
 } parser;
 
 /* ---- errors ---------------------------------------------------------- */
@@ -407,14 +411,25 @@ static void store_scalar(unsigned char *dst, unsigned size, ptx_type type, const
         } else if (type == PTX_T_F64) {
             memcpy(&bits, &d, 8);
         } else {
-            bits = (uint64_t)(int64_t)d;
+            /* a float initializer of an integer variable: truncated, saturated */
+            if (d != d)
+                bits = 0;
+            else if (d >= 9223372036854775808.0)
+                bits = (uint64_t)INT64_MAX;
+            else if (d <= -9223372036854775808.0)
+                bits = (uint64_t)INT64_MIN;
+            else
+                bits = (uint64_t)(int64_t)d;
         }
     }
     for (unsigned i = 0; i < size && i < 8; i++)
         dst[i] = (unsigned char)(bits >> (8 * i));
 }
 
+#define MAX_INIT_DEPTH 16
+
 typedef struct init_ctx {
+    int depth;
     ptx_var *v;
     unsigned elem;
     uint64_t next;      /* next element index */
@@ -425,18 +440,26 @@ static void parse_init_value(parser *p, init_ctx *c)
 {
     lex_token *pk = peek(p);
     if (is_punct(pk, '{')) {
+        if (c->depth >= MAX_INIT_DEPTH) {
+            error_at(p, pk->line, pk->col, "initializer nested more than %d levels deep", MAX_INIT_DEPTH);
+            return;
+        }
         next(p);
+        c->depth++;
         for (;;) {
             if (is_punct(peek(p), '}')) {
                 next(p);
+                c->depth--;
                 return;
             }
             parse_init_value(p, c);
             if (p->nerrors)
                 return;
             lex_token t = next(p);
-            if (is_punct(&t, '}'))
+            if (is_punct(&t, '}')) {
+                c->depth--;
                 return;
+            }
             if (!is_punct(&t, ',')) {
                 char d[64];
                 describe(&t, d, sizeof d);
@@ -585,13 +608,13 @@ static int parse_var_decl(parser *p, ptx_space space, int flags_extern, int flag
             int64_t n;
             if (!parse_int(p, &n) || !expect_punct(p, '>'))
                 return 0;
-            if (n < 0 || n > 10000000) {
-                error_at(p, nt.line, nt.col, "register range too large");
+            if (n < 0 || n > MAX_REGISTERS || p->nregs_declared + (uint64_t)n > MAX_REGISTERS) {
+                error_at(p, nt.line, nt.col, "too many registers: kemu supports at most %d per function", MAX_REGISTERS);
                 return 0;
             }
             for (int64_t i = 0; i < n; i++) {
-                char buf[300];
-                snprintf(buf, sizeof buf, "%.*s%lld", nt.len > 250 ? 250 : nt.len, nt.start, (long long)i);
+                char buf[1100];
+                snprintf(buf, sizeof buf, "%.*s%lld", nt.len > 1024 ? 1024 : nt.len, nt.start, (long long)i);
                 ptx_var *v = alloc(p, sizeof *v);
                 v->name = util_arena_strndup(&p->m->arena, buf, strlen(buf));
                 if (!v->name) { p->oom = 1; return 0; }
@@ -745,6 +768,11 @@ static int parse_operand(parser *p, ptx_operand *o)
     memset(o, 0, sizeof *o);
     o->pos = (ptx_pos){t.line, t.col};
     if (is_punct(&t, '!')) {
+        if (is_punct(peek(p), '!') || is_punct(peek(p), '{')) {
+            lex_token *q = peek(p);
+            error_at(p, q->line, q->col, "'!' applies to one predicate register");
+            return 0;
+        }
         if (!parse_operand(p, o))
             return 0;
         o->negate = 1;
@@ -841,6 +869,11 @@ static int parse_operand(parser *p, ptx_operand *o)
         for (;;) {
             if (n == 16) {
                 error_at(p, t.line, t.col, "vector operand has too many elements");
+                return 0;
+            }
+            if (is_punct(peek(p), '{')) {
+                lex_token *q = peek(p);
+                error_at(p, q->line, q->col, "vector operands do not nest");
                 return 0;
             }
             if (!parse_operand(p, &tmp[n]))
@@ -1008,6 +1041,12 @@ typedef struct fn_build {
 static void emit_reg(parser *p, ptx_var *v, void *ctx)
 {
     fn_build *b = ctx;
+    if (++p->nregs_declared > MAX_REGISTERS) {
+        if (p->nregs_declared == MAX_REGISTERS + 1)
+            error_at(p, v->pos.line, v->pos.col, "too many registers: kemu supports at most %d per function",
+                     MAX_REGISTERS);
+        return;
+    }
     v->scope = p->scope_id;
     v->index = (int)b->regs.n;
     declare(p, v);
@@ -1270,6 +1309,7 @@ static void parse_function(parser *p, int is_entry, int is_extern, int is_visibl
     fn->is_weak = is_weak;
     fn->pos = (ptx_pos){kw.line, kw.col};
     p->fn = fn;
+    p->nregs_declared = 0;
     fn_build b;
     memset(&b, 0, sizeof b);
     if (!is_entry && is_punct(peek(p), '(')) {
@@ -1418,7 +1458,9 @@ static void parse_module(parser *p)
             lex_token v = next(p);
             int maj = 0, min = 0;
             if (v.kind == LEX_FLOAT || v.kind == LEX_INT) {
-                if (sscanf(v.start, "%d.%d", &maj, &min) < 1) maj = 0;
+                char vb[32];
+                snprintf(vb, sizeof vb, "%.*s", v.len < 31 ? v.len : 31, v.start);
+                if (sscanf(vb, "%d.%d", &maj, &min) < 1) maj = 0;
             }
             if (maj < 1) {
                 error_at(p, v.line, v.col, "malformed .version");
