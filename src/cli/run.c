@@ -749,6 +749,12 @@ int cli_run_main(int argc, char **argv)
     free(compare_results);
     exit_code = faulted || cuda.faulted || differing ? CLI_EXIT_FAIL : CLI_EXIT_OK;
     if (checks.config.tools) {
+        /* the buffers kemu run made are not leaks of the kernel's */
+        for (int i = 0; i < parsed; i++)
+            if (cli_arg_is_buffer(&args[i]) && args[i].device) {
+                kemu_free(dev, args[i].device, NULL);
+                args[i].device = 0;
+            }
         int rc = cli_checks_finish(&checks, dev, "run");
         if (rc >= 0)
             exit_code = rc;
