@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "ptx/ptx.h"
 #include "util.h"
+#include "util_map.h"
 
 typedef enum bc_opcode {
 #define BC_OP(name, shape, meaning) BC_##name,
@@ -179,6 +180,8 @@ typedef struct bc_module {
     unsigned char *global_init;
     int has_dynamic_shared;
     int arch_sm;                  /* from .target */
+    util_map function_index;      /* name -> function index + 1 */
+    util_map symbol_index;        /* name -> symbol index + 1 */
 } bc_module;
 
 /* Lowers a parsed module. Module .global variables are laid out at

@@ -125,10 +125,8 @@ void lower_branch_ref(lowerer *L, uint32_t op, const char *label, ptx_pos pos, i
 
 const bc_symbol *lower_find_symbol(lowerer *L, const char *name)
 {
-    for (int i = 0; i < L->m->nsymbols; i++)
-        if (strcmp(L->m->symbols[i].name, name) == 0)
-            return &L->m->symbols[i];
-    return NULL;
+    uintptr_t k = (uintptr_t)util_map_get(&L->m->symbol_index, name, strlen(name));
+    return k ? &L->m->symbols[k - 1] : NULL;
 }
 
 /* ---- modifiers ------------------------------------------------------- */
@@ -448,10 +446,8 @@ int lower_address(lowerer *L, const ptx_operand *o, int *space, uint32_t *slot, 
 
 bc_function *bc_module_find(const bc_module *m, const char *name)
 {
-    for (int i = 0; i < m->nfunctions; i++)
-        if (strcmp(m->functions[i]->name, name) == 0)
-            return m->functions[i];
-    return NULL;
+    uintptr_t k = (uintptr_t)util_map_get(&m->function_index, name, strlen(name));
+    return k ? m->functions[k - 1] : NULL;
 }
 
 static int builtin_of(const char *name)
@@ -530,6 +526,12 @@ kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *n
         f->ptx = pf;
         f->index = m->nfunctions;
         m->functions[m->nfunctions++] = f;
+        int failed = 0;
+        util_map_put(&m->function_index, f->name, strlen(f->name), (void *)(uintptr_t)m->nfunctions, &failed);
+        if (failed) {
+            bc_module_free(m);
+            return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+        }
     }
     for (int i = 0; i < m->nfunctions; i++) {
         bc_function *f = m->functions[i];
@@ -568,6 +570,12 @@ kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *n
         ptx_var *v = ptx->globals[i];
         bc_symbol *s = &m->symbols[m->nsymbols++];
         s->name = v->name;
+        int failed = 0;
+        util_map_put(&m->symbol_index, v->name, strlen(v->name), (void *)(uintptr_t)m->nsymbols, &failed);
+        if (failed) {
+            bc_module_free(m);
+            return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+        }
         s->var = v;
         s->size = v->size;
         uint64_t align = v->align ? v->align : 1;
@@ -1037,6 +1045,8 @@ void bc_module_free(bc_module *m)
     }
     free(m->functions);
     free(m->symbols);
+    util_map_free(&m->function_index);
+    util_map_free(&m->symbol_index);
     free(m->const_init);
     free(m->global_init);
     free(m);

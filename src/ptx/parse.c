@@ -288,8 +288,12 @@ static const char *const type_names[PTX_T_COUNT] = {
 
 ptx_type ptx_type_from_name(const char *dotname)
 {
+    /* every type name is '.' + a letter in b,u,s,f,p,e,t + at most 8 more */
+    char c = dotname[0] == '.' ? dotname[1] : 0;
+    if (!(c == 'b' || c == 'u' || c == 's' || c == 'f' || c == 'p' || c == 'e' || c == 't'))
+        return PTX_T_NONE;
     for (int i = 1; i < PTX_T_COUNT; i++)
-        if (type_names[i] && strcmp(type_names[i], dotname) == 0)
+        if (type_names[i] && type_names[i][1] == c && strcmp(type_names[i], dotname) == 0)
             return (ptx_type)i;
     return PTX_T_NONE;
 }
