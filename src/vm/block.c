@@ -11,6 +11,14 @@
 #include <string.h>
 #include <time.h>
 
+static uint64_t next_random(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 double vm_now(void)
 {
     struct timespec ts;
@@ -642,6 +650,8 @@ int vm_warp_run(vm_block *b, vm_warp *w)
         if (ev == VM_EV_FAULT)
             return -1;
         if (ev == VM_EV_YIELD) {
+            if (b->launch->random_schedule)
+                w->yield_at = 16 + (uint32_t)(next_random(&b->rng) % 497);
             if (w->ngroups > 1) {
                 w->rotate = 1;
                 w->rotate_pc = w->groups[gi < w->ngroups ? gi : 0].pc;
@@ -655,13 +665,6 @@ int vm_warp_run(vm_block *b, vm_warp *w)
 
 /* ---- block setup and scheduling ------------------------------------------- */
 
-static uint64_t next_random(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint64_t linear_id)
 {
@@ -702,6 +705,8 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
         vm_frame *root = w->root;
         memset(w, 0, sizeof *w);
         w->index = i;
+        /* the switch points of a random schedule: 16 to 512 back edges */
+        w->yield_at = L->random_schedule ? 16 + (uint32_t)(next_random(&b->rng) % 497) : 256;
         /* thread indices in CUDA order (x fastest), counted up rather than divided */
         uint64_t t0 = (uint64_t)i * VM_WARP;
         uint32_t tx = (uint32_t)(t0 % L->block[0]), ty = (uint32_t)(t0 / L->block[0] % L->block[1]);

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define BACKEDGE_YIELD 256
+
 
 const uint8_t vm_type_size_table[PTX_T_COUNT] = {
     [PTX_T_B8] = 1, [PTX_T_U8] = 1, [PTX_T_S8] = 1, [PTX_T_E4M3] = 1, [PTX_T_E5M2] = 1, [PTX_T_U4] = 1,
@@ -1328,14 +1328,14 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             if (m == gm) {
                 if (target <= pc) {
                     ++w->backedges;
-                    if (w->ngroups > 1 && (w->backedges & 15) == 0 && w->backedges < BACKEDGE_YIELD) {
+                    if (w->ngroups > 1 && (w->backedges & 15) == 0 && w->backedges < w->yield_at) {
                         /* independent thread scheduling: let the other lane
                          * groups of this warp run (round robin) */
                         g->pc = target;
                         w->rotate = 1;
                         return VM_EV_REPICK;
                     }
-                    if (w->backedges >= BACKEDGE_YIELD) {
+                    if (w->backedges >= w->yield_at) {
                         w->backedges = 0;
                         g->pc = target;
                         if (L->timeout > 0 && vm_now() - L->start_time > L->timeout) {

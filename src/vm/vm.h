@@ -58,6 +58,7 @@ typedef struct vm_warp {
     int rotate;              /* fairness: pick the group after rotate_pc next */
     uint32_t rotate_pc;
     uint32_t cluster_phase;  /* barrier.cluster phase this warp last arrived in */
+    uint32_t yield_at;       /* back edges before the warp yields (random schedules vary it) */
 } vm_warp;
 
 typedef struct vm_barrier {
