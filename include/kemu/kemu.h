@@ -154,6 +154,7 @@ typedef struct kemu_launch_config {
     unsigned block[3];     /* threads per block; 0 is taken as 1 */
     unsigned cluster[3];   /* blocks per cluster; all 0: none (or .reqnctapercluster) */
     size_t shared_bytes;   /* dynamic shared memory */
+    int cooperative;       /* all blocks co-resident, grid-wide sync (cudaLaunchCooperativeKernel) */
 } kemu_launch_config;
 
 /* The outcome of a launch. Strings are owned by the report and freed by

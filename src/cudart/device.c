@@ -131,7 +131,7 @@ void cudart_fill_properties(cudaDeviceProp *p)
     p->concurrentManagedAccess = 1;
     p->computePreemptionSupported = 1;
     p->canUseHostPointerForRegisteredMem = 1;
-    p->cooperativeLaunch = 0; /* grid-wide synchronization is not emulated yet */
+    p->cooperativeLaunch = 1; /* all blocks of a cooperative launch run co-resident */
     p->sharedMemPerBlockOptin = a.shared_optin;
     p->directManagedMemAccessFromHost = 1;
     p->maxBlocksPerMultiProcessor = f->blocks_per_sm;

@@ -140,6 +140,7 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
         for (int i = 0; i < 3; i++)
             cfg.cluster[i] = (unsigned)(kr->required_cluster[i] ? kr->required_cluster[i] : 1);
     cfg.shared_bytes = shared;
+    cfg.cooperative = cooperative;
     kemu_report report;
     kemu_error err;
     memset(&report, 0, sizeof report);
@@ -155,10 +156,7 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
             size_t n = strlen(m) + 256;
             s->pending_message = malloc(n);
             if (s->pending_message)
-                snprintf(s->pending_message, n, "%s%s", m,
-                         cooperative && s->pending_error == cudaErrorLaunchFailure
-                             ? "\nkemu: (grid-wide synchronization of cooperative launches is not supported yet)"
-                             : "");
+                snprintf(s->pending_message, n, "%s", m);
         }
     } else if (st == KEMU_ERR_LAUNCH_CONFIG) {
         fprintf(stderr, "kemu: launch of %s rejected: %s\n", kr->name, err.message);

@@ -186,12 +186,41 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     L.heap_used = dev->heap_used;
     L.heap_lock = dev->heap_base ? &dev->heap_lock : NULL;
 
+    uint64_t nblocks = (uint64_t)L.grid[0] * L.grid[1] * L.grid[2];
+    uint64_t coop_workspace = 0;
+    if (cfg->cooperative) {
+        /* every block co-resident: the whole grid runs as one group on one
+         * host thread; %envreg1:%envreg2 hold the grid-sync workspace */
+        uint64_t per_sm = 2048 / (L.nthreads_per_block ? L.nthreads_per_block : 1);
+        if (per_sm > 32)
+            per_sm = 32;
+        uint64_t limit = per_sm * (uint64_t)arch->sm_count;
+        const char *why = NULL;
+        if (nblocks > limit)
+            why = "more blocks than can be co-resident";
+        else if (L.cluster[0] || L.cluster[1] || L.cluster[2])
+            why = "clusters";
+        else if (dev->checks)
+            why = "checkers";
+        if (why) {
+            free(L.params);
+            return util_error(err, why[0] == 'm' ? KEMU_ERR_LAUNCH_CONFIG : KEMU_ERR_UNSUPPORTED,
+                              "cooperative launch of %llu blocks: %s%s (at most %llu blocks on %s)",
+                              (unsigned long long)nblocks, why[0] == 'm' ? "" : "not supported with ", why,
+                              (unsigned long long)limit, arch->name);
+        }
+        if (mem_alloc(&dev->mem, 256, 0, MEM_KIND_MODULE_GLOBALS, &coop_workspace)) {
+            free(L.params);
+            return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory for the grid-sync workspace");
+        }
+        L.envreg[1] = (uint32_t)(coop_workspace >> 32);
+        L.envreg[2] = (uint32_t)coop_workspace;
+    }
     if (dev->checks)
         L.hooks = check_launch_begin(dev->checks, &L);
-    uint64_t nblocks = (uint64_t)L.grid[0] * L.grid[1] * L.grid[2];
     unsigned cl[3];
     for (int i = 0; i < 3; i++)
-        cl[i] = L.cluster[i] ? L.cluster[i] : 1;
+        cl[i] = cfg->cooperative ? L.grid[i] : L.cluster[i] ? L.cluster[i] : 1;
     unsigned ncl[3] = {L.grid[0] / cl[0], L.grid[1] / cl[1], L.grid[2] / cl[2]};
     uint64_t nclusters = (uint64_t)ncl[0] * ncl[1] * ncl[2];
     int nthreads = host_threads(dev);
@@ -219,17 +248,27 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
 #ifdef _OPENMP
         tid = omp_get_thread_num();
 #endif
+        int group = (int)(cl[0] * cl[1] * cl[2]);
         vm_cluster *cluster = calloc(1, sizeof *cluster);
-        if (!cluster)
+        unsigned (*ctaids)[3] = malloc((size_t)group * sizeof *ctaids);
+        uint64_t *ids = malloc((size_t)group * sizeof *ids);
+        if (cluster) {
+            cluster->blocks = calloc((size_t)group, sizeof *cluster->blocks);
+            cluster->cap = cluster->blocks ? group : 0;
+        }
+        if (!cluster || !cluster->blocks || !ctaids || !ids) {
             __atomic_store_n(&oom, 1, __ATOMIC_RELAXED);
+            if (cluster)
+                free(cluster->blocks);
+            free(cluster);
+            cluster = NULL;
+        }
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t ci = 0; ci < nclusters; ci++) {
             if (!cluster)
                 continue;
             unsigned cx = (unsigned)(ci % ncl[0]), cy = (unsigned)(ci / ncl[0] % ncl[1]);
             unsigned cz = (unsigned)(ci / ((uint64_t)ncl[0] * ncl[1]));
-            unsigned ctaids[VM_MAX_CLUSTER][3];
-            uint64_t ids[VM_MAX_CLUSTER];
             int n = 0;
             for (unsigned rz = 0; rz < cl[2]; rz++)
                 for (unsigned ry = 0; ry < cl[1]; ry++)
@@ -275,8 +314,12 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
             vm_cluster_free(cluster);
             free(cluster);
         }
+        free(ctaids);
+        free(ids);
     }
     double seconds = vm_now() - t0;
+    if (coop_workspace)
+        mem_free(&dev->mem, coop_workspace);
     if (dev->checks)
         check_launch_end(dev->checks, &L, best_fault_id != UINT64_MAX ? &best_fault : NULL);
     dev->heap_used = L.heap_used;

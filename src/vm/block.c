@@ -832,7 +832,10 @@ int vm_cluster_run(vm_cluster *c, vm_launch *L, int n, const unsigned (*ctaids)[
             return -1;
         }
         b->cluster = c;
-        b->rank = (unsigned)i;
+        /* the block's rank in its thread-block cluster (0 without clusters) */
+        unsigned cx = L->cluster[0] ? L->cluster[0] : 1, cy = L->cluster[1] ? L->cluster[1] : 1;
+        unsigned cz = L->cluster[2] ? L->cluster[2] : 1;
+        b->rank = (b->ctaid[0] % cx) + (b->ctaid[1] % cy) * cx + (b->ctaid[2] % cz) * cx * cy;
     }
     if (L->hooks && L->hooks->block_begin)
         for (int i = 0; i < n; i++)
@@ -896,8 +899,11 @@ int vm_cluster_run(vm_cluster *c, vm_launch *L, int n, const unsigned (*ctaids)[
 
 void vm_cluster_free(vm_cluster *c)
 {
-    for (int i = 0; i < VM_MAX_CLUSTER; i++)
+    for (int i = 0; i < c->cap; i++)
         vm_block_free(&c->blocks[i]);
+    free(c->blocks);
+    c->blocks = NULL;
+    c->cap = 0;
 }
 
 void vm_block_free(vm_block *b)

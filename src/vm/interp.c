@@ -678,6 +678,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 break;
             }
             case BC_SR_IS_EXPLICIT_CLUSTER: LANES(m, D[l] = L->cluster[0] != 0); break;
+            case BC_SR_ENVREG: LANES(m, D[l] = L->envreg[c & 31]); break;
             default: LANES(m, D[l] = 0); break;
             }
             break;

@@ -113,8 +113,8 @@ typedef struct vm_block {
  * launch without clusters runs clusters of one block. */
 #define VM_MAX_CLUSTER 16
 typedef struct vm_cluster {
-    vm_block blocks[VM_MAX_CLUSTER];
-    int n;
+    vm_block *blocks;        /* cap blocks; a cooperative launch runs the whole grid as one group */
+    int n, cap;
     uint32_t arrived_warps;  /* barrier.cluster arrivals in the current phase */
     uint32_t phase;          /* completed barrier.cluster phases */
 } vm_cluster;
@@ -140,6 +140,7 @@ typedef struct vm_launch {
     double timeout;                /* seconds, 0 = none */
     double start_time;
     uint64_t abort_id;             /* lowest faulted block id: later blocks stop (atomic) */
+    uint32_t envreg[32];           /* %envreg0-31 (cooperative launches: the grid-sync workspace) */
     uint64_t heap_base, heap_size, heap_used; /* device malloc */
     void *heap_lock;
     int arch_sm;

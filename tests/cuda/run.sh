@@ -36,8 +36,8 @@ cuda_include=$(cd "$(dirname "$NVCC")/../include" 2>/dev/null && pwd)
 exec_env=
 libkemu=$(ls "$top_builddir"/.libs/libkemu.so.[0-9]* 2>/dev/null | head -n 1)
 if [ -n "$libkemu" ] && ldd "$libkemu" 2>/dev/null | grep -q libasan; then
-    preload=$(ldd "$libkemu" | awk '/libasan|libubsan/ {printf "%s ", $3}')
-    exec_env="env LD_PRELOAD=${preload% } ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+    preload=$(ldd "$libkemu" | awk '/libasan|libubsan/ {printf "%s:", $3}')
+    exec_env="env LD_PRELOAD=${preload%:} ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kemu-cuda-tests.XXXXXX")
@@ -283,7 +283,7 @@ check texture texture
 check cluster cluster
 # grid.sync() needs the grid workspace (%envreg1/%envreg2) and all blocks
 # resident at once; kemu's core provides neither yet: the kernel traps
-check cooperative cooperative xfail:grid_sync_not_emulated
+check cooperative cooperative
 for mode in illegal misaligned assert trap reset; do
     check "faults_$mode" faults -- "$mode"
     selected "faults_$mode" && [ -f "$work/faults_$mode.err" ] && ! grep -q "^kemu: kernel '.*' faulted" "$work/faults_$mode.err" &&
