@@ -1408,6 +1408,11 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     return VM_EV_FAULT;
                 }
                 callee = L->mod->functions[idx];
+                if (same != m) {
+                    /* lanes calling other functions take the call again as their own group */
+                    vm_group_split(w, g, m & ~same, pc);
+                    g = &w->groups[gi];
+                }
                 m = same;
             }
             if (m != g->mask) {
@@ -1430,10 +1435,21 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 return VM_EV_FAULT;
             }
             const bc_call *call = &fn->calls[op->list];
+            if (call->callee < 0 && (call->nargs != callee->nparams || call->nrets != callee->nrets)) {
+                g->pc = pc;
+                vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
+                            "indirect call of '%s' with %d arguments and %d results; it takes %d and returns %d",
+                            callee->name, call->nargs, call->nrets, callee->nparams, callee->nrets);
+                return VM_EV_FAULT;
+            }
             for (int i = 0; i < call->nargs; i++) {
                 const bc_copy *cp = &call->args[i];
+                /* an indirect call learns the callee's parameter layout now */
+                uint32_t to = call->callee >= 0 ? cp->to : (uint32_t)callee->params[i].offset;
+                uint32_t size = call->callee >= 0 || cp->size <= callee->params[i].size ? cp->size
+                              : (uint32_t)callee->params[i].size;
                 LANES(m, { uint8_t *lm = w->local + (size_t)l * L->local_stride;
-                           memmove(lm + base + cp->to, lm + f->local_base + cp->from, cp->size); });
+                           memmove(lm + base + to, lm + f->local_base + cp->from, size); });
             }
             nf->parent = f;
             nf->ret_pc = pc + 1;
@@ -1458,10 +1474,13 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 }
                 vm_frame *parent = f->parent;
                 const bc_call *call = &parent->fn->calls[f->call_index];
-                for (int i = 0; i < call->nrets; i++) {
+                for (int i = 0; i < call->nrets && i < fn->nrets; i++) {
                     const bc_copy *cp = &call->rets[i];
+                    uint32_t from = call->callee >= 0 ? cp->from : (uint32_t)fn->rets[i].offset;
+                    uint32_t size = call->callee >= 0 || cp->size <= fn->rets[i].size ? cp->size
+                                  : (uint32_t)fn->rets[i].size;
                     LANES(m, { uint8_t *lm = w->local + (size_t)l * L->local_stride;
-                               memmove(lm + parent->local_base + cp->to, lm + f->local_base + cp->from, cp->size); });
+                               memmove(lm + parent->local_base + cp->to, lm + f->local_base + from, size); });
                 }
                 g->frame = parent;
                 g->pc = f->ret_pc;
