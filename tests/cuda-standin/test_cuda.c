@@ -294,7 +294,7 @@ START_TEST(test_saxpy_roundtrip)
     unsigned n = 90; /* the last 10 stay 1 */
     float a = 2.0f;
     void *args[] = {&n, &a, &dx, &dy};
-    kemu_launch_config cfg = {{4, 0, 0}, {32, 0, 0}, {0, 0, 0}, 0};
+    kemu_launch_config cfg = {{4, 0, 0}, {32, 0, 0}, {0, 0, 0}, 0, 0};
     double seconds = -1;
     ck_assert_msg(cuda_backend_launch(b, &cfg, args, &seconds, msg, sizeof msg) == CUDA_STATUS_OK, "%s", msg);
     ck_assert(seconds >= 0);
@@ -323,7 +323,7 @@ START_TEST(test_perturbed_copy)
     unsigned n = 32;
     float a = 1.0f;
     void *args[] = {&n, &a, &dx, &dy};
-    kemu_launch_config cfg = {{1, 0, 0}, {32, 0, 0}, {0, 0, 0}, 0};
+    kemu_launch_config cfg = {{1, 0, 0}, {32, 0, 0}, {0, 0, 0}, 0, 0};
     double seconds;
     setenv("KEMU_STANDIN_PERTURB", "8", 1); /* low byte of element 2 */
     ck_assert_int_eq(cuda_backend_launch(b, &cfg, args, &seconds, msg, sizeof msg), CUDA_STATUS_OK);
@@ -347,7 +347,7 @@ START_TEST(test_dynamic_shared_above_48k)
     ck_assert_int_eq(cuda_backend_alloc(b, 32 * 4, &d, msg, sizeof msg), CUDA_STATUS_OK);
     void *args[] = {&d};
     /* the stand-in refuses more than 48 KiB unless the limit was raised */
-    kemu_launch_config cfg = {{1, 0, 0}, {32, 0, 0}, {0, 0, 0}, 64 * 1024};
+    kemu_launch_config cfg = {{1, 0, 0}, {32, 0, 0}, {0, 0, 0}, 64 * 1024, 0};
     double seconds;
     ck_assert_msg(cuda_backend_launch(b, &cfg, args, &seconds, msg, sizeof msg) == CUDA_STATUS_OK, "%s", msg);
     unsigned out[32];
@@ -373,7 +373,7 @@ START_TEST(test_cluster_launch)
     uint64_t d;
     ck_assert_int_eq(cuda_backend_alloc(b, 4 * 4, &d, msg, sizeof msg), CUDA_STATUS_OK);
     void *args[] = {&d};
-    kemu_launch_config cfg = {{4, 0, 0}, {32, 0, 0}, {2, 0, 0}, 0};
+    kemu_launch_config cfg = {{4, 0, 0}, {32, 0, 0}, {2, 0, 0}, 0, 0};
     double seconds;
     ck_assert_msg(cuda_backend_launch(b, &cfg, args, &seconds, msg, sizeof msg) == CUDA_STATUS_OK, "%s", msg);
     unsigned out[4];
@@ -395,7 +395,7 @@ START_TEST(test_kernel_fault)
     ck_assert_int_eq(cuda_backend_load_ptx(b, fault_ptx, strlen(fault_ptx), "bad", msg, sizeof msg), CUDA_STATUS_OK);
     uint64_t d = 0;
     void *args[] = {&d};
-    kemu_launch_config cfg = {{1, 0, 0}, {1, 0, 0}, {0, 0, 0}, 0};
+    kemu_launch_config cfg = {{1, 0, 0}, {1, 0, 0}, {0, 0, 0}, 0, 0};
     double seconds;
     ck_assert_int_eq(cuda_backend_launch(b, &cfg, args, &seconds, msg, sizeof msg), CUDA_STATUS_KERNEL_FAULT);
     ck_assert_str_eq(msg, "kernel bad faulted on CUDA device 0: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access "

@@ -78,7 +78,7 @@ START_TEST(init_global_partial_copy)
         else
             ck_assert_int_eq(kemu_memcpy_htod(d, in, host, sizeof host, &err), KEMU_OK);
         void *args[] = {&in, &out};
-        kemu_launch_config lc = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+        kemu_launch_config lc = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
         ck_assert_msg(kemu_launch(k, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
         size_t errors;
         char *text = results(d, &errors);
@@ -116,10 +116,10 @@ START_TEST(init_global_kernel_writes)
     ck_assert_int_eq(kemu_malloc(d, 64 * sizeof(float), KEMU_UNINIT_ZERO, &b, &err), KEMU_OK);
     unsigned n = 64;
     void *wargs[] = {&a, &n};
-    kemu_launch_config lc = {{2, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{2, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_int_eq(kemu_launch(w, &lc, wargs, NULL, &err), KEMU_OK);
     void *rargs[] = {&a, &b};
-    kemu_launch_config lr = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lr = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_int_eq(kemu_launch(r, &lr, rargs, NULL, &err), KEMU_OK);
     size_t errors;
     char *text = results(d, &errors);
@@ -142,7 +142,7 @@ START_TEST(init_register)
     uint64_t out;
     ck_assert_int_eq(kemu_malloc(d, 128, KEMU_UNINIT_ZERO, &out, &err), KEMU_OK);
     void *args[] = {&out};
-    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_int_eq(kemu_launch(good, &lc, args, NULL, &err), KEMU_OK);
     size_t errors;
     char *text = results(d, &errors);
@@ -217,7 +217,7 @@ START_TEST(mem_freed_access)
     ck_assert_int_eq(kemu_free(d, in, &err), KEMU_OK);
     unsigned n = 0;
     void *args[] = {&in, &out, &n};
-    kemu_launch_config lc = {{1, 1, 1}, {2, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{1, 1, 1}, {2, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_int_eq(kemu_launch(k, &lc, args, NULL, &err), KEMU_ERR_KERNEL_FAULT);
     kemu_free(d, out, &err);
     size_t errors;
@@ -257,7 +257,7 @@ static char *race_report(const race_run *r, int threads, const char *schedule, k
     ck_assert_int_eq(kemu_malloc(d, sizeof host, KEMU_UNINIT_ZERO, &out, &err), KEMU_OK);
     kemu_memcpy_htod(d, in, host, sizeof host, &err);
     void *args[] = {&in, &out};
-    kemu_launch_config lc = {{r->grid, 1, 1}, {r->block, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{r->grid, 1, 1}, {r->block, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_msg(kemu_launch(k, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
     char *text = results(d, NULL);
     kemu_device_destroy(d);

@@ -50,23 +50,23 @@ START_TEST(launch_validation)
     ck_assert_int_eq(kemu_module_get_kernel(k->mod, "j", &j, &err), KEMU_OK);
     uint32_t x = 1;
     void *args[] = {&x};
-    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_int_eq(kemu_launch(k, &lc, args, NULL, &err), KEMU_ERR_LAUNCH_CONFIG);
     ck_assert_msg(strstr(err.message, "requires a block of 64,1,1 threads (.reqntid); the launch has 32,1,1"), "%s", err.message);
-    kemu_launch_config big = {{1, 1, 1}, {1024, 2, 1}, {0, 0, 0}, 0};
+    kemu_launch_config big = {{1, 1, 1}, {1024, 2, 1}, {0, 0, 0}, 0, 0};
     ck_assert_int_eq(kemu_launch(j, &big, NULL, NULL, &err), KEMU_ERR_LAUNCH_CONFIG);
     ck_assert_msg(strstr(err.message, "2048 threads per block exceed the sm_80 limit of 1024"), "%s", err.message);
-    kemu_launch_config z = {{1, 1, 1}, {1, 1, 65}, {0, 0, 0}, 0};
+    kemu_launch_config z = {{1, 1, 1}, {1, 1, 65}, {0, 0, 0}, 0, 0};
     ck_assert_int_eq(kemu_launch(j, &z, NULL, NULL, &err), KEMU_ERR_LAUNCH_CONFIG);
     ck_assert_msg(strstr(err.message, "block z dimension 65 exceeds the sm_80 limit of 64"), "%s", err.message);
-    kemu_launch_config sh = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 200 * 1024};
+    kemu_launch_config sh = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 200 * 1024, 0};
     ck_assert_int_eq(kemu_launch(j, &sh, NULL, NULL, &err), KEMU_ERR_LAUNCH_CONFIG);
     ck_assert_msg(strstr(err.message, "204800 bytes of shared memory per block (0 static + 204800 dynamic) exceed the sm_80 limit of 166912"),
                   "%s", err.message);
-    kemu_launch_config cl = {{2, 1, 1}, {32, 1, 1}, {2, 1, 1}, 0};
+    kemu_launch_config cl = {{2, 1, 1}, {32, 1, 1}, {2, 1, 1}, 0, 0};
     ck_assert_int_eq(kemu_launch(j, &cl, NULL, NULL, &err), KEMU_ERR_LAUNCH_CONFIG);
     ck_assert_msg(strstr(err.message, "clusters need sm_90 or later (the device is sm_80)"), "%s", err.message);
-    kemu_launch_config ok = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config ok = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_int_eq(kemu_launch(k, &ok, NULL, NULL, &err), KEMU_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(kemu_launch(k, &ok, args, NULL, &err), KEMU_OK);
     kemu_device_destroy(d);
@@ -118,7 +118,7 @@ START_TEST(results_independent_of_threads)
         uint64_t c;
         ck_assert_int_eq(kemu_malloc(d, 4, KEMU_UNINIT_ZERO, &c, &err), KEMU_OK);
         void *args[] = {&c};
-        kemu_launch_config lc = {{40, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+        kemu_launch_config lc = {{40, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
         kemu_report r;
         ck_assert_msg(kemu_launch(k, &lc, args, &r, &err) == KEMU_OK, "%s", err.message);
         uint32_t count;

@@ -68,7 +68,7 @@ START_TEST(fetch_linear_memory)
     ck_assert_int_eq(kemu_malloc(dev, 100 * 4, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
     int offset = 10, n = 100;
     void *args[] = {&tex, &out, &offset, &n};
-    kemu_launch_config lc = {{1, 1, 1}, {128, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{1, 1, 1}, {128, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_msg(kemu_launch(kernel("tex1d_fetch"), &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
     float res[100];
     kemu_memcpy_dtoh(dev, res, out, sizeof res, &err);
@@ -89,7 +89,7 @@ START_TEST(fetch_int4)
     ck_assert_int_eq(kemu_malloc(dev, sizeof src, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
     int n = 20;
     void *args[] = {&tex, &out, &n};
-    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_msg(kemu_launch(kernel("tex1d_fetch_int4"), &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
     int32_t res[80];
     kemu_memcpy_dtoh(dev, res, out, sizeof res, &err);
@@ -130,7 +130,7 @@ START_TEST(sample_2d_point_and_linear)
         int w = 16, h = 12;
         float sx = 0.55f, sy = 0.6f, ox = -0.8f, oy = 0.3f;
         void *args[] = {&tex, &out, &w, &h, &sx, &sy, &ox, &oy};
-        kemu_launch_config lc = {{2, 2, 1}, {8, 8, 1}, {0, 0, 0}, 0};
+        kemu_launch_config lc = {{2, 2, 1}, {8, 8, 1}, {0, 0, 0}, 0, 0};
         ck_assert_msg(kemu_launch(kernel("tex2d_sample"), &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
         float res[16 * 12];
         kemu_memcpy_dtoh(dev, res, out, sizeof res, &err);
@@ -161,7 +161,7 @@ START_TEST(normalized_float4_border)
     int w = W, h = H;
     float lod = 0.0f;
     void *args[] = {&tex, &out, &w, &h, &lod};
-    kemu_launch_config lc = {{1, 1, 1}, {W, H, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{1, 1, 1}, {W, H, 1}, {0, 0, 0}, 0, 0};
     ck_assert_msg(kemu_launch(kernel("tex2d_float4_lod"), &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
     float res[W * H * 4];
     kemu_memcpy_dtoh(dev, res, out, sizeof res, &err);
@@ -184,7 +184,7 @@ START_TEST(surfaces_transpose_and_zero_mode)
     ck_assert_int_eq(kemu_texture_create(dev, &dd, &hd, &err), KEMU_OK);
     int w = W, h = H;
     void *args[] = {&hs, &hd, &w, &h};
-    kemu_launch_config lc = {{1, 1, 1}, {8, 4, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{1, 1, 1}, {8, 4, 1}, {0, 0, 0}, 0, 0};
     ck_assert_msg(kemu_launch(kernel("surf2d_transpose_add"), &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
     float res[W * H];
     kemu_memcpy_dtoh(dev, res, dmem, sizeof res, &err);
@@ -231,7 +231,7 @@ START_TEST(bad_objects)
     ck_assert_int_eq(kemu_malloc(dev, 64, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
     int off = 0, n = 4;
     void *args[] = {&bogus, &out, &off, &n};
-    kemu_launch_config lc = {{1, 1, 1}, {4, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{1, 1, 1}, {4, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_int_eq(kemu_launch(kernel("tex1d_fetch"), &lc, args, NULL, &err), KEMU_ERR_KERNEL_FAULT);
     ck_assert_msg(strstr(err.message, "0x4d is not a texture or surface object"), "%s", err.message);
 }

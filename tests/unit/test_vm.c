@@ -47,7 +47,7 @@ START_TEST(elementwise_with_tail)
     uint32_t n = 1000;
     ck_assert_int_eq(kemu_malloc(dev, 1024 * 4, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
     void *args[] = {&out, &n};
-    kemu_launch_config lc = {{4, 1, 1}, {256, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{4, 1, 1}, {256, 1, 1}, {0, 0, 0}, 0, 0};
     kemu_report r;
     ck_assert_int_eq(kemu_launch(k, &lc, args, &r, &err), KEMU_OK);
     uint32_t host[1024];
@@ -87,7 +87,7 @@ START_TEST(shared_reduction)
     ck_assert_int_eq(kemu_malloc(dev, 16, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
     kemu_memcpy_htod(dev, in, host, sizeof host, &err);
     void *args[] = {&in, &out};
-    kemu_launch_config lc = {{4, 1, 1}, {256, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{4, 1, 1}, {256, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_int_eq(kemu_launch(k, &lc, args, NULL, &err), KEMU_OK);
     uint32_t res[4];
     kemu_memcpy_dtoh(dev, res, out, sizeof res, &err);
@@ -111,7 +111,7 @@ START_TEST(oob_fault_message)
     uint64_t out;
     ck_assert_int_eq(kemu_malloc(dev, 40, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
     void *args[] = {&out};
-    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
     kemu_report r;
     ck_assert_int_eq(kemu_launch(k, &lc, args, &r, &err), KEMU_ERR_KERNEL_FAULT);
     ck_assert_int_eq(r.faulted, 1);
@@ -132,7 +132,7 @@ START_TEST(deadlock_diagnosed)
         " mov.u32 %r1, %tid.x;\n setp.ge.u32 %p, %r1, 32;\n @%p bra $wait;\n"
         "$spin:\n bar.sync 1;\n ret;\n$wait:\n bar.sync 0;\n ret;\n}\n", "dl");
     kemu_error err;
-    kemu_launch_config lc = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
     kemu_report r;
     ck_assert_int_eq(kemu_launch(k, &lc, NULL, &r, &err), KEMU_ERR_KERNEL_FAULT);
     ck_assert_msg(strstr(r.fault_message, "deadlock"), "%s", r.fault_message);
@@ -168,7 +168,7 @@ START_TEST(native_function_via_libffi)
     ck_assert_int_eq(kemu_malloc(dev, 64 * 4, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
     ck_assert_int_eq(kemu_malloc(dev, 64 * 4, KEMU_UNINIT_NAN, &side, &err), KEMU_OK);
     void *args[] = {&out, &side};
-    kemu_launch_config lc = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_msg(kemu_launch(k, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
     float res[64];
     uint32_t sres[64];
@@ -220,7 +220,7 @@ START_TEST(clusters_and_distributed_shared_memory)
     uint32_t h[256];
     /* cluster_regs: .reqnctapercluster 2 */
     void *a1[] = {&out};
-    kemu_launch_config lc = {{4, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc = {{4, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_msg(kemu_launch(regs, &lc, a1, NULL, &err) == KEMU_OK, "%s", err.message);
     kemu_memcpy_dtoh(d9, h, out, 32 * 4, &err);
     for (uint32_t b = 0; b < 4; b++) {
@@ -233,7 +233,7 @@ START_TEST(clusters_and_distributed_shared_memory)
         h[i] = (uint32_t)(i * 3 + 1);
     kemu_memcpy_htod(d9, in, h, sizeof h, &err);
     void *a2[] = {&in, &out};
-    kemu_launch_config lc2 = {{4, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc2 = {{4, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_msg(kemu_launch(ex, &lc2, a2, NULL, &err) == KEMU_OK, "%s", err.message);
     uint32_t res[256];
     kemu_memcpy_dtoh(d9, res, out, sizeof res, &err);
@@ -241,13 +241,13 @@ START_TEST(clusters_and_distributed_shared_memory)
         for (int t = 0; t < 64; t++)
             ck_assert_uint_eq(res[b * 64 + t], h[b * 64 + t] + h[(b ^ 1) * 64 + t]);
     /* dsmem_atomic: clusters of 4, every thread adds 1 to rank 0's counter */
-    kemu_launch_config lc3 = {{8, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0};
+    kemu_launch_config lc3 = {{8, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
     ck_assert_msg(kemu_launch(at, &lc3, a1, NULL, &err) == KEMU_OK, "%s", err.message);
     kemu_memcpy_dtoh(d9, res, out, 8, &err);
     ck_assert_uint_eq(res[0], 256);
     ck_assert_uint_eq(res[1], 256);
     /* cluster shape from the launch */
-    kemu_launch_config lc4 = {{6, 1, 1}, {32, 1, 1}, {3, 1, 1}, 0};
+    kemu_launch_config lc4 = {{6, 1, 1}, {32, 1, 1}, {3, 1, 1}, 0, 0};
     ck_assert_msg(kemu_launch(rt, &lc4, a1, NULL, &err) == KEMU_OK, "%s", err.message);
     kemu_memcpy_dtoh(d9, res, out, 6 * 4, &err);
     for (int b = 0; b < 6; b++)
