@@ -3,7 +3,7 @@
 #
 # Output names, beside each NAME.cu:
 #   NAME.sm_75.O3.ptx  NAME.sm_80.O3.ptx  NAME.sm_90.O3.ptx   optimized (the default)
-#   NAME.sm_80.G.ptx                                          device debug (-G)
+#   NAME.sm_XX.G.ptx                                          device debug (-G; no optimization)
 #   NAME.sm_80.lineinfo.ptx                                   optimized + .loc (-lineinfo)
 # Combinations that cannot compile are listed in SKIP below. Kernels that
 # need a newer target than sm_75 are fenced with #if __CUDA_ARCH__ >= N in
@@ -29,8 +29,10 @@ SKIP=(
     "cluster.cu sm_80.O3"
     "cluster.cu sm_80.G"
     "cluster.cu sm_80.lineinfo"
+    "cluster.cu sm_75.G"
+    "cluster.cu sm_75.lineinfo"
 )
-VARIANTS=(sm_75.O3 sm_80.O3 sm_90.O3 sm_80.G sm_80.lineinfo)
+VARIANTS=(sm_75.O3 sm_80.O3 sm_90.O3 sm_75.G sm_80.G sm_90.G sm_75.lineinfo sm_80.lineinfo sm_90.lineinfo)
 
 is_skipped() {
     local entry
