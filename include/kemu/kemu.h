@@ -142,6 +142,9 @@ kemu_status kemu_malloc(kemu_device *dev, size_t size, kemu_uninit uninit,
 kemu_status kemu_free(kemu_device *dev, uint64_t address, kemu_error *err);
 kemu_status kemu_memcpy_htod(kemu_device *dev, uint64_t dst, const void *src,
                              size_t size, kemu_error *err);
+/* As kemu_memcpy_htod, for the "uninitialized" fill of a fresh buffer:
+ * the bytes it writes still count as never written for initcheck. */
+kemu_status kemu_fill_uninit(kemu_device *dev, uint64_t dst, const void *src, size_t size, kemu_error *err);
 kemu_status kemu_memcpy_dtoh(kemu_device *dev, void *dst, uint64_t src,
                              size_t size, kemu_error *err);
 kemu_status kemu_memcpy_dtod(kemu_device *dev, uint64_t dst, uint64_t src,

@@ -475,8 +475,11 @@ int cli_run_main(int argc, char **argv)
                 goto done;
             }
             size_t bytes = a->array.count * io_dtype_size(a->array.dtype);
+            /* out: and scratch: hold the uninitialized fill: initcheck sees them unwritten */
+            int fresh = a->kind == ARG_OUT || a->kind == ARG_SCRATCH;
             if (use_emu && (kemu_malloc(dev, bytes, kuninit, &a->device, &err) ||
-                            kemu_memcpy_htod(dev, a->device, a->array.data, bytes, &err))) {
+                            (fresh ? kemu_fill_uninit(dev, a->device, a->array.data, bytes, &err)
+                                   : kemu_memcpy_htod(dev, a->device, a->array.data, bytes, &err)))) {
                 fprintf(stderr, "kemu run: error: %s\n", err.message);
                 goto done;
             }

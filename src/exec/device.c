@@ -408,6 +408,16 @@ kemu_status kemu_memcpy_htod(kemu_device *dev, uint64_t dst, const void *src, si
     return KEMU_OK;
 }
 
+kemu_status kemu_fill_uninit(kemu_device *dev, uint64_t dst, const void *src, size_t size, kemu_error *err)
+{
+    kemu_status st = check_range(dev, dst, size, "kemu_fill_uninit", err);
+    if (st)
+        return st;
+    if (size)
+        memcpy((void *)(uintptr_t)dst, src, size);
+    return KEMU_OK;
+}
+
 kemu_status kemu_memcpy_dtoh(kemu_device *dev, void *dst, uint64_t src, size_t size, kemu_error *err)
 {
     if (!is_const_bank(dev, src, size)) {
