@@ -558,14 +558,26 @@ static int lower_cvt(lowerer *L)
     uint32_t d = lower_dst(L, &OPS[0]), a = lower_src(L, &OPS[1], sty);
     if (!ok(L, d) || !ok(L, a))
         return 0;
+    int dflt = ptx_type_is_float(dty), sflt = ptx_type_is_float(sty);
+    unsigned regw = OPS[0].kind == PTX_OP_REG ? ptx_type_size(OPS[0].var->type) : ptx_type_size(dty);
+    unsigned dw = ptx_type_size(dty);
+    if (!dflt && !sflt && !mod_has(L->in, ".sat") && (regw == dw || !ptx_type_is_signed(dty))) {
+        /* integer to integer: a sign- or zero-extension or a truncation */
+        bc_op *op = lower_emit(L, BC_SZEXT);
+        op->type = (uint8_t)dty;
+        op->type2 = (uint8_t)sty;
+        op->d = d;
+        op->a = a;
+        return 1;
+    }
     bc_op *op = lower_emit(L, BC_CVT);
     op->type = (uint8_t)dty;
     op->type2 = (uint8_t)sty;
     op->d = d;
     op->a = a;
     op->mode = (uint16_t)mod_rounding(L->in);
+    op->mode2 = (uint16_t)(regw > dw ? regw : 0); /* a wider destination register */
     op->flags = float_flags(L);
-    int dflt = ptx_type_is_float(dty), sflt = ptx_type_is_float(sty);
     if (dflt && !sflt && op->mode == BC_RND_NONE)
         op->mode = BC_RND_RN; /* integer -> float without a modifier: treat as .rn */
     if (!dflt && sflt && op->mode == BC_RND_NONE) {

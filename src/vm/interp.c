@@ -889,7 +889,17 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             break;
         }
         case BC_SHF: LANES(m, D[l] = shf((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], op->mode)); break;
-        case BC_SZEXT: LANES(m, D[l] = sg ? zmask((uint64_t)sext(A[l], op->n), w8) : zmask(A[l], op->n)); break;
+        case BC_SZEXT: {
+            /* integer cvt: sign-extend a narrower signed source, else keep the low bits */
+            unsigned sw = vm_type_bytes(op->type2);
+            if (vm_type_signed(op->type2) && sw < w8)
+                LANES(m, D[l] = zmask((uint64_t)sext(A[l], sw), w8));
+            else if (sw < w8)
+                LANES(m, D[l] = zmask(A[l], sw));
+            else
+                LANES(m, D[l] = zmask(A[l], w8));
+            break;
+        }
         /* ---- float ---- */
         case BC_ADD_F32: LANES(m, D[l] = BF32(vm_canon_f32(F32(A[l]) + F32(B[l])))); break;
         case BC_MUL_F32: LANES(m, D[l] = BF32(vm_canon_f32(F32(A[l]) * F32(B[l])))); break;

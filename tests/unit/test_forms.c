@@ -111,6 +111,28 @@ START_TEST(integer_forms)
 }
 END_TEST
 
+START_TEST(integer_conversions)
+{
+    uint32_t out[6];
+    ck_assert_int_eq(run1(H ".visible .entry k(.param .u64 out)\n{\n" PROLOGUE
+                          " .reg .b16 %h<2>;\n .reg .b64 %q<2>;\n mov.u32 %r2, 0x1234ABF0;\n"
+                          " setp.eq.u32 %p1, %r1, 0;\n @%p1 cvt.s32.s8 %r9, %r2;\n"       /* 0xF0 -> -16 */
+                          " setp.eq.u32 %p1, %r1, 1;\n @%p1 cvt.u32.u8 %r9, %r2;\n"       /* 0xF0 */
+                          " setp.eq.u32 %p1, %r1, 2;\n @%p1 cvt.u16.u32 %h1, %r2;\n @%p1 cvt.u32.u16 %r9, %h1;\n"
+                          " setp.eq.u32 %p1, %r1, 3;\n @%p1 cvt.s64.s32 %q1, %r2;\n @%p1 shr.u64 %q1, %q1, 32;\n"
+                          " @%p1 cvt.u32.u64 %r9, %q1;\n"
+                          " setp.eq.u32 %p1, %r1, 4;\n @%p1 cvt.s16.s32 %h1, %r2;\n @%p1 cvt.s32.s16 %r9, %h1;\n"
+                          " setp.eq.u32 %p1, %r1, 5;\n @%p1 cvt.sat.u8.s32 %r9, -5;\n"
+                          EPILOGUE, "k", 6, 0, out, 6, NULL, 0, NULL), KEMU_OK);
+    ck_assert_uint_eq(out[0], 0xFFFFFFF0u);
+    ck_assert_uint_eq(out[1], 0xF0u);
+    ck_assert_uint_eq(out[2], 0xABF0u);
+    ck_assert_uint_eq(out[3], 0);            /* 0x1234ABF0 is positive: high word 0 */
+    ck_assert_uint_eq(out[4], 0xFFFFABF0u);  /* low 16 bits, then sign-extended */
+    ck_assert_uint_eq(out[5], 0);            /* saturated */
+}
+END_TEST
+
 START_TEST(float_forms)
 {
     uint32_t out[4];
@@ -261,6 +283,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, brx_idx_switch);
     tcase_add_test(tc, integer_forms);
+    tcase_add_test(tc, integer_conversions);
     tcase_add_test(tc, float_forms);
     tcase_add_test(tc, vote_uni_and_specials);
     tcase_add_test(tc, indirect_call_via_prototype);
