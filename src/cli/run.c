@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/args.h"
 #include "cli/checks.h"
+#include "cli/outputs.h"
 #include "cuda/backend.h"
 #include "cuda/compare.h"
 #include "io/npy.h"
@@ -56,33 +57,6 @@ static const char *param_type_desc(const kemu_param_info *p, char *buf, size_t n
     else
         snprintf(buf, n, "%s", p->type);
     return buf;
-}
-
-/* Whether two doubles are the same value once stored as dtype dt. */
-static int same_in_dtype(double x, double y, io_dtype dt)
-{
-    switch (dt) {
-    case IO_DT_F16: return io_double_to_f16(x) == io_double_to_f16(y);
-    case IO_DT_BF16: return io_double_to_bf16(x) == io_double_to_bf16(y);
-    case IO_DT_F32: return (float)x == (float)y;
-    default: return x == y;
-    }
-}
-
-/* Writes v, an element value of dtype dt (a min or max), with the fewest
- * significant digits that read back as the same element: whole numbers in
- * full, f32 0.1 as "0.1" rather than "0.100000001". */
-static void format_element_value(double v, io_dtype dt, char *buf, size_t len)
-{
-    if (v == floor(v) && fabs(v) < 9007199254740992.0) { /* whole numbers below 2^53: all digits */
-        snprintf(buf, len, "%.0f", v);
-        return;
-    }
-    for (int digits = 1; digits <= 17; digits++) {
-        snprintf(buf, len, "%.*g", digits, v);
-        if (isnan(v) || isinf(v) || same_in_dtype(strtod(buf, NULL), v, dt))
-            return;
-    }
 }
 
 /* Checks before the launch that an output can be written: its directory
@@ -724,8 +698,8 @@ int cli_run_main(int argc, char **argv)
             char shape[128];
             io_shape_format(&a->array, shape, sizeof shape);
             char min_text[40], max_text[40];
-            format_element_value(s.min, a->array.dtype, min_text, sizeof min_text);
-            format_element_value(s.max, a->array.dtype, max_text, sizeof max_text);
+            cli_format_element_value(s.min, a->array.dtype, min_text, sizeof min_text);
+            cli_format_element_value(s.max, a->array.dtype, max_text, sizeof max_text);
             char *gpath = compared && compare_lines[i] ? cuda_output_path(a->out_path) : NULL;
             printf("  wrote %s%s%s%s: %s[%s]  min %s  max %s  mean %.9g  nan %zu\n", a->out_path,
                    gpath ? " (the GPU's: " : "", gpath ? gpath : "", gpath ? ")" : "", io_dtype_name(a->array.dtype),

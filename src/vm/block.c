@@ -356,48 +356,14 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
     return 0;
 }
 
-/* The fast path of address resolution: every lane in one global
- * allocation (checked once by the warp's lowest and highest address) or in
- * this block's shared memory, aligned, and no checker watching. Returns 1
- * when it resolved the access, 0 to take the precise per-lane path. */
-static inline int resolve_fast(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm, unsigned size,
-                               uint8_t **ptrs)
-{
-    uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
-    LANES(m, {
-        uint64_t a = addr[l] + (uint64_t)imm;
-        lo = a < lo ? a : lo;
-        hi = a > hi ? a : hi;
-        bits |= a;
-    });
-    if ((size & (size - 1)) == 0 && (bits & (size - 1)))
-        return 0;
-    if (space == BC_SPACE_GLOBAL || (space == BC_SPACE_GENERIC && hi < MEM_WINDOW_SHARED)) {
-        const mem_allocation *c = b->alloc_cache;
-        if (!c || lo < c->base || hi + size > c->base + c->size) {
-            c = mem_find(b->launch->mem, lo, hi + size - lo);
-            if (!c)
-                return 0;
-            b->alloc_cache = c;
-        }
-        LANES(m, ptrs[l] = (uint8_t *)(uintptr_t)(addr[l] + (uint64_t)imm));
-        return 1;
-    }
-    uint64_t base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
-    if ((space == BC_SPACE_SHARED || (space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED)) &&
-        hi - base + size <= b->shared_size) {
-        uint8_t *sh = b->shared;
-        LANES(m, ptrs[l] = sh + (addr[l] + (uint64_t)imm - base));
-        return 1;
-    }
-    return 0;
-}
-
 int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
                const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
 {
-    if (!b->launch->hooks && resolve_fast(b, space, m, addr, imm, size, ptrs))
+    uint8_t *base = vm_resolve_base(b, space, m, addr, imm, size);
+    if (base) {
+        LANES(m, ptrs[l] = (uint8_t *)((uintptr_t)base + (uintptr_t)addr[l]));
         return 0;
+    }
     int rc = resolve_lanes(b, w, f, pc, space, m, addr, imm, size, kind, ptrs);
     if (rc && b->launch->hooks && b->launch->hooks->bad_access)
         b->launch->hooks->bad_access(b->launch->hooks->ctx, b, w, f, pc, kind, space, m, addr, imm, size);
