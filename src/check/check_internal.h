@@ -282,6 +282,8 @@ void init_session_free(check_session *s);
  * access hook), barrier arrivals and completions, warp-synchronous ops. */
 void sync_thread_free(struct sync_thread *y);
 void sync_block_begin(check_thread *t, vm_block *b);
+/* The block finished or stopped: phases left open (a deadlock) are checked. */
+void sync_block_end(check_thread *t, vm_block *b);
 void sync_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
                  const vm_access_lane *lanes, unsigned size);
 void sync_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id);

@@ -183,6 +183,8 @@ static void h_block_end(void *ctx, vm_block *b)
     check_thread *t = check_thread_get(cl);
     if (t && (cl->tools & KEMU_TOOL_RACECHECK))
         race_block_end(t, b);
+    if (t && (cl->tools & KEMU_TOOL_SYNCCHECK))
+        sync_block_end(t, b);
 }
 
 static void h_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,

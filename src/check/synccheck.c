@@ -1,6 +1,7 @@
 /* synccheck: misuse of synchronization. Reported: lanes of one warp that
  * reach an aligned CTA barrier at different instructions (divergent
- * bar.sync), named barriers whose arrivals in one phase give different
+ * bar.sync), warps of a block that complete one phase of an aligned
+ * CTA-wide barrier at different instructions, named barriers whose arrivals in one phase give different
  * thread counts (or counts that are not a multiple of the warp size),
  * warp-synchronous ops (__syncwarp, shfl, vote, match, redux) whose mask
  * names lanes that have exited or do not exist, or that lanes outside
@@ -15,6 +16,7 @@
 
 enum {
     SYNC_DIVERGENT_WARP = 1,
+    SYNC_DIVERGENT_BLOCK,
     SYNC_COUNT_MISMATCH,
     SYNC_COUNT_NOT_WARPS,
     SYNC_MASK_EXITED,
@@ -25,15 +27,20 @@ enum {
     SYNC_DEADLOCK
 };
 
-typedef struct sync_phase {
-    int active;
-    int64_t count;           /* threads the first arrival gave, -1 without a count */
-    int warp;
+#define SYNC_MAX_WARPS 32 /* 1024 threads per block */
+
+/* One warp's arrival in the current phase of a barrier. */
+typedef struct sync_arrival {
+    int64_t count;           /* threads the arrival gave, -1 without a count */
     uint32_t fn, pc;
-} sync_phase;
+    int lane;                /* first lane of the arriving group */
+    int aligned;             /* the instruction is .aligned */
+} sync_arrival;
 
 struct sync_thread {
-    sync_phase bars[VM_MAX_CLUSTER][VM_BARRIERS];
+    /* arrivals of the open phase of each barrier: warps in `present` */
+    sync_arrival arrivals[VM_MAX_CLUSTER][VM_BARRIERS][SYNC_MAX_WARPS];
+    uint32_t present[VM_MAX_CLUSTER][VM_BARRIERS];
     check_set mbar_init[VM_MAX_CLUSTER]; /* shared offsets + 1 of initialized mbarriers */
 };
 
@@ -58,7 +65,7 @@ void sync_block_begin(check_thread *t, vm_block *b)
     struct sync_thread *y = state(t);
     if (!y || b->rank >= VM_MAX_CLUSTER)
         return;
-    memset(y->bars[b->rank], 0, sizeof y->bars[b->rank]);
+    memset(y->present[b->rank], 0, sizeof y->present[b->rank]);
     check_set_free(&y->mbar_init[b->rank]);
 }
 
@@ -111,20 +118,47 @@ void sync_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id)
     if (count >= 0 && (count % VM_WARP || count == 0))
         note(t, b, SYNC_COUNT_NOT_WARPS, (uint32_t)fn->index, g0->pc, 0, 0, w->index, __builtin_ctz(g0->mask),
              (uint32_t)count, 0, (uint32_t)id);
-    sync_phase *ph = &y->bars[b->rank][id];
-    if (!ph->active) {
-        *ph = (sync_phase){1, count, w->index, (uint32_t)fn->index, g0->pc};
-    } else if (ph->count != count) {
-        note(t, b, SYNC_COUNT_MISMATCH, ph->fn, ph->pc, (uint32_t)fn->index, g0->pc, w->index,
-             __builtin_ctz(g0->mask), (uint32_t)ph->count, (uint32_t)count, (uint32_t)id | ((uint32_t)ph->warp << 8));
-    }
+    if (w->index >= SYNC_MAX_WARPS)
+        return;
+    y->arrivals[b->rank][id][w->index] = (sync_arrival){count, (uint32_t)fn->index, g0->pc, __builtin_ctz(g0->mask),
+                                                        (oi.flags & CHECK_OP_ALIGNED) != 0};
+    y->present[b->rank][id] |= 1u << w->index;
 }
 
+/* A phase of barrier id completed: every warp that arrived is compared
+ * with the lowest-numbered one, so the findings do not depend on the
+ * order in which warps arrived. */
 void sync_barrier(check_thread *t, vm_block *b, int id)
 {
     struct sync_thread *y = state(t);
-    if (y && id < VM_BARRIERS && b->rank < VM_MAX_CLUSTER)
-        y->bars[b->rank][id].active = 0;
+    if (!y || id >= VM_BARRIERS || b->rank >= VM_MAX_CLUSTER)
+        return;
+    uint32_t present = y->present[b->rank][id];
+    y->present[b->rank][id] = 0;
+    if (!present)
+        return;
+    int r = __builtin_ctz(present);
+    const sync_arrival *ref = &y->arrivals[b->rank][id][r];
+    for (uint32_t mm = present & (present - 1); mm; mm &= mm - 1) {
+        int wi = __builtin_ctz(mm);
+        const sync_arrival *a = &y->arrivals[b->rank][id][wi];
+        if (ref->count < 0 && a->count < 0) {
+            /* an aligned CTA-wide barrier: every thread of the block must
+             * execute the same barrier instruction (PTX ISA, barrier: .aligned) */
+            if ((ref->aligned || a->aligned) && (ref->fn != a->fn || ref->pc != a->pc))
+                note(t, b, SYNC_DIVERGENT_BLOCK, ref->fn, ref->pc, a->fn, a->pc, wi, a->lane, (uint32_t)r, 0,
+                     (uint32_t)id);
+        } else if (ref->count != a->count) {
+            note(t, b, SYNC_COUNT_MISMATCH, ref->fn, ref->pc, a->fn, a->pc, wi, a->lane, (uint32_t)ref->count,
+                 (uint32_t)a->count, (uint32_t)id | ((uint32_t)r << 8));
+        }
+    }
+}
+
+void sync_block_end(check_thread *t, vm_block *b)
+{
+    for (int id = 0; id < VM_BARRIERS; id++)
+        sync_barrier(t, b, id);
 }
 
 void sync_warp_sync(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t active,
@@ -201,9 +235,27 @@ void sync_launch_end(check_launch *cl, const vm_fault *fault)
     check_add(cl->s, KEMU_TOOL_SYNCCHECK, CHECK_ERROR, key, t.data, NULL);
 }
 
+/* Instances in blocks up to `last` (instance keys are block * 64 + warp + 1). */
+static uint64_t count_upto(const check_group *g, uint64_t last)
+{
+    if (last == UINT64_MAX)
+        return check_group_count(g);
+    uint64_t n = 0;
+    for (size_t i = 0; i < g->instances.cap; i++)
+        if (g->instances.slots[i] && (g->instances.slots[i] - 1) / 64 <= last)
+            n++;
+    return n;
+}
+
 char *sync_render(const check_launch *cl, const check_group *g)
 {
     const vm_launch *L = cl->L;
+    /* a launch that faulted stops at its lowest faulting block; whether
+     * later blocks ran depends on the host threads, so their findings are
+     * not shown */
+    uint64_t last = __atomic_load_n(&L->abort_id, __ATOMIC_RELAXED);
+    if (g->rep.block[0] > last)
+        return NULL;
     int what = (int)g->id[2];
     uint32_t fn1 = (uint32_t)(g->id[0] >> 32), pc1 = (uint32_t)g->id[0];
     uint32_t fn2 = (uint32_t)(g->id[1] >> 32), pc2 = (uint32_t)g->id[1];
@@ -219,6 +271,11 @@ char *sync_render(const check_launch *cl, const check_group *g)
         util_buffer_printf(&t, "Error: Barrier error detected: divergent threads in warp %d of block %s at barrier %u\n"
                                "    lanes 0x%08x reach it at %s\n    lanes 0x%08x reach it at %s",
                            warp, blk, g->rep.c, g->rep.a, d1, g->rep.b, d2);
+        break;
+    case SYNC_DIVERGENT_BLOCK:
+        util_buffer_printf(&t, "Error: Barrier error detected: warps of block %s reach barrier %u at different instructions\n"
+                               "    warp %u reaches it at %s\n    warp %d reaches it at %s",
+                           blk, g->rep.c, g->rep.a, d1, warp, d2);
         break;
     case SYNC_COUNT_MISMATCH:
         util_buffer_printf(&t, "Error: Barrier error detected: thread count mismatch on barrier %u in block %s\n"
@@ -258,7 +315,7 @@ char *sync_render(const check_launch *cl, const check_group *g)
         util_buffer_free(&t);
         return NULL;
     }
-    uint64_t n = check_group_count(g);
+    uint64_t n = count_upto(g, last);
     if (n > 1)
         util_buffer_printf(&t, "; %llu more instance%s", (unsigned long long)(n - 1), n == 2 ? "" : "s");
     return t.data;

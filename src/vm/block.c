@@ -571,7 +571,11 @@ static int warp_arrive(vm_block *b, vm_warp *w)
     }
     if (op->code == BC_BAR && (op->flags & BC_F_HAS_COUNT)) {
         uint32_t count = (uint32_t)SLOT(g0->frame->regs, op->b)[__builtin_ctz(g0->mask)];
-        bar->expected_warps = (count + VM_WARP - 1) / VM_WARP;
+        /* arrivals that disagree on the count (undefined behaviour, which
+         * synccheck reports) wait for the largest, whatever their order */
+        uint32_t want = (count + VM_WARP - 1) / VM_WARP;
+        if (want > bar->expected_warps)
+            bar->expected_warps = want;
     }
     bar->arrived_warps++;
     if (b->launch->hooks && b->launch->hooks->barrier_arrive)

@@ -124,3 +124,47 @@ extern "C" __global__ void deadlock_fixed(float *out)
     asm volatile("bar.sync 1, 64;" ::: "memory");
     out[t] = 1.0f;
 }
+
+// Warp 0 reaches the CTA-wide barrier at one bar.sync, the other warps at
+// another. bar.sync is barrier.sync.aligned: every thread of the block must
+// execute the same instruction.
+extern "C" __global__ void divergent_block_barrier(float *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 32) {
+        out[t] = 1.0f;
+        asm volatile("bar.sync 0;" ::: "memory");
+    } else {
+        out[t] = 2.0f;
+        asm volatile("bar.sync 0;" ::: "memory");
+    }
+    out[t] += 1.0f;
+}
+
+// The same with the non-aligned barrier.sync, which may be executed at
+// different instructions.
+extern "C" __global__ void divergent_block_barrier_fixed(float *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 32) {
+        out[t] = 1.0f;
+        asm volatile("barrier.sync 0;" ::: "memory");
+    } else {
+        out[t] = 2.0f;
+        asm volatile("barrier.sync 0;" ::: "memory");
+    }
+    out[t] += 1.0f;
+}
+
+// Threads at or past n return before __syncthreads(): a barrier waits for
+// the threads that have not exited (PTX ISA, barrier), so this is clean.
+extern "C" __global__ void exited_before_barrier(float *out, unsigned n)
+{
+    __shared__ float s[128];
+    unsigned t = threadIdx.x;
+    if (t >= n)
+        return;
+    s[t] = (float)t;
+    __syncthreads();
+    out[t] = s[(t + 1) % n];
+}
