@@ -161,6 +161,7 @@ struct check_session {
     check_launch *cur;      /* the launch in progress, or NULL */
     check_init_alloc *allocs; /* initcheck: shadows of user allocations, by base */
     size_t nallocs, capallocs;
+    vm_heap_table *heap;    /* memcheck: the device heap's allocations (from the first launch with a heap) */
 };
 
 /* Adds a finding (thread-safe; takes ownership of text and json). */
@@ -253,6 +254,10 @@ race_interval *race_thread_intervals(race_thread *r, size_t *n);
 
 /* memcheck: a memory op faulted (the bad_access hook): every invalid lane
  * is described and kept with the block's fault message. */
+/* memcheck: an invalid or double free of the device heap (the
+ * heap_misuse hook), kept with the block's fault message like a bad access. */
+void mem_heap_misuse(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int lane,
+                     const char *reason);
 void mem_bad_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, int space,
                     uint32_t mask, const uint64_t *addr, int64_t imm, unsigned size);
 void mem_thread_free(struct mem_thread *m);

@@ -86,8 +86,15 @@ static int classify(vm_block *b, int space, uint64_t a, unsigned size, int kind,
     int store = kind != VM_ACCESS_LOAD;
     switch (sp) {
     case BC_SPACE_GLOBAL: {
-        if (mem_find(L->mem, off, size))
+        const mem_allocation *in = mem_find(L->mem, off, size);
+        if (in) {
+            char d[600];
+            if (L->heap_table && in->kind == MEM_KIND_HEAP && vm_heap_explain(L->heap_table, off, size, d, sizeof d)) {
+                util_buffer_printf(why, "%s", d);
+                return 1;
+            }
             return 0;
+        }
         util_buffer_printf(why, "Address 0x%llx is out of bounds", (unsigned long long)off);
         const mem_allocation *fr = mem_find_freed(L->mem, off);
         if (fr) {
@@ -208,6 +215,44 @@ void mem_bad_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f,
         util_buffer_free(&why);
         rec->texts[rec->ntexts++] = text.data;
     }
+}
+
+void mem_heap_misuse(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int lane,
+                     const char *reason)
+{
+    if (!t->mem && !(t->mem = calloc(1, sizeof *t->mem)))
+        return;
+    struct mem_thread *m = t->mem;
+    mem_record *rec = m->n ? &m->v[m->n - 1] : NULL;
+    if (!rec || strcmp(rec->message, b->fault.message)) {
+        if (util_grow(&m->v, &m->cap, m->n + 1, sizeof *m->v))
+            return;
+        rec = &m->v[m->n];
+        memset(rec, 0, sizeof *rec);
+        rec->message = strdup(b->fault.message);
+        rec->texts = calloc(VM_WARP, sizeof *rec->texts);
+        if (!rec->message || !rec->texts) {
+            free(rec->message);
+            free(rec->texts);
+            return;
+        }
+        m->n++;
+    }
+    if (rec->ntexts >= VM_WARP)
+        return;
+    vm_launch *L = b->launch;
+    char where[512], blk[64], thr[64];
+    check_describe_pc(L, f, pc, where, sizeof where);
+    check_block_coords(L, b->linear_id, blk, sizeof blk);
+    check_thread_coords(L, (uint64_t)w->index * VM_WARP + (uint64_t)lane, thr, sizeof thr);
+    int dbl = !strncmp(reason, "double free", 11);
+    util_buffer text = {0};
+    const char *colon = strstr(reason, ": ");
+    const char *detail = colon ? colon + 2 : reason;
+    util_buffer_printf(&text, "Malloc/Free error encountered: %s\n    at %s\n    by thread %s in block %s\n    %c%s",
+                       dbl ? "Double free" : "Invalid pointer to free", where, thr, blk,
+                       detail[0] >= 'a' && detail[0] <= 'z' ? detail[0] - 'a' + 'A' : detail[0], detail + 1);
+    rec->texts[rec->ntexts++] = text.data;
 }
 
 void mem_launch_end(check_launch *cl, const vm_fault *fault)

@@ -31,6 +31,7 @@ void check_session_destroy(check_session *s)
     }
     free(s->findings);
     init_session_free(s);
+    vm_heap_table_free(s->heap);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
@@ -274,6 +275,15 @@ static void h_bad_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, 
 
 /* ---- launches ----------------------------------------------------------------- */
 
+static void h_heap_misuse(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int lane,
+                          const char *reason)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (t)
+        mem_heap_misuse(t, b, w, f, pc, lane, reason);
+}
+
 const vm_hooks *check_launch_begin(check_session *s, vm_launch *L)
 {
     pthread_mutex_lock(&s->lock);
@@ -282,6 +292,13 @@ const vm_hooks *check_launch_begin(check_session *s, vm_launch *L)
     unsigned tools = s->cfg.tools & (KEMU_TOOL_MEMCHECK | KEMU_TOOL_RACECHECK | KEMU_TOOL_INITCHECK | KEMU_TOOL_SYNCCHECK);
     if (!tools)
         return NULL;
+    if ((tools & KEMU_TOOL_MEMCHECK) && L->heap_base) {
+        /* device malloc records its allocations from now on */
+        if (!s->heap)
+            s->heap = vm_heap_table_new(L->heap_base, L->heap_size, L->heap_used);
+        if (s->heap && vm_heap_table_launch(s->heap, L->kernel->name) == 0)
+            L->heap_table = s->heap;
+    }
     check_launch *cl = calloc(1, sizeof *cl);
     if (!cl)
         return NULL;
@@ -318,8 +335,10 @@ const vm_hooks *check_launch_begin(check_session *s, vm_launch *L)
     }
     if (tools & KEMU_TOOL_INITCHECK)
         h->op = h_op;
-    if (tools & KEMU_TOOL_MEMCHECK)
+    if (tools & KEMU_TOOL_MEMCHECK) {
         h->bad_access = h_bad_access;
+        h->heap_misuse = h_heap_misuse;
+    }
     s->cur = cl;
     return h;
 }
@@ -363,6 +382,16 @@ void check_launch_end(check_session *s, vm_launch *L, const vm_fault *fault)
     if (!cl || cl->L != L)
         return;
     s->cur = NULL;
+    uint64_t last = __atomic_load_n(&L->abort_id, __ATOMIC_RELAXED);
+    if (L->heap_table && last != UINT64_MAX) {
+        /* blocks after the faulting one may or may not have run, depending
+         * on the host threads: their device-heap allocations are dropped
+         * from leak reports */
+        vm_heap_table *h = L->heap_table;
+        for (size_t i = 0; i < h->n; i++)
+            if (h->v[i].launch == h->launch && h->v[i].block > last && !h->v[i].freed)
+                h->v[i].freed = 2;
+    }
     check_groups all = {0};
     if (cl->tools & KEMU_TOOL_RACECHECK)
         race_launch_end(cl, &all);
@@ -440,6 +469,50 @@ void check_note_host_write(check_session *s, const mem_space *mem, uint64_t addr
     pthread_mutex_unlock(&s->lock);
 }
 
+static int cmp_chunk(const void *a, const void *b)
+{
+    const vm_heap_chunk *x = *(const vm_heap_chunk *const *)a, *y = *(const vm_heap_chunk *const *)b;
+    uint64_t kx[4] = {x->launch, x->block, x->tid_linear, x->base}, ky[4] = {y->launch, y->block, y->tid_linear, y->base};
+    for (int i = 0; i < 4; i++)
+        if (kx[i] != ky[i])
+            return kx[i] < ky[i] ? -1 : 1;
+    return 0;
+}
+
+/* Device-heap allocations never freed, in the order (launch, block,
+ * thread, that thread's allocations in order): the same for any number of
+ * host threads, unlike their addresses. */
+static void heap_leaks(check_session *s, uint64_t *total, uint64_t *count)
+{
+    vm_heap_table *h = s->heap;
+    if (!h || !h->n)
+        return;
+    const vm_heap_chunk **v = malloc(h->n * sizeof *v);
+    if (!v)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < h->n; i++)
+        if (!h->v[i].freed)
+            v[n++] = &h->v[i];
+    qsort(v, n, sizeof *v, cmp_chunk);
+    uint64_t seq = 0;
+    for (size_t i = 0; i < n; i++) {
+        const vm_heap_chunk *c = v[i];
+        seq = i && c->launch == v[i - 1]->launch && c->block == v[i - 1]->block && c->tid_linear == v[i - 1]->tid_linear
+            ? seq + 1 : 0;
+        util_buffer t = {0};
+        util_buffer_printf(&t, "Error: Leaked %llu bytes on the device heap (malloc by thread (%u,%u,%u) of block (%u,%u,%u) in kernel %s)",
+                           (unsigned long long)c->size, c->tid[0], c->tid[1], c->tid[2], c->ctaid[0], c->ctaid[1],
+                           c->ctaid[2], c->kernel < (uint32_t)h->nkernels ? h->kernels[c->kernel] : "?");
+        uint64_t key[4] = {UINT64_MAX, 2, (1ull << 63) | ((uint64_t)c->launch << 40) | (c->block & 0xffffffffffull),
+                           ((uint64_t)c->tid_linear << 32) | seq};
+        check_add(s, KEMU_TOOL_MEMCHECK, CHECK_ERROR, key, t.data, NULL);
+        *total += c->size;
+        (*count)++;
+    }
+    free(v);
+}
+
 void check_note_leaks(check_session *s, const mem_space *mem)
 {
     if (!(s->cfg.tools & KEMU_TOOL_MEMCHECK) || !s->cfg.leak_check)
@@ -471,6 +544,7 @@ void check_note_leaks(check_session *s, const mem_space *mem)
         total += a->size;
         n++;
     }
+    heap_leaks(s, &total, &n);
     if (n) {
         util_buffer t = {0};
         util_buffer_printf(&t, "LEAK SUMMARY: %llu bytes leaked in %llu allocation%s", (unsigned long long)total,

@@ -278,6 +278,12 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                                        (unsigned long long)off, d);
                 }
             }
+            if (L->heap_table && cache->kind == MEM_KIND_HEAP) {
+                char d[600];
+                if (vm_heap_explain(L->heap_table, off, size, d, sizeof d))
+                    return vm_fault_at(b, w, f, pc, (uint32_t)l, 700, "illegal address: global %s of %u bytes: %s",
+                                       what, size, d);
+            }
             ptrs[l] = (uint8_t *)(uintptr_t)off;
             break;
         case BC_SPACE_SHARED:

@@ -125,10 +125,13 @@ int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *o
             uint64_t size = call->nargs ? arg64(w, L, f, l, &call->args[0]) : 0;
             uint64_t p = 0;
             if (lock) pthread_mutex_lock(lock);
-            uint64_t need = (size + 15) & ~15ull;
+            /* memcheck keeps a red zone after each allocation */
+            uint64_t need = ((size + 15) & ~15ull) + (L->heap_table ? VM_HEAP_REDZONE : 0);
             if (size && L->heap_base && L->heap_used + need <= L->heap_size) {
                 p = L->heap_base + L->heap_used;
                 L->heap_used += need;
+                if (L->heap_table)
+                    vm_heap_record(L->heap_table, p, size, b, w, l);
             }
             if (lock) pthread_mutex_unlock(lock);
             if (call->nrets > 0)
@@ -157,8 +160,31 @@ int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *o
         return 0;
     }
     case BC_BUILTIN_FREE:
-        /* the device heap is a bump allocator: free releases nothing until the heap is reset */
-        return 0;
+        /* the device heap is a bump allocator: free releases nothing; under
+         * memcheck, invalid and double frees stop the kernel */
+        if (!L->heap_table)
+            return 0;
+        {
+            char why[VM_WARP][400];
+            uint32_t bad = 0;
+            for (uint32_t mm = m; mm; mm &= mm - 1) {
+                int l = __builtin_ctz(mm);
+                uint64_t p = call->nargs ? arg64(w, L, f, l, &call->args[0]) : 0;
+                if (!p)
+                    continue;
+                pthread_mutex_lock(L->heap_lock);
+                if (vm_heap_free(L->heap_table, p, b, w, l, why[l], sizeof why[l]))
+                    bad |= 1u << l;
+                pthread_mutex_unlock(L->heap_lock);
+            }
+            if (!bad)
+                return 0;
+            vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(bad), 700, "%s", why[__builtin_ctz(bad)]);
+            if (L->hooks && L->hooks->heap_misuse)
+                for (uint32_t mm = bad; mm; mm &= mm - 1)
+                    L->hooks->heap_misuse(L->hooks->ctx, b, w, f, pc, __builtin_ctz(mm), why[__builtin_ctz(mm)]);
+            return -1;
+        }
     default:
         return vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "unknown host function");
     }

@@ -68,6 +68,11 @@ typedef struct vm_hooks {
      * bytes per lane, kind as for access, space as the op names it. */
     void (*bad_access)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
                        int kind, int space, uint32_t mask, const uint64_t *addr, int64_t imm, unsigned size);
+    /* Device-heap misuse (memcheck): lane `lane` of warp w called free at pc
+     * of frame f with a pointer it may not free (the fault is already
+     * raised); reason describes it. */
+    void (*heap_misuse)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
+                        int lane, const char *reason);
 } vm_hooks;
 
 #endif

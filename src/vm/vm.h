@@ -119,6 +119,39 @@ typedef struct vm_cluster {
     uint32_t phase;          /* completed barrier.cluster phases */
 } vm_cluster;
 
+/* The device heap's allocation table (heap.c), kept while memcheck runs. */
+#define VM_HEAP_REDZONE 32   /* bytes after each allocation that no allocation uses */
+typedef struct vm_heap_chunk {
+    uint64_t base, size;
+    uint64_t block;            /* linear id of the allocating block */
+    uint32_t tid_linear;       /* linear thread index in that block */
+    uint32_t launch, kernel;   /* launch number and kernel name index of the table */
+    uint32_t freed;
+    unsigned ctaid[3], tid[3];             /* who allocated it */
+    unsigned free_ctaid[3], free_tid[3];   /* who freed it */
+} vm_heap_chunk;
+
+typedef struct vm_heap_table {
+    vm_heap_chunk *v;          /* in address order */
+    size_t cap, n;             /* n: published with release (readers do not lock) */
+    uint64_t base, size;       /* the heap region */
+    uint64_t start;            /* allocations below this predate the table: not tracked */
+    uint32_t launch;
+    int kernel;                /* index in kernels of the current launch's kernel */
+    char **kernels;
+    int nkernels;
+} vm_heap_table;
+
+vm_heap_table *vm_heap_table_new(uint64_t base, uint64_t size, uint64_t used);
+void vm_heap_table_free(vm_heap_table *t);
+/* A new launch of kernel (named in the chunks it allocates). Returns -1 when out of memory. */
+int vm_heap_table_launch(vm_heap_table *t, const char *kernel);
+/* The chunk with the highest base <= addr, or NULL. */
+const vm_heap_chunk *vm_heap_find(const vm_heap_table *t, uint64_t addr);
+/* Whether [addr, addr+size) on the heap is not inside a live allocation:
+ * 1 with a description in buf, else 0. */
+int vm_heap_explain(const vm_heap_table *t, uint64_t addr, unsigned size, char *buf, size_t n);
+
 typedef struct vm_launch {
     const bc_module *mod;
     const bc_function *kernel;
@@ -143,6 +176,7 @@ typedef struct vm_launch {
     uint32_t envreg[32];           /* %envreg0-31 (cooperative launches: the grid-sync workspace) */
     uint64_t heap_base, heap_size, heap_used; /* device malloc */
     void *heap_lock;
+    vm_heap_table *heap_table;     /* memcheck: the device heap's allocations, or NULL */
     int arch_sm;
     int (*call_native)(void *ctx, int fn_index, void **args, void *ret);
     void *native_ctx;
@@ -150,6 +184,12 @@ typedef struct vm_launch {
     const vm_texture *textures;    /* by handle - 1 */
     int ntextures;
 } vm_launch;
+
+/* Device heap (heap.c; the caller holds the heap lock): records an
+ * allocation made by lane `lane` of warp w; frees the allocation at addr
+ * (0, or -1 with the reason in buf for an invalid or double free). */
+void vm_heap_record(vm_heap_table *t, uint64_t base, uint64_t size, const vm_block *b, const vm_warp *w, int lane);
+int vm_heap_free(vm_heap_table *t, uint64_t addr, const vm_block *b, const vm_warp *w, int lane, char *buf, size_t n);
 
 /* Sets up the n blocks of a cluster (reusing their allocations) with their
  * block indices and linear ids, and runs them to completion. Returns 0 on

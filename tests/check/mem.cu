@@ -59,3 +59,63 @@ extern "C" __global__ void global_read(const float *in, float *out)
     unsigned t = threadIdx.x;
     out[t] = in[t] * 2.0f;
 }
+
+// memcheck, device heap: every thread allocates four ints with malloc and
+// frees them; thread `bad` of block 1 writes one element past the end.
+extern "C" __global__ void heap_oob(int *out, unsigned bad)
+{
+    unsigned t = threadIdx.x;
+    int *p = (int *)malloc(4 * sizeof(int));
+    for (int i = 0; i < 4; i++)
+        p[i] = (int)t + i;
+    if (blockIdx.x == 1 && t == bad)
+        p[4] = 0;
+    out[blockIdx.x * blockDim.x + t] = p[0] + p[3];
+    free(p);
+}
+
+// memcheck, device heap: reads an allocation after freeing it.
+extern "C" __global__ void heap_use_after_free(int *out)
+{
+    unsigned t = threadIdx.x;
+    int *p = (int *)malloc(sizeof(int));
+    *p = (int)t;
+    free(p);
+    out[t] = *(volatile int *)p;
+}
+
+// memcheck, device heap: thread 2 frees its allocation twice.
+extern "C" __global__ void heap_double_free(int *out)
+{
+    unsigned t = threadIdx.x;
+    int *p = (int *)malloc(sizeof(int));
+    *p = (int)t;
+    out[t] = *p;
+    free(p);
+    if (t == 2)
+        free(p);
+}
+
+// memcheck, device heap: thread 1 frees a pointer into the middle of its
+// allocation, thread 3 one that never came from malloc.
+extern "C" __global__ void heap_invalid_free(int *out)
+{
+    unsigned t = threadIdx.x;
+    int *p = (int *)malloc(4 * sizeof(int));
+    p[0] = (int)t;
+    out[t] = p[0];
+    free(t == 1 ? p + 2 : t == 3 ? out : p);
+}
+
+// memcheck --leak-check full, device heap: thread 0 of each block keeps
+// its allocation (publishes the pointer and never frees it).
+extern "C" __global__ void heap_leak(unsigned long long *out, unsigned n)
+{
+    unsigned t = threadIdx.x;
+    int *p = (int *)malloc(n);
+    p[0] = (int)t;
+    if (t == 0)
+        out[blockIdx.x] = (unsigned long long)p;
+    else
+        free(p);
+}
