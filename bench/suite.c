@@ -10,11 +10,13 @@
  * measurement and keeps the fastest. Only the native call or kemu_launch is
  * timed: no process start-up, PTX load, allocation or copies.
  *
- *   suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAME]
+ *   suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAME] [--quick]
  *
  * --srcdir: where bench/ and samples/ are (default "."); --json: where the
  * table goes as JSON (default bench/results.json); --scale multiplies the
- * problem sizes (for quick runs). Prints one row per kernel and, last,
+ * problem sizes (for quick runs); --quick measures only the native twin
+ * and the 1-thread kemu run (for profiling and quick comparisons). Prints
+ * one row per kernel and, last,
  * `geomean slowdown vs native (1 thread): X.XX`. Exits non-zero when a
  * kernel fails to load or run, or an output disagrees.
  */
@@ -446,6 +448,11 @@ static void (*const case_setups[])(bench_case *, double) = {
     setup_scan, setup_transpose, setup_mandelbrot, setup_half,
 };
 enum { CASE_COUNT = sizeof case_setups / sizeof case_setups[0] };
+/* The case names, in the order of case_setups (for --only, which skips
+ * building the other cases' inputs). */
+static const char *const case_names[CASE_COUNT] = {
+    "saxpy", "reduce", "sgemm", "histogram", "softmax", "scan", "transpose", "mandelbrot", "half_axpby",
+};
 
 /* ---- measuring -------------------------------------------------------------- */
 
@@ -557,6 +564,7 @@ int main(int argc, char **argv)
 {
     const char *srcdir = ".", *json_path = "bench/results.json", *only = NULL;
     double scale = 1.0;
+    int quick = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--srcdir") && i + 1 < argc)
             srcdir = argv[++i];
@@ -566,8 +574,10 @@ int main(int argc, char **argv)
             scale = atof(argv[++i]);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--quick"))
+            quick = 1;
         else {
-            fprintf(stderr, "usage: suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAME]\n");
+            fprintf(stderr, "usage: suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAME] [--quick]\n");
             return 2;
         }
     }
@@ -586,15 +596,13 @@ int main(int argc, char **argv)
         bench_row *row = &rows[c];
         memset(b, 0, sizeof *b);
         memset(row, 0, sizeof *row);
-        case_setups[c](b, scale);
-        if (only && strcmp(only, b->name)) {
-            free_case(b);
+        if (only && strcmp(only, case_names[c]))
             continue;
-        }
+        case_setups[c](b, scale);
         row->native_seconds = time_native(b);
         void *output = checked_malloc(b->buffers[b->output_buffer].bytes);
         row->ok = 1;
-        for (int mode = 0; mode < MODE_COUNT && row->ok; mode++) {
+        for (int mode = 0; mode < (quick ? MODE_ONE_THREAD + 1 : MODE_COUNT) && row->ok; mode++) {
             double instructions = 0;
             int runs = mode <= MODE_ALL_THREADS ? KEMU_RUNS : CHECKED_RUNS;
             char message[256] = "";

@@ -3,6 +3,11 @@
  * faults. Each op is applied to all active lanes in a tight loop over the
  * lane-contiguous register file; the op's type selects a specialized loop
  * outside the lanes, so there is no decoding inside them. */
+#if defined(__GNUC__) && !defined(__clang__)
+/* let GCC vectorize the lane loops even where it must check at run time
+ * that the destination does not overlap the sources (-O2 alone does not) */
+#pragma GCC optimize("vect-cost-model=dynamic")
+#endif
 #include "vm/vm_internal.h"
 
 #include <math.h>
@@ -532,6 +537,16 @@ static uint64_t cvt_value(const bc_op *op, uint64_t a)
 
 /* ---- the group loop ----------------------------------------------------- */
 
+/* The group loop is compiled twice on x86-64 GCC/Linux: for AVX2, where a
+ * lane loop over 32 64-bit registers takes 8 vector steps, and for the
+ * baseline; the loader picks one when the library loads (ifunc). No FMA in
+ * the AVX2 copy, so float results cannot change by contraction. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define VM_LANE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VM_LANE_CLONES
+#endif
+
 #define EXIT_EVENT(ev) do { g->pc = pc; return (ev); } while (0)
 
 static int warp_sync_ready(vm_warp *w, vm_group *g, uint32_t membermask)
@@ -544,7 +559,7 @@ static int warp_sync_ready(vm_warp *w, vm_group *g, uint32_t membermask)
     return 0;
 }
 
-int vm_group_run(vm_block *b, vm_warp *w, int gi)
+VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
 {
     vm_launch *L = b->launch;
     vm_group *g = &w->groups[gi];
@@ -1118,36 +1133,50 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_ST: {
             uint8_t *ptrs[VM_WARP];
             unsigned esz = op->src_size, n = op->n ? op->n : 1;
-            if (n == 1 && (esz == 4 || esz == 8) && !(op->flags & BC_F_SIGNED)) {
-                uint8_t *base = vm_resolve_base(b, op->mode, m, A, op->imm, esz);
-                if (base) {
-                    uintptr_t bp = (uintptr_t)base;
+            const uint32_t *lst = n > 1 ? fn->lists + op->list : NULL;
+            unsigned regw = op->mode2 > esz ? op->mode2 : esz;
+            int sgn = (op->flags & BC_F_SIGNED) != 0;
+            uintptr_t bp;
+            if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz * n, &bp)) {
+                /* every lane in bounds and aligned: plain host accesses */
+                for (unsigned e = 0; e < n; e++) {
+                    uintptr_t ep = bp + e * esz;
                     if (op->code == BC_LD) {
-                        if (esz == 4)
-                            LANES(m, { uint32_t v; memcpy(&v, (const void *)(bp + (uintptr_t)A[l]), 4); D[l] = v; });
-                        else
-                            LANES(m, memcpy(&D[l], (const void *)(bp + (uintptr_t)A[l]), 8));
+                        uint64_t *E = n > 1 ? SLOT(R, lst[e]) : D;
+                        switch (esz | (sgn ? 0x100 : 0)) {
+                        case 1: LANES(m, E[l] = *(const uint8_t *)(ep + (uintptr_t)A[l])); break;
+                        case 2: LANES(m, { uint16_t v; memcpy(&v, (const void *)(ep + (uintptr_t)A[l]), 2); E[l] = v; }); break;
+                        case 4: LANES(m, { uint32_t v; memcpy(&v, (const void *)(ep + (uintptr_t)A[l]), 4); E[l] = v; }); break;
+                        case 8: LANES(m, memcpy(&E[l], (const void *)(ep + (uintptr_t)A[l]), 8)); break;
+                        case 0x101: LANES(m, E[l] = zmask((uint64_t)(int64_t)*(const int8_t *)(ep + (uintptr_t)A[l]), regw)); break;
+                        case 0x102: LANES(m, { int16_t v; memcpy(&v, (const void *)(ep + (uintptr_t)A[l]), 2); E[l] = zmask((uint64_t)(int64_t)v, regw); }); break;
+                        case 0x104: LANES(m, { int32_t v; memcpy(&v, (const void *)(ep + (uintptr_t)A[l]), 4); E[l] = zmask((uint64_t)(int64_t)v, regw); }); break;
+                        default: LANES(m, { uint64_t v = 0; memcpy(&v, (const void *)(ep + (uintptr_t)A[l]), esz);
+                                            E[l] = sgn ? zmask((uint64_t)sext(v, esz), regw) : v; }); break;
+                        }
                     } else {
-                        if (esz == 4)
-                            LANES(m, { uint32_t v = (uint32_t)B[l]; memcpy((void *)(bp + (uintptr_t)A[l]), &v, 4); });
-                        else
-                            LANES(m, memcpy((void *)(bp + (uintptr_t)A[l]), &B[l], 8));
+                        const uint64_t *E = n > 1 ? SLOT(R, lst[e]) : B;
+                        switch (esz) {
+                        case 1: LANES(m, *(uint8_t *)(ep + (uintptr_t)A[l]) = (uint8_t)E[l]); break;
+                        case 2: LANES(m, { uint16_t v = (uint16_t)E[l]; memcpy((void *)(ep + (uintptr_t)A[l]), &v, 2); }); break;
+                        case 4: LANES(m, { uint32_t v = (uint32_t)E[l]; memcpy((void *)(ep + (uintptr_t)A[l]), &v, 4); }); break;
+                        case 8: LANES(m, memcpy((void *)(ep + (uintptr_t)A[l]), &E[l], 8)); break;
+                        default: LANES(m, memcpy((void *)(ep + (uintptr_t)A[l]), &E[l], esz)); break;
+                        }
                     }
-                    break;
                 }
+                break;
             }
             if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz * n, op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, ptrs))
                 EXIT_EVENT(VM_EV_FAULT);
-            const uint32_t *lst = n > 1 ? fn->lists + op->list : NULL;
             for (unsigned e = 0; e < n; e++) {
                 if (op->code == BC_LD) {
                     uint64_t *E = n > 1 ? SLOT(R, lst[e]) : D;
-                    unsigned regw = op->mode2 > esz ? op->mode2 : esz;
-                    if (esz == 4 && !(op->flags & BC_F_SIGNED))
+                    if (esz == 4 && !sgn)
                         LANES(m, { uint32_t v; memcpy(&v, ptrs[l] + e * 4, 4); E[l] = v; });
                     else
                         LANES(m, { uint64_t v = 0; memcpy(&v, ptrs[l] + e * esz, esz);
-                                   E[l] = (op->flags & BC_F_SIGNED) ? zmask((uint64_t)sext(v, esz), regw) : v; });
+                                   E[l] = sgn ? zmask((uint64_t)sext(v, esz), regw) : v; });
                 } else {
                     const uint64_t *E = n > 1 ? SLOT(R, lst[e]) : B;
                     LANES(m, memcpy(ptrs[l] + e * esz, &E[l], esz));
@@ -1158,10 +1187,24 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_ATOM: {
             uint8_t *ptrs[VM_WARP];
             unsigned esz = op->src_size;
-            if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz, VM_ACCESS_ATOMIC, ptrs))
-                EXIT_EVENT(VM_EV_FAULT);
             int shared_only = op->mode == BC_SPACE_SHARED;
             int aop = op->mode2, ty = op->type;
+            uintptr_t bp;
+            if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz, &bp)) {
+                if (esz == 4 && aop == BC_ATOM_ADD && !ptx_type_is_float((ptx_type)ty)) {
+                    /* integer add, the histogram idiom: lanes in lane order */
+                    if (shared_only)
+                        LANES(m, { uint32_t *q = (uint32_t *)(bp + (uintptr_t)A[l]); uint32_t o = *q;
+                                   *q = o + (uint32_t)B[l]; D[l] = o; });
+                    else
+                        LANES(m, D[l] = __atomic_fetch_add((uint32_t *)(bp + (uintptr_t)A[l]), (uint32_t)B[l],
+                                                           __ATOMIC_SEQ_CST));
+                    break;
+                }
+                LANES(m, ptrs[l] = (uint8_t *)(bp + (uintptr_t)A[l]));
+            } else if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz, VM_ACCESS_ATOMIC, ptrs)) {
+                EXIT_EVENT(VM_EV_FAULT);
+            }
             LANES(m, {
                 uint8_t *p = ptrs[l];
                 uint64_t bv = B[l], cv = C ? C[l] : 0, old = 0, nv;

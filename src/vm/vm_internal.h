@@ -47,13 +47,16 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
 
 /* The fast path of a warp-wide access that needs no per-lane work: when
  * every lane's [addr+imm, +size) lies in one global allocation or in the
- * block's shared memory, is aligned, and no checker watches, returns the
- * host pointer `p` such that lane l accesses p + addr[l]; else NULL (then
- * use vm_resolve). Wrapping pointer arithmetic is intended. */
-static inline uint8_t *vm_resolve_base(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm, unsigned size)
+ * block's shared memory, is aligned (for power-of-two sizes), and no
+ * checker watches, stores in *base the host address such that lane l
+ * accesses *base + addr[l] and returns 1; else returns 0 (then use
+ * vm_resolve). Global device addresses are host addresses, so *base is
+ * often just imm, and may be 0. Wrapping pointer arithmetic is intended. */
+static inline int vm_resolve_fast(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm,
+                                  unsigned size, uintptr_t *base)
 {
     if (b->launch->hooks)
-        return NULL;
+        return 0;
     /* bitwise AND and OR of the lane addresses bound their minimum and
      * maximum and vectorize well; fall back to the exact bounds when they
      * are too loose */
@@ -63,14 +66,32 @@ static inline uint8_t *vm_resolve_base(vm_block *b, int space, uint32_t m, const
         lo &= a;
         hi |= a;
     });
-    uint64_t bits = hi;
-    if ((size & (size - 1)) == 0 && (bits & (size - 1)))
-        return NULL;
-    int in_shared = space == BC_SPACE_SHARED ? hi + size <= b->shared_size
-                  : space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED ? hi - MEM_WINDOW_SHARED + size <= b->shared_size : 0;
-    const mem_allocation *c0 = b->alloc_cache;
-    int in_cache = c0 && lo >= c0->base && hi + size <= c0->base + c0->size;
-    if (!in_shared && !in_cache) {
+    if ((size & (size - 1)) == 0 && (hi & (size - 1)))
+        return 0;
+    uint64_t shared_size = b->shared_size;
+    int shared = space == BC_SPACE_SHARED || (space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED);
+    uint64_t shared_base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
+    if (shared) {
+        if (shared_size < size)
+            return 0;
+        if (hi - shared_base > shared_size - size) {
+            lo = UINT64_MAX;
+            hi = 0;
+            LANES(m, {
+                uint64_t a = addr[l] + (uint64_t)imm;
+                lo = a < lo ? a : lo;
+                hi = a > hi ? a : hi;
+            });
+            if (lo < shared_base || hi - shared_base > shared_size - size)
+                return 0;
+        }
+        *base = (uintptr_t)b->shared - (uintptr_t)shared_base + (uintptr_t)imm;
+        return 1;
+    }
+    if (space != BC_SPACE_GLOBAL && space != BC_SPACE_GENERIC)
+        return 0;
+    const mem_allocation *c = b->alloc_cache;
+    if (!c || lo < c->base || c->size < size || hi - c->base > c->size - size) {
         lo = UINT64_MAX;
         hi = 0;
         LANES(m, {
@@ -78,26 +99,27 @@ static inline uint8_t *vm_resolve_base(vm_block *b, int space, uint32_t m, const
             lo = a < lo ? a : lo;
             hi = a > hi ? a : hi;
         });
-    }
-    if ((size & (size - 1)) == 0 && (bits & (size - 1)))
-        return NULL;
-    if (space == BC_SPACE_GLOBAL || (space == BC_SPACE_GENERIC && hi < MEM_WINDOW_SHARED)) {
-        const mem_allocation *c = b->alloc_cache;
-        if (!c || lo < c->base || hi + size > c->base + c->size) {
+        if (hi >= MEM_WINDOW_SHARED)
+            return 0;
+        if (!c || lo < c->base || c->size < size || hi - c->base > c->size - size) {
             c = mem_find(b->launch->mem, lo, hi + size - lo);
             if (!c)
-                return NULL;
+                return 0;
             b->alloc_cache = c;
         }
-        return (uint8_t *)(uintptr_t)imm;
     }
-    uint64_t base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
-    if ((space == BC_SPACE_SHARED || (space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED)) &&
-        hi - base + size <= b->shared_size)
-        return (uint8_t *)((uintptr_t)b->shared - (uintptr_t)base + (uintptr_t)imm);
-    return NULL;
+    *base = (uintptr_t)imm;
+    return 1;
 }
 
+/* vm_resolve_fast for callers that take the base as a pointer: NULL when
+ * the fast path does not apply, and also when the base is 0 (a global
+ * access without offset), where the caller takes the slow path. */
+static inline uint8_t *vm_resolve_base(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm, unsigned size)
+{
+    uintptr_t base;
+    return vm_resolve_fast(b, space, m, addr, imm, size, &base) ? (uint8_t *)base : NULL;
+}
 
 /* Reads a NUL-terminated string at a generic address (for printf/assert). */
 int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, size_t cap);
