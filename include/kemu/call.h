@@ -96,7 +96,7 @@ typedef struct kemu_call_pair {
 
 typedef enum kemu_call_oob {
     KEMU_CALL_OOB_RAISE = 0,        /* an out-of-bounds read is a kernel fault */
-    KEMU_CALL_OOB_UNINITIALIZED     /* reads give the fill value (not supported yet) */
+    KEMU_CALL_OOB_UNINITIALIZED     /* out-of-bounds loads return the fill value of the operand read past */
 } kemu_call_oob;
 
 /* Interpret-mode options (InterpretGPUParams). uninitialized_memory is

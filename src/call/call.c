@@ -38,6 +38,9 @@ typedef struct call_state {
     uint64_t *param_values;
     uint32_t *param_values32;
     void **args;
+    int oob_shared_class;        /* 1 + fill class of the last smem scratch, 0 none */
+    uint8_t *shared_image;       /* the smem scratch, filled by dtype (copied into every block) */
+    uint64_t shared_image_size;
 } call_state;
 
 #define FAIL(st, path, ...) call_fail(c->result, c->err, st, path, __VA_ARGS__)
@@ -343,6 +346,7 @@ static kemu_status upload(call_state *c, const io_array *a, uint64_t *address, c
     if (kemu_malloc(c->dev, bytes, KEMU_UNINIT_ZERO, address, &e) ||
         kemu_memcpy_htod(c->dev, *address, a->data, bytes, &e))
         return FAIL(e.status, path, "%s", e.message);
+    exec_set_fill_class(c->dev, *address, exec_fill_class_of_dtype(io_dtype_name(a->dtype)));
     return KEMU_OK;
 }
 
@@ -393,6 +397,29 @@ static kemu_status place_operands(call_state *c, kemu_launch_config *lc)
         }
     }
     lc->shared_bytes = (size_t)(end - base);
+    /* smem scratch starts filled like an output (NaN for floats, the largest
+     * value for integers, true for bools, or zero), element by element: an
+     * image of the dynamic shared memory that every block starts with */
+    if (end > base) {
+        c->shared_image_size = end - base;
+        c->shared_image = malloc((size_t)c->shared_image_size);
+        if (!c->shared_image)
+            return FAIL(KEMU_ERR_OUT_OF_MEMORY, NULL, "out of memory");
+        io_fill_uninit_bytes(c->shared_image, (size_t)c->shared_image_size, fill);
+        for (int i = 0; i < s->nscratch; i++) {
+            const kemu_call_scratch *sc = &s->scratch[i];
+            if (sc->memory_space == KEMU_CALL_GMEM)
+                continue;
+            io_dtype dt;
+            call_dtype_parse(sc->dtype, &dt);
+            size_t count = 1;
+            for (int d = 0; d < sc->ndim; d++)
+                count *= (size_t)sc->shape[d];
+            io_fill_uninit(c->shared_image + (c->scratch_device[i] - base), count, dt, fill);
+            /* reads past the end of shared memory are past the last smem scratch */
+            c->oob_shared_class = 1 + exec_fill_class_of_dtype(io_dtype_name(dt));
+        }
+    }
     if (c->result)
         c->result->shared_bytes = lc->shared_bytes;
     int np = kemu_kernel_param_count(c->kernel);
@@ -434,8 +461,16 @@ static kemu_status launch_and_collect(call_state *c, const kemu_launch_config *l
     kemu_report *report = r ? &r->report : &local;
     kemu_uninit saved = c->dev->cfg.uninit;
     c->dev->cfg.uninit = s->interpret.uninitialized_memory;
+    c->dev->oob_reads_fill = s->interpret.out_of_bounds_reads == KEMU_CALL_OOB_UNINITIALIZED;
+    c->dev->oob_shared_class = c->oob_shared_class;
+    c->dev->shared_init = c->shared_image;
+    c->dev->shared_init_size = c->shared_image_size;
     kemu_status st = kemu_launch(c->kernel, lc, c->args, report, c->err);
     c->dev->cfg.uninit = saved;
+    c->dev->oob_reads_fill = 0;
+    c->dev->oob_shared_class = 0;
+    c->dev->shared_init = NULL;
+    c->dev->shared_init_size = 0;
     if (!r)
         kemu_report_free(&local);
     if (st)
@@ -476,6 +511,7 @@ static kemu_status launch_and_collect(call_state *c, const kemu_launch_config *l
 
 static void call_state_free(call_state *c)
 {
+    free(c->shared_image);
     const kemu_call_spec *s = c->spec;
     for (int i = 0; c->inputs && i < s->ninputs; i++) {
         io_array_free(&c->inputs[i]);
@@ -519,10 +555,6 @@ static kemu_status run_checked(call_state *c)
     }
     if ((st = call_limits_grid(s, c->result, c->err)))
         return st;
-    if (s->interpret.out_of_bounds_reads == KEMU_CALL_OOB_UNINITIALIZED)
-        return FAIL(KEMU_ERR_UNSUPPORTED, "interpret.out_of_bounds_reads",
-                    "\"uninitialized\" is not supported by kemu yet (an out-of-bounds read is always a kernel "
-                    "fault); use \"raise\"");
     if (!c->kernel && (st = load_kernel(c)))
         return st;
     if ((st = check_params(c)))

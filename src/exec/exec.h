@@ -45,6 +45,13 @@ struct kemu_device {
     struct check_session *checks;    /* enabled checkers, or NULL */
     struct vm_texture *textures;     /* texture/surface objects by handle - 1 */
     int ntextures;
+    /* set around one launch by kemu call: out-of-bounds loads return the
+     * uninit fill instead of faulting; an image of the dynamic shared
+     * memory copied into every block after the fill (typed scratch fill) */
+    int oob_reads_fill;
+    int oob_shared_class;            /* 1 + fill class of out-of-bounds shared loads, 0: by load type */
+    const uint8_t *shared_init;
+    uint64_t shared_init_size;
 };
 
 struct kemu_kernel {

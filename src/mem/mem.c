@@ -84,7 +84,7 @@ int mem_alloc(mem_space *m, uint64_t size, int fill, int kind, uint64_t *address
             hi = mid;
     }
     memmove(&m->allocs[lo + 1], &m->allocs[lo], (m->count - lo) * sizeof *m->allocs);
-    m->allocs[lo] = (mem_allocation){base, size, kind, ++m->next_id};
+    m->allocs[lo] = (mem_allocation){base, size, kind, ++m->next_id, 0};
     m->count++;
     pthread_mutex_unlock(&m->lock);
     *address = base;
@@ -137,6 +137,12 @@ const mem_allocation *mem_find_containing(const mem_space *m, uint64_t address)
         return NULL;
     const mem_allocation *a = &m->allocs[i - 1];
     return address - a->base < a->size ? a : NULL;
+}
+
+const mem_allocation *mem_find_below(const mem_space *m, uint64_t address)
+{
+    size_t i = find_index(m, address);
+    return i ? &m->allocs[i - 1] : NULL;
 }
 
 const mem_allocation *mem_find(const mem_space *m, uint64_t address, uint64_t size)

@@ -35,6 +35,8 @@ typedef struct mem_allocation {
     uint64_t size;      /* bytes requested */
     int kind;           /* MEM_KIND_* */
     uint64_t id;        /* allocation number, for reports */
+    int fill_class;     /* kemu call operands: 1 + the VM_OOB_FILL class of the dtype
+                         * (out-of-bounds reads past it return that fill); 0 unknown */
 } mem_allocation;
 
 enum { MEM_KIND_USER = 0, MEM_KIND_MODULE_GLOBALS, MEM_KIND_HEAP };
@@ -63,6 +65,8 @@ int mem_free(mem_space *m, uint64_t address);
 const mem_allocation *mem_find(const mem_space *m, uint64_t address, uint64_t size);
 /* The allocation containing address (any size), or NULL. */
 const mem_allocation *mem_find_containing(const mem_space *m, uint64_t address);
+/* The live allocation with the highest base <= address, or NULL. */
+const mem_allocation *mem_find_below(const mem_space *m, uint64_t address);
 /* The freed allocation whose range contained address (the latest freed if
  * several did), or NULL. Freed ranges stay unmapped (a quarantine), so
  * checkers can name them in reports. */

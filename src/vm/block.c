@@ -234,9 +234,25 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
     vm_access_lane lanes_buf[VM_WARP];
     vm_access_lane *lanes = L->hooks && L->hooks->access ? lanes_buf : NULL;
     const mem_allocation *cache = NULL;
+    /* out-of-bounds loads return the fill value instead of faulting (kemu
+     * call's interpret.out_of_bounds_reads = "uninitialized") */
+    const uint8_t *fill = NULL;
+    if (kind == VM_ACCESS_LOAD && L->oob_fill && size <= VM_OOB_FILL_BYTES)
+        fill = L->oob_fill + VM_OOB_FILL_BYTES * vm_oob_fill_class(f && pc < f->fn->ncode ? f->fn->code[pc].type : 0);
+    uint32_t filled = 0;
+#define OOB_OR(fault) \
+    do { \
+        if (fill) { \
+            ptrs[l] = (uint8_t *)lane_fill; \
+            filled |= 1u << l; \
+            goto next_lane; \
+        } \
+        return fault; \
+    } while (0)
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint64_t a = addr[l] + (uint64_t)imm;
+        const uint8_t *lane_fill = fill;
         int sp = space;
         uint64_t off = a;
         if (sp == BC_SPACE_GENERIC) {
@@ -255,9 +271,9 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                 sp = BC_SPACE_PARAM_KERNEL;
                 off = a - MEM_WINDOW_PARAM;
             } else {
-                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                OOB_OR(vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                    "illegal address: generic %s of %u bytes at 0x%llx is in no address space",
-                                   what, size, (unsigned long long)a);
+                                   what, size, (unsigned long long)a));
             }
         }
         if (size > 1 && (off & (size - 1)) && (size & (size - 1)) == 0)
@@ -272,6 +288,13 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                 cache = mem_find(L->mem, off, size);
                 if (!cache) {
                     char d[256];
+                    if (fill) {
+                        /* past the end of an operand whose dtype is known: its fill */
+                        const mem_allocation *below = mem_find_below(L->mem, off);
+                        if (below && below->fill_class)
+                            lane_fill = L->oob_fill + VM_OOB_FILL_BYTES * (below->fill_class - 1);
+                        OOB_OR(-1);
+                    }
                     describe_global(L->mem, off, d, sizeof d);
                     return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                        "illegal address: global %s of %u bytes at 0x%llx (%s)", what, size,
@@ -288,6 +311,8 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
             break;
         case BC_SPACE_SHARED:
         case BC_SPACE_SHARED_CLUSTER:
+            if (fill && L->oob_shared_class)
+                lane_fill = L->oob_fill + VM_OOB_FILL_BYTES * (L->oob_shared_class - 1);
             if (sp == BC_SPACE_SHARED_CLUSTER && off >= (1u << 24)) {
                 uint64_t rank = (off >> 24) - 1, own = 0;
                 const unsigned *cl = L->cluster;
@@ -296,35 +321,35 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                 off &= 0xffffff;
                 if (rank != own) {
                     if (!b->cluster || rank >= (uint64_t)b->cluster->n)
-                        return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                        OOB_OR(vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                            "shared::cluster %s at 0x%llx names block rank %llu, but the cluster has %d block%s",
                                            what, (unsigned long long)a, (unsigned long long)rank,
-                                           b->cluster ? b->cluster->n : 1, b->cluster && b->cluster->n == 1 ? "" : "s");
+                                           b->cluster ? b->cluster->n : 1, b->cluster && b->cluster->n == 1 ? "" : "s"));
                     vm_block *other = &b->cluster->blocks[rank];
                     if (lanes)
                         lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint8_t)rank, off};
                     if (off + size > other->shared_size || off + size < off)
-                        return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                        OOB_OR(vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                            "out-of-bounds shared::cluster %s of %u bytes at offset %llu of block rank %llu (%llu bytes of shared memory)",
                                            what, size, (unsigned long long)off, (unsigned long long)rank,
-                                           (unsigned long long)other->shared_size);
+                                           (unsigned long long)other->shared_size));
                     ptrs[l] = other->shared + off;
                     break;
                 }
             }
             if (off + size > b->shared_size || off + size < off)
-                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                OOB_OR(vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                    "out-of-bounds shared %s of %u bytes at offset %llu (the block has %llu bytes of shared memory)",
-                                   what, size, (unsigned long long)off, (unsigned long long)b->shared_size);
+                                   what, size, (unsigned long long)off, (unsigned long long)b->shared_size));
             if (lanes)
                 lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint8_t)b->rank, off};
             ptrs[l] = b->shared + off;
             break;
         case BC_SPACE_LOCAL:
             if (off + size > L->local_stride || off + size < off)
-                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                OOB_OR(vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                    "out-of-bounds local %s of %u bytes at offset %llu (%llu bytes of local memory per thread)",
-                                   what, size, (unsigned long long)off, (unsigned long long)L->local_stride);
+                                   what, size, (unsigned long long)off, (unsigned long long)L->local_stride));
             if (lanes)
                 lanes[l] = (vm_access_lane){BC_SPACE_LOCAL, 0, off};
             ptrs[l] = w->local + (size_t)l * L->local_stride + off;
@@ -334,9 +359,9 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                 return vm_fault_at(b, w, f, pc, (uint32_t)l, 700, "store to constant memory at offset %llu",
                                    (unsigned long long)off);
             if (off + size > L->const_size || off + size < off)
-                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                OOB_OR(vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                    "out-of-bounds const load of %u bytes at offset %llu (the module has %llu bytes of constant memory)",
-                                   size, (unsigned long long)off, (unsigned long long)L->const_size);
+                                   size, (unsigned long long)off, (unsigned long long)L->const_size));
             if (lanes)
                 lanes[l] = (vm_access_lane){BC_SPACE_CONST, 0, off};
             ptrs[l] = L->const_bank + off;
@@ -346,9 +371,9 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                 return vm_fault_at(b, w, f, pc, (uint32_t)l, 700, "store to kernel parameter memory at offset %llu",
                                    (unsigned long long)off);
             if (off + size > L->param_size || off + size < off)
-                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                OOB_OR(vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                    "out-of-bounds param load of %u bytes at offset %llu (%llu bytes of parameters)",
-                                   size, (unsigned long long)off, (unsigned long long)L->param_size);
+                                   size, (unsigned long long)off, (unsigned long long)L->param_size));
             if (lanes)
                 lanes[l] = (vm_access_lane){BC_SPACE_PARAM_KERNEL, 0, off};
             ptrs[l] = L->params + off;
@@ -356,9 +381,11 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
         default:
             return vm_fault_at(b, w, f, pc, (uint32_t)l, 700, "unsupported address space");
         }
+    next_lane:;
     }
-    if (lanes)
-        L->hooks->access(L->hooks->ctx, b, w, f, pc, kind, m, lanes, size);
+#undef OOB_OR
+    if (lanes && (m & ~filled))
+        L->hooks->access(L->hooks->ctx, b, w, f, pc, kind, m & ~filled, lanes, size);
     return 0;
 }
 
@@ -661,6 +688,9 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
     }
     b->shared_size = shared;
     memset(b->shared, L->uninit_byte, shared);
+    if (L->shared_init && L->shared_static < shared)
+        memcpy(b->shared + L->shared_static, L->shared_init,
+               L->shared_init_size < shared - L->shared_static ? L->shared_init_size : shared - L->shared_static);
     int nwarps = (int)((L->nthreads_per_block + VM_WARP - 1) / VM_WARP);
     if (nwarps != b->nwarps) {
         for (int i = 0; i < b->nwarps; i++) {

@@ -152,6 +152,24 @@ const vm_heap_chunk *vm_heap_find(const vm_heap_table *t, uint64_t addr);
  * 1 with a description in buf, else 0. */
 int vm_heap_explain(const vm_heap_table *t, uint64_t addr, unsigned size, char *buf, size_t n);
 
+/* Out-of-bounds loads that return a fill value instead of faulting:
+ * VM_OOB_FILL_CLASSES patterns of VM_OOB_FILL_BYTES bytes each, by the
+ * dtype of the operand read past (kemu call), else by the load's type:
+ * 0 all bits the fill byte; 1-4 the largest signed value or NaN of 1, 2,
+ * 4, 8 bytes for the "nan" fill, where both are 0x7f..ff; 5 bools. */
+#define VM_OOB_FILL_BYTES 64
+#define VM_OOB_FILL_CLASSES 6 /* class 5: bools (true) */
+static inline int vm_oob_fill_class(int ptx_type)
+{
+    switch (ptx_type) {
+    case PTX_T_S8: return 1;
+    case PTX_T_S16: case PTX_T_F16: case PTX_T_BF16: case PTX_T_F16X2: case PTX_T_BF16X2: return 2;
+    case PTX_T_S32: case PTX_T_F32: case PTX_T_TF32: return 3;
+    case PTX_T_S64: case PTX_T_F64: return 4;
+    default: return 0;
+    }
+}
+
 typedef struct vm_launch {
     const bc_module *mod;
     const bc_function *kernel;
@@ -177,6 +195,10 @@ typedef struct vm_launch {
     uint64_t heap_base, heap_size, heap_used; /* device malloc */
     void *heap_lock;
     vm_heap_table *heap_table;     /* memcheck: the device heap's allocations, or NULL */
+    const uint8_t *oob_fill;       /* VM_OOB_FILL_CLASSES patterns for out-of-bounds loads, or NULL: they fault */
+    int oob_shared_class;          /* 1 + the fill class of out-of-bounds shared loads, 0: by the load's type */
+    const uint8_t *shared_init;    /* copied over the dynamic shared memory of each block after the fill, or NULL */
+    uint64_t shared_init_size;
     int arch_sm;
     int (*call_native)(void *ctx, int fn_index, void **args, void *ret);
     void *native_ctx;

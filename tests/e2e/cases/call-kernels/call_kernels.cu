@@ -81,3 +81,28 @@ extern "C" __global__ void oob_read(const float *x, float *y)
     unsigned i = global_index();
     y[i] = x[i + (1u << 24)];
 }
+
+// Reads far past the end of x (int) and outside shared memory (through a
+// generic pointer): with out_of_bounds_reads "uninitialized" both return
+// the fill value.
+extern "C" __global__ void oob_read_int(const int *x, int *y, int *z, unsigned long long s_address)
+{
+    unsigned i = global_index();
+    int *s = shared_scratch<int>(s_address);
+    s[threadIdx.x] = (int)i;
+    y[i] = x[i + (1u << 24)];
+    z[i] = s[threadIdx.x + (1u << 20)];
+}
+
+// Copies never-written smem scratch of four dtypes out: each starts filled
+// by its dtype (NaN, the largest integer, true).
+extern "C" __global__ void scratch_fill_typed(int *i32, signed char *i8, bool *b, unsigned short *h,
+                                              unsigned long long si32, unsigned long long si8,
+                                              unsigned long long sb, unsigned long long sh)
+{
+    unsigned t = threadIdx.x, i = global_index();
+    i32[i] = shared_scratch<int>(si32)[t];
+    i8[i] = shared_scratch<signed char>(si8)[t];
+    b[i] = shared_scratch<bool>(sb)[t];
+    h[i] = shared_scratch<unsigned short>(sh)[t];
+}
