@@ -10,7 +10,7 @@
 
 static const char run_usage[] =
     "usage: kemu run FILE.ptx [--kernel NAME] [--grid X[,Y[,Z]]] --block X[,Y[,Z]]\n"
-    "                [--cluster X[,Y[,Z]]] [--shared BYTES] [--arch sm_XX] [--threads N]\n"
+    "                [--cluster X[,Y[,Z]]] [--cooperative] [--shared BYTES] [--arch sm_XX] [--threads N]\n"
     "                [--schedule MODE] [--uninit nan|zero|pattern] [--timeout SECONDS]\n"
     "                [--json] [--keep-outputs] [--tool NAME] [--backend emu|cuda|both] [--device N]\n"
     "                [--ulps N] [--rtol R] [--atol A] [--] ARG...\n"
@@ -27,6 +27,8 @@ static const char run_usage[] =
     "--backend cuda runs the same PTX and launch on CUDA device --device N (the driver is\n"
     "loaded at run time); both runs the emulator and the GPU from identical inputs, writes\n"
     "the GPU's outputs to NAME.cuda.npy and compares every output buffer (docs/fidelity.md).\n"
+    "--cooperative launches as cudaLaunchCooperativeKernel does (every block co-resident,\n"
+    "grid-wide synchronization allowed).\n"
     "--tool memcheck|racecheck|initcheck|synccheck runs checkers (see README).\n"
     "Exit status: 0 success, 1 the kernel faulted or the backends disagree, 2 usage, PTX\n"
     "or input error, 3 no usable GPU for --backend cuda|both.\n";

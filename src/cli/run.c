@@ -239,7 +239,7 @@ int cli_run_main(int argc, char **argv)
     cli_checks_init(&checks);
     const char *file = NULL, *kernel_name = NULL, *arch = NULL, *schedule = NULL;
     unsigned grid[3] = {1, 1, 1}, block[3] = {0, 0, 0}, cluster[3] = {0, 0, 0};
-    int have_block = 0, json = 0, keep = 0, threads = 0;
+    int have_block = 0, json = 0, keep = 0, threads = 0, cooperative = 0;
     unsigned long long shared = 0;
     double timeout = 0;
     io_uninit_mode uninit = IO_UNINIT_NAN;
@@ -265,7 +265,7 @@ int cli_run_main(int argc, char **argv)
                                                 "--keep-outputs", "--tool", "--log-file", "--error-exitcode",
                                                 "--print-limit", "--report-file", "--racecheck-warp",
                                                 "--racecheck-benign", "--leak-check", "--backend", "--device",
-                                                "--ulps", "--rtol", "--atol", NULL};
+                                                "--ulps", "--rtol", "--atol", "--cooperative", NULL};
             int is_known = 0;
             for (int q = 0; known[q]; q++)
                 if (!strcmp(name, known[q]))
@@ -274,7 +274,7 @@ int cli_run_main(int argc, char **argv)
                 free(argtexts);
                 return cli_usage_error("run", "unknown option '%s'", name);
             }
-            int flag = !strcmp(name, "--json") || !strcmp(name, "--keep-outputs");
+            int flag = !strcmp(name, "--json") || !strcmp(name, "--keep-outputs") || !strcmp(name, "--cooperative");
             if (!flag) {
                 if (eq) val = eq + 1;
                 else if (i + 1 < argc) val = argv[++i];
@@ -311,6 +311,7 @@ int cli_run_main(int argc, char **argv)
                     rc = cli_usage_error("run", "--timeout wants a positive number of seconds, got '%s'", val);
             } else if (!strcmp(name, "--json")) json = 1;
             else if (!strcmp(name, "--keep-outputs")) keep = 1;
+            else if (!strcmp(name, "--cooperative")) cooperative = 1;
             else if (!strcmp(name, "--backend")) {
                 if (!strcmp(val, "emu")) { use_emu = 1; use_cuda = 0; }
                 else if (!strcmp(val, "cuda")) { use_emu = 0; use_cuda = 1; }
@@ -501,6 +502,7 @@ int cli_run_main(int argc, char **argv)
     memcpy(lc.grid, grid, sizeof grid);
     memcpy(lc.block, block, sizeof block);
     memcpy(lc.cluster, cluster, sizeof cluster);
+    lc.cooperative = cooperative;
     lc.shared_bytes = (size_t)shared;
     if (use_cuda) {
         int rc = run_cuda_prepare(&cuda, device_ordinal, file, k, args, ptrs, nargs);
@@ -615,6 +617,7 @@ int cli_run_main(int argc, char **argv)
         json_object_set_new(o, "grid", json_pack("[i,i,i]", grid[0], grid[1], grid[2]));
         json_object_set_new(o, "block", json_pack("[i,i,i]", block[0], block[1], block[2]));
         json_object_set_new(o, "cluster", json_pack("[i,i,i]", cluster[0], cluster[1], cluster[2]));
+        json_object_set_new(o, "cooperative", json_boolean(cooperative));
         json_object_set_new(o, "shared_bytes", json_integer((json_int_t)shared));
         json_object_set_new(o, "seconds", json_real(report.seconds));
         json_object_set_new(o, "warp_instructions", json_integer((json_int_t)report.warp_instructions));
@@ -668,6 +671,8 @@ int cli_run_main(int argc, char **argv)
         if (cluster[0] || cluster[1] || cluster[2])
             snprintf(cluster_text, sizeof cluster_text, " cluster (%u,%u,%u)", cluster[0] ? cluster[0] : 1,
                      cluster[1] ? cluster[1] : 1, cluster[2] ? cluster[2] : 1);
+        if (cooperative)
+            snprintf(cluster_text + strlen(cluster_text), sizeof cluster_text - strlen(cluster_text), " cooperative");
         if (!use_cuda)
             fprintf(faulted ? stderr : stdout,
                     "kernel %s: grid (%u,%u,%u) block (%u,%u,%u)%s, %.3f s, %llu warp-instructions, %llu thread-instructions\n",

@@ -339,13 +339,27 @@ cuda_status cuda_backend_launch(cuda_backend *b, const kemu_launch_config *cfg, 
         if ((unsigned long long)cluster[0] * cluster[1] * cluster[2] > CUDA_PORTABLE_CLUSTER_SIZE)
             b->driver.function_set_attribute(b->function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
     }
+    if (cfg->cooperative && !b->driver.launch_kernel_ex) {
+        snprintf(msg, len, "the CUDA driver (%s) is too old for cooperative launches here: it has no cuLaunchKernelEx",
+                 b->driver.library_name);
+        return CUDA_STATUS_UNAVAILABLE;
+    }
     if (b->driver.launch_kernel_ex) {
-        CUlaunchAttribute attribute;
-        memset(&attribute, 0, sizeof attribute);
-        attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        attribute.value.clusterDim.x = cluster[0];
-        attribute.value.clusterDim.y = cluster[1];
-        attribute.value.clusterDim.z = cluster[2];
+        CUlaunchAttribute attributes[2];
+        unsigned nattributes = 0;
+        memset(attributes, 0, sizeof attributes);
+        if (has_cluster) {
+            CUlaunchAttribute *a = &attributes[nattributes++];
+            a->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            a->value.clusterDim.x = cluster[0];
+            a->value.clusterDim.y = cluster[1];
+            a->value.clusterDim.z = cluster[2];
+        }
+        if (cfg->cooperative) {
+            CUlaunchAttribute *a = &attributes[nattributes++];
+            a->id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+            a->value.cooperative = 1;
+        }
         CUlaunchConfig config;
         memset(&config, 0, sizeof config);
         config.gridDimX = grid[0];
@@ -356,8 +370,8 @@ cuda_status cuda_backend_launch(cuda_backend *b, const kemu_launch_config *cfg, 
         config.blockDimZ = block[2];
         config.sharedMemBytes = (unsigned)cfg->shared_bytes;
         config.hStream = NULL;
-        config.attrs = has_cluster ? &attribute : NULL;
-        config.numAttrs = has_cluster ? 1 : 0;
+        config.attrs = nattributes ? attributes : NULL;
+        config.numAttrs = nattributes;
         call = "cuLaunchKernelEx";
         start = now_seconds();
         r = b->driver.launch_kernel_ex(&config, b->function, args, NULL);

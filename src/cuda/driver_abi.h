@@ -99,12 +99,13 @@ enum {
 
 /* CUlaunchAttributeID values and the attribute record: a 4-byte id, 4
  * bytes of padding and a 64-byte value union, of which kemu only uses the
- * cluster dimensions. */
+ * cooperative flag and the cluster dimensions. */
 typedef int CUlaunchAttributeID;
-enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+enum { CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
 
 typedef union CUlaunchAttributeValue_union {
     char pad[64];
+    int cooperative;
     struct {
         unsigned int x;
         unsigned int y;

@@ -214,14 +214,20 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
             why = "more blocks than can be co-resident";
         else if (L.cluster[0] || L.cluster[1] || L.cluster[2])
             why = "clusters";
-        else if (dev->checks)
-            why = "checkers";
         if (why) {
             free(L.params);
             return util_error(err, why[0] == 'm' ? KEMU_ERR_LAUNCH_CONFIG : KEMU_ERR_UNSUPPORTED,
                               "cooperative launch of %llu blocks: %s%s (at most %llu blocks on %s)",
                               (unsigned long long)nblocks, why[0] == 'm' ? "" : "not supported with ", why,
                               (unsigned long long)limit, arch->name);
+        }
+        if (dev->checks && nblocks > VM_MAX_CLUSTER) {
+            /* the checkers keep per-block state for the blocks of one group */
+            free(L.params);
+            return util_error(err, KEMU_ERR_UNSUPPORTED,
+                              "cooperative launch of %llu blocks: the checkers support cooperative launches of at "
+                              "most %d blocks",
+                              (unsigned long long)nblocks, VM_MAX_CLUSTER);
         }
         if (mem_alloc(&dev->mem, 256, 0, MEM_KIND_MODULE_GLOBALS, &coop_workspace)) {
             free(L.params);

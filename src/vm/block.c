@@ -838,10 +838,11 @@ int vm_cluster_run(vm_cluster *c, vm_launch *L, int n, const unsigned (*ctaids)[
             return -1;
         }
         b->cluster = c;
-        /* the block's rank in its thread-block cluster (0 without clusters) */
-        unsigned cx = L->cluster[0] ? L->cluster[0] : 1, cy = L->cluster[1] ? L->cluster[1] : 1;
-        unsigned cz = L->cluster[2] ? L->cluster[2] : 1;
-        b->rank = (b->ctaid[0] % cx) + (b->ctaid[1] % cy) * cx + (b->ctaid[2] % cz) * cx * cy;
+        /* the block's index in its group: its rank in its thread-block
+         * cluster (the launch lists a cluster's blocks in rank order), 0
+         * without clusters, its place in the grid in a cooperative launch
+         * (whose whole grid is one group) */
+        b->rank = i;
     }
     if (L->hooks && L->hooks->block_begin)
         for (int i = 0; i < n; i++)

@@ -440,7 +440,7 @@ CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source, size_t bytes)
 }
 
 /* Runs kernel f on the emulator; a fault becomes the sticky error. */
-static CUresult standin_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], const unsigned cluster[3],
+static CUresult standin_launch(CUfunction f, const unsigned grid[3], const unsigned block[3], const unsigned cluster[3], int cooperative,
                                unsigned shared_bytes, void **params, void **extra)
 {
     CUresult r = check_ready();
@@ -459,6 +459,7 @@ static CUresult standin_launch(CUfunction f, const unsigned grid[3], const unsig
     memcpy(lc.block, block, sizeof lc.block);
     memcpy(lc.cluster, cluster, sizeof lc.cluster);
     lc.shared_bytes = shared_bytes;
+    lc.cooperative = cooperative;
     kemu_report report;
     memset(&report, 0, sizeof report);
     kemu_error err;
@@ -496,7 +497,7 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int grid_x, unsigned int g
     if (stream)
         return CUDA_ERROR_INVALID_HANDLE;
     unsigned grid[3] = {grid_x, grid_y, grid_z}, block[3] = {block_x, block_y, block_z}, cluster[3] = {0, 0, 0};
-    return standin_launch(function, grid, block, cluster, shared_bytes, params, extra);
+    return standin_launch(function, grid, block, cluster, 0, shared_bytes, params, extra);
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **params, void **extra)
@@ -510,8 +511,13 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, voi
     unsigned grid[3] = {config->gridDimX, config->gridDimY, config->gridDimZ};
     unsigned block[3] = {config->blockDimX, config->blockDimY, config->blockDimZ};
     unsigned cluster[3] = {0, 0, 0};
+    int cooperative = 0;
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const CUlaunchAttribute *a = &config->attrs[i];
+        if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
+            cooperative = a->value.cooperative != 0;
+            continue;
+        }
         if (a->id != CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
             return CUDA_ERROR_NOT_SUPPORTED;
         if (standin_sm() < 90)
@@ -520,5 +526,5 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, voi
         cluster[1] = a->value.clusterDim.y;
         cluster[2] = a->value.clusterDim.z;
     }
-    return standin_launch(function, grid, block, cluster, config->sharedMemBytes, params, extra);
+    return standin_launch(function, grid, block, cluster, cooperative, config->sharedMemBytes, params, extra);
 }
