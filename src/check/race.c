@@ -268,8 +268,9 @@ typedef struct race_where {
 
 static race_side side_of(const race_thread *r, const race_tuple *t, uint32_t lanes)
 {
-    int rank = t->unit / r->nwarps, warp = t->unit % r->nwarps;
-    race_side s = {t->fn, t->pc, t->kind, r->block_id[rank],
+    int unit = race_who_unit(t->who);
+    int rank = unit / r->nwarps, warp = unit % r->nwarps;
+    race_side s = {race_who_fn(t->who), race_who_pc(t->who), t->kind, r->block_id[rank],
                    (uint32_t)(warp * VM_WARP + (lanes ? __builtin_ctz(lanes) : 0)), 1u << (t->bytes >> 4)};
     return s;
 }
@@ -278,7 +279,7 @@ static void conflict(race_thread *r, const race_tuple *old, const race_tuple *nw
                      uint32_t new_lanes, int cls, const race_where *wh, uint8_t overlap)
 {
     race_side a = side_of(r, old, old_lanes), b = side_of(r, nw, new_lanes);
-    int ra = old->unit / r->nwarps, rb = nw->unit / r->nwarps;
+    int ra = race_who_unit(old->who) / r->nwarps, rb = race_who_unit(nw->who) / r->nwarps;
     int scope = ra == rb && ra == wh->rank ? RACE_SCOPE_BLOCK : RACE_SCOPE_CLUSTER;
     uint64_t byte = wh->word + (uint64_t)__builtin_ctz(overlap);
     uint64_t owner = r->block_id[wh->rank];
@@ -286,117 +287,184 @@ static void conflict(race_thread *r, const race_tuple *old, const race_tuple *nw
     race_report(r, a, b, 0, scope, cls, owner, byte, instance);
 }
 
-static void check_cell(race_thread *r, race_cell *c, const race_tuple *nt, const race_where *wh)
+/* The access a check_cell call describes: the warp-instruction's fixed
+ * part (proto: who, clock, wsync) and this word's lanes, bytes, kind and
+ * value. */
+typedef struct race_new {
+    const race_tuple *proto;
+    uint32_t lanes, value;
+    uint8_t kind, bytes;
+} race_new;
+
+/* A record and the new access race (reports are rare: kept out of the
+ * loop of check_cell). */
+static __attribute__((noinline)) void cell_race(race_thread *r, const race_tuple *t, race_new a,
+                                                const race_where *wh, uint8_t ov, int same_unit)
 {
-    race_tuple *v = cell_tuples(c);
-    const uint32_t *myvc = r->vc + (size_t)nt->unit * (size_t)r->U;
-    uint8_t nb = nt->bytes & 0xf;
-    int merge = -1;
-    for (int i = 0; i < c->n; i++) {
-        race_tuple *t = &v[i];
-        if (t->unit == nt->unit && t->fn == nt->fn && t->pc == nt->pc && t->bytes == nt->bytes &&
-            (t->kind & RACE_K_KEY) == (nt->kind & RACE_K_KEY))
-            merge = i;
-        uint8_t ov = t->bytes & nb;
-        if (!ov || !((t->kind | nt->kind) & RACE_K_WRITE))
-            continue;
-        if ((t->kind & RACE_K_STRONG) && (nt->kind & RACE_K_STRONG))
-            continue; /* morally strong accesses never race */
-        if (t->unit == nt->unit) {
-            /* lanes of one warp: ordered by warp syncs only */
-            if (r->warp_level == KEMU_CHECK_OFF || (t->fn == nt->fn && t->pc == nt->pc) || t->wsync != nt->wsync)
-                continue;
-            uint32_t all = t->lanes | nt->lanes;
-            if (!(all & (all - 1)))
-                continue; /* one thread */
-            /* name two different lanes */
-            uint32_t lb = 1u << __builtin_ctz(nt->lanes), la = t->lanes & ~lb;
-            if (la)
-                la &= -la;
-            else {
-                la = lb;
-                lb = nt->lanes & ~la;
-                lb &= -lb;
-            }
-            conflict(r, t, nt, la, lb, RACE_CLASS_WARP, wh, ov);
-            continue;
+    race_tuple nt = *a.proto;
+    nt.lanes = a.lanes;
+    nt.value = a.value;
+    nt.kind = a.kind;
+    nt.bytes = a.bytes;
+    if (same_unit) {
+        /* name two different lanes */
+        uint32_t lb = 1u << __builtin_ctz(nt.lanes), la = t->lanes & ~lb;
+        if (la)
+            la &= -la;
+        else {
+            la = lb;
+            lb = nt.lanes & ~la;
+            lb &= -lb;
         }
-        if (myvc[t->unit] >= t->clock)
-            continue;
-        int cls = RACE_CLASS_ERROR;
-        if ((t->kind & nt->kind & RACE_K_WRITE) && (t->kind & nt->kind & RACE_K_VALUE) &&
-            !((t->kind | nt->kind) & RACE_K_ATOMIC)) {
-            uint32_t m = 0;
-            for (int k = 0; k < 4; k++)
-                if (ov & (1u << k))
-                    m |= 0xffu << (8 * k);
-            if ((t->value & m) == (nt->value & m))
-                cls = RACE_CLASS_BENIGN;
-        }
-        conflict(r, t, nt, t->lanes, nt->lanes, cls, wh, ov);
-    }
-    if (merge >= 0) {
-        race_tuple *t = &v[merge];
-        if (t->wsync != nt->wsync || t->clock != nt->clock)
-            t->lanes = nt->lanes;
-        else
-            t->lanes |= nt->lanes;
-        t->clock = nt->clock;
-        t->wsync = nt->wsync;
-        if (!(t->kind & RACE_K_VALUE) || !(nt->kind & RACE_K_VALUE) || t->value != nt->value)
-            t->kind &= (uint8_t)~RACE_K_VALUE;
+        conflict(r, t, &nt, la, lb, RACE_CLASS_WARP, wh, ov);
         return;
     }
-    if (c->n < 2) {
-        c->inl[c->n++] = *nt;
-        return;
+    int cls = RACE_CLASS_ERROR;
+    if ((t->kind & nt.kind & RACE_K_WRITE) && (t->kind & nt.kind & RACE_K_VALUE) &&
+        !((t->kind | nt.kind) & RACE_K_ATOMIC)) {
+        uint32_t m = 0;
+        for (int k = 0; k < 4; k++)
+            if (ov & (1u << k))
+                m |= 0xffu << (8 * k);
+        if ((t->value & m) == (nt.value & m))
+            cls = RACE_CLASS_BENIGN;
     }
+    conflict(r, t, &nt, t->lanes, nt.lanes, cls, wh, ov);
+}
+
+/* The record of cell c to append once it holds two or more (NULL when
+ * out of memory). */
+static __attribute__((noinline)) race_tuple *cell_append_ext(race_cell *c)
+{
     if (c->n == UINT16_MAX)
-        return;
+        return NULL;
     if ((size_t)c->n + 1 > c->cap) {
         size_t cap = c->cap ? (size_t)c->cap * 2 : 4;
         if (cap > UINT16_MAX)
             cap = UINT16_MAX;
         race_tuple *e = realloc(c->ext, cap * sizeof *e);
         if (!e)
-            return;
+            return NULL;
         c->ext = e;
         c->cap = (uint16_t)cap;
     }
     if (c->n == 2)
         memcpy(c->ext, c->inl, sizeof c->inl);
-    c->ext[c->n++] = *nt;
+    return &c->ext[c->n++];
 }
 
-/* Records one lane's access of `size` bytes at shared offset `addr` of
- * block `rank`. `value` holds the bytes stored, or NULL. */
-static void record(race_thread *r, int rank, uint64_t addr, unsigned size, race_tuple proto, const uint8_t *value)
+/* Compares the access of lanes (kind, bytes of the word, value stored)
+ * by proto's warp-instruction with every record of the word of cell c
+ * (reporting the races), then merges it into its own record or appends
+ * one. myvc: the unit's vector clock. Scalars rather than a struct: this
+ * runs once per lane and word, and a struct just written on the stack
+ * makes the loads below wait for store forwarding. */
+static inline __attribute__((always_inline)) void check_cell(race_thread *r, race_cell *c, const race_tuple *p,
+                                                             const uint32_t *myvc, uint32_t lanes, uint32_t value,
+                                                             uint8_t kind, uint8_t bytes, const race_where *wh)
+{
+    race_tuple *v = cell_tuples(c);
+    uint64_t who = p->who;
+    int unit = race_who_unit(who);
+    uint8_t nb = bytes & 0xf;
+    int n = c->n, merge = -1;
+    for (int i = 0; i < n; i++) {
+        race_tuple *t = &v[i];
+        if (t->who == who && t->bytes == bytes && !((t->kind ^ kind) & RACE_K_KEY))
+            merge = i;
+        uint8_t ov = t->bytes & nb;
+        if (!ov || !((t->kind | kind) & RACE_K_WRITE))
+            continue;
+        if (t->kind & kind & RACE_K_STRONG)
+            continue; /* morally strong accesses never race */
+        int tu = race_who_unit(t->who);
+        if (tu == unit) {
+            /* lanes of one warp: ordered by warp syncs only */
+            if (r->warp_level == KEMU_CHECK_OFF || RACE_WHO_OP(t->who) == RACE_WHO_OP(who) || t->wsync != p->wsync)
+                continue;
+            uint32_t all = t->lanes | lanes;
+            if (!(all & (all - 1)))
+                continue; /* one thread */
+            cell_race(r, t, (race_new){p, lanes, value, kind, bytes}, wh, ov, 1);
+            continue;
+        }
+        if (myvc[tu] >= t->clock)
+            continue;
+        cell_race(r, t, (race_new){p, lanes, value, kind, bytes}, wh, ov, 0);
+    }
+    if (merge >= 0) {
+        race_tuple *t = &v[merge];
+        if (t->wsync != p->wsync || t->clock != p->clock)
+            t->lanes = lanes;
+        else
+            t->lanes |= lanes;
+        t->clock = p->clock;
+        t->wsync = p->wsync;
+        if (!(t->kind & RACE_K_VALUE) || !(kind & RACE_K_VALUE) || t->value != value)
+            t->kind &= (uint8_t)~RACE_K_VALUE;
+        return;
+    }
+    race_tuple *d = c->n < 2 ? &c->inl[c->n++] : cell_append_ext(c);
+    if (!d)
+        return;
+    d->who = who;
+    d->clock = p->clock;
+    d->wsync = p->wsync;
+    d->lanes = lanes;
+    d->value = value;
+    d->kind = kind;
+    d->bytes = bytes;
+}
+
+/* The cell of the word at byte offset w of block rank's shared memory,
+ * emptied if it holds records of an earlier generation; NULL past the
+ * end. */
+static inline race_cell *cell_at(race_shadow *sh, uint64_t w)
+{
+    if ((w >> 2) >= sh->ncells)
+        return NULL;
+    race_cell *c = &sh->cells[w >> 2];
+    if (c->gen != sh->gen) {
+        c->gen = sh->gen;
+        c->n = 0;
+    }
+    return c;
+}
+
+/* Records one lane group's access of `size` bytes at shared offset `addr`
+ * of block `rank`, made by the warp-instruction of proto. `value` holds
+ * the bytes stored, or NULL. */
+static void record(race_thread *r, int rank, uint64_t addr, unsigned size, const race_tuple *proto,
+                   const uint32_t *myvc, uint32_t lanes, uint8_t kind, const uint8_t *value)
 {
     uint64_t end = addr + size;
     unsigned lg = size >= 16 ? 4 : size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
+    race_shadow *sh = &r->shared[rank];
     for (uint64_t w = addr & ~3ull; w < end; w += 4) {
         uint64_t lo = addr > w ? addr : w, hi = end < w + 4 ? end : w + 4;
         uint8_t mask = (uint8_t)(((1u << (hi - lo)) - 1) << (lo - w));
-        race_shadow *sh = &r->shared[rank];
-        if ((w >> 2) >= sh->ncells)
+        race_cell *c = cell_at(sh, w);
+        if (!c)
             return;
-        race_cell *c = &sh->cells[w >> 2];
-        if (c->gen != sh->gen) {
-            c->gen = sh->gen;
-            c->n = 0;
-        }
-        race_tuple nt = proto;
-        nt.bytes = (uint8_t)(mask | (lg << 4));
-        if (value) {
-            uint32_t v = 0;
+        uint32_t v = 0;
+        if (value)
             for (uint64_t k = lo; k < hi; k++)
                 v |= (uint32_t)value[k - addr] << (8 * (k - w));
-            nt.value = v;
-            nt.kind |= RACE_K_VALUE;
-        }
         race_where wh = {rank, w};
-        check_cell(r, c, &nt, &wh);
+        check_cell(r, c, proto, myvc, lanes, v, (uint8_t)(value ? kind | RACE_K_VALUE : kind),
+                   (uint8_t)(mask | (lg << 4)), &wh);
     }
+}
+
+/* record() for one aligned 4-byte access (most shared accesses). */
+static inline __attribute__((always_inline)) void record_word(race_thread *r, int rank, uint64_t w, const race_tuple *proto, const uint32_t *myvc,
+                               uint32_t lanes, uint8_t kind, uint32_t value)
+{
+    race_cell *c = cell_at(&r->shared[rank], w);
+    if (!c)
+        return;
+    race_where wh = {rank, w};
+    check_cell(r, c, proto, myvc, lanes, value, kind, (uint8_t)(0xf | (2 << 4)), &wh);
 }
 
 /* ---- synchronization locations ------------------------------------------------------ */
@@ -506,11 +574,9 @@ static int unit_of(const race_thread *r, const vm_block *b, const vm_warp *w)
 /* The bytes lane l stores with op (ST only), into buf; returns 1 if known. */
 int race_stored_bytes(const vm_frame *f, const bc_op *op, int l, uint8_t *buf, unsigned size)
 {
-    if (op->code != BC_ST)
+    if (!race_stores_known(op, size))
         return 0;
     unsigned n = op->n ? op->n : 1, esz = op->src_size;
-    if (esz * n != size || esz > 8 || size > 64)
-        return 0;
     for (unsigned e = 0; e < n; e++) {
         uint32_t slot = n > 1 ? f->fn->lists[op->list + e] : op->b;
         uint64_t v = f->regs[(size_t)slot * VM_WARP + (size_t)l];
@@ -585,19 +651,146 @@ static void mbarrier_op(race_thread *r, vm_block *b, vm_warp *w, const vm_frame 
         r->wsync[u]++; /* the phase orders the lanes of the warp too */
 }
 
-static void perform(race_thread *r, int u, int rank, uint64_t addr, unsigned size, uint32_t lanes, int kind,
-                    uint32_t fn, uint32_t pc, const uint8_t *value)
+/* The fixed part of the records of unit u's op (fn, pc) at its current
+ * clock. */
+static inline race_tuple proto_of(const race_thread *r, int u, uint32_t fn, uint32_t pc)
 {
     race_tuple t;
     memset(&t, 0, sizeof t);
+    t.who = RACE_WHO(u, fn, pc);
     t.clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
-    t.pc = pc;
-    t.lanes = lanes;
-    t.unit = (uint16_t)u;
-    t.fn = (uint16_t)fn;
     t.wsync = (uint16_t)r->wsync[u];
-    t.kind = (uint8_t)kind;
-    record(r, rank, addr, size, t, value);
+    return t;
+}
+
+static void perform(race_thread *r, int u, int rank, uint64_t addr, unsigned size, uint32_t lanes, int kind,
+                    uint32_t fn, uint32_t pc, const uint8_t *value)
+{
+    race_tuple proto = proto_of(r, u, fn, pc);
+    record(r, rank, addr, size, &proto, r->vc + (size_t)u * (size_t)r->U, lanes, (uint8_t)kind, value);
+}
+
+/* The lane groups of one warp-instruction's shared-memory accesses:
+ * lanes at one address form a group (broadcasts), groups in the order of
+ * their first lane. */
+typedef struct race_groups {
+    int n;
+    uint32_t known;              /* groups whose lanes all store the same known bytes */
+    uint32_t lanes[VM_WARP];
+    int8_t first[VM_WARP];
+    uint64_t key[VM_WARP];       /* rank << 56 | offset */
+} race_groups;
+
+/* Whether lanes a and b store the same bytes (the op's bytes are known).
+ * src: the source register of a scalar store, else NULL. */
+static int same_stored(const vm_frame *f, const bc_op *op, const uint64_t *src, int a, int b, unsigned size)
+{
+    if (src) {
+        uint64_t m = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
+        return !((src[a] ^ src[b]) & m);
+    }
+    uint8_t x[64], y[64];
+    race_stored_bytes(f, op, a, x, size);
+    race_stored_bytes(f, op, b, y, size);
+    return !memcmp(x, y, size);
+}
+
+/* Splits the lanes of mask: returns the global ones and fills g with the
+ * groups of those at shared memory of the cluster's blocks. A lane at its
+ * previous lane's address joins that lane's group, and while addresses
+ * rise from lane to lane each lane starts a group; only once they do not
+ * is a small open-addressing table of the groups built and searched. */
+static uint32_t group_lanes(const race_thread *r, const vm_frame *f, const bc_op *op, const uint64_t *src, int known,
+                            uint32_t mask, const vm_access_lane *lanes, unsigned size, race_groups *g)
+{
+    uint32_t global = 0;
+    uint64_t prev = 0;
+    int n = 0, last = -1, hashed = 0;
+    uint64_t hkey[64];
+    int8_t hgrp[64];
+    g->known = 0;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        int sp = lanes[l].space;
+        if (sp == BC_SPACE_GLOBAL) {
+            global |= 1u << l;
+            continue;
+        }
+        if (sp != BC_SPACE_SHARED || lanes[l].rank >= r->n)
+            continue;
+        uint64_t key = ((uint64_t)lanes[l].rank << 56) | lanes[l].where;
+        int j;
+        if (last >= 0 && key == prev) {
+            j = last;
+        } else if (!hashed && (last < 0 || key > prev)) {
+            j = -1;
+        } else {
+            if (!hashed) {
+                memset(hgrp, -1, sizeof hgrp);
+                for (int i = 0; i < n; i++) {
+                    unsigned h = (unsigned)((g->key[i] >> 2) ^ g->key[i] ^ (g->key[i] >> 8) ^ (g->key[i] >> 56)) & 63;
+                    while (hgrp[h] >= 0)
+                        h = (h + 1) & 63;
+                    hgrp[h] = (int8_t)i;
+                    hkey[h] = g->key[i];
+                }
+                hashed = 1;
+            }
+            unsigned h = (unsigned)((key >> 2) ^ key ^ (key >> 8) ^ (key >> 56)) & 63;
+            while (hgrp[h] >= 0 && hkey[h] != key)
+                h = (h + 1) & 63;
+            j = hgrp[h];
+            if (j < 0) {
+                hgrp[h] = (int8_t)n;
+                hkey[h] = key;
+            }
+        }
+        if (j < 0) {
+            j = n++;
+            g->key[j] = key;
+            g->lanes[j] = 1u << l;
+            g->first[j] = (int8_t)l;
+            g->known |= (uint32_t)known << j;
+        } else {
+            g->lanes[j] |= 1u << l;
+            if (((g->known >> j) & 1) && !same_stored(f, op, src, g->first[j], l, size))
+                g->known &= ~(1u << j);
+        }
+        last = j;
+        prev = key;
+    }
+    g->n = n;
+    return global;
+}
+
+/* Records the shared-memory accesses of the groups g of one
+ * warp-instruction (kind k: RACE_K_*). */
+static void shared_access(race_thread *r, int u, const vm_frame *f, const bc_op *op, uint32_t pc, int k,
+                          const uint64_t *src, const race_groups *g, const vm_access_lane *lanes, unsigned size)
+{
+    race_tuple proto = proto_of(r, u, (uint32_t)f->fn->index, pc);
+    const uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
+    uint8_t value[64];
+    for (int j = 0; j < g->n; j++) {
+        int l = g->first[j];
+        int known = (g->known >> j) & 1;
+        int rank = lanes[l].rank;
+        uint64_t where = lanes[l].where;
+        if (size == 4 && !(where & 3)) {
+            uint32_t v = 0;
+            if (known && src)
+                v = (uint32_t)src[l]; /* the low bytes on a little-endian host, as race_stored_bytes */
+            else if (known) {
+                race_stored_bytes(f, op, l, value, size);
+                memcpy(&v, value, 4);
+            }
+            record_word(r, rank, where, &proto, myvc, g->lanes[j], (uint8_t)(known ? k | RACE_K_VALUE : k), v);
+            continue;
+        }
+        if (known)
+            race_stored_bytes(f, op, l, value, size);
+        record(r, rank, where, size, &proto, myvc, g->lanes[j], (uint8_t)k, known ? value : NULL);
+    }
 }
 
 void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
@@ -633,48 +826,14 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
         k |= RACE_K_ATOMIC | RACE_K_STRONG;
     if (oi.flags & CHECK_OP_STRONG)
         k |= RACE_K_STRONG;
-    /* lanes at one shared address are recorded together (broadcasts) */
-    struct { uint64_t key; uint32_t lanes; int first, known; uint8_t value[32]; } grp[VM_WARP];
-    int8_t slot[64];
-    int ngrp = 0;
-    memset(slot, -1, sizeof slot);
-    uint8_t value[64];
-    uint32_t global = 0;
-    unsigned vsize = size <= sizeof grp[0].value ? size : 0;
-    for (uint32_t mm = mask; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        int sp = lanes[l].space;
-        if (sp == BC_SPACE_GLOBAL) {
-            global |= 1u << l;
-            continue;
-        }
-        if (sp != BC_SPACE_SHARED || lanes[l].rank >= r->n)
-            continue;
-        uint64_t key = ((uint64_t)lanes[l].rank << 56) | lanes[l].where;
-        unsigned h = (unsigned)(mix64(key) & 63);
-        while (slot[h] >= 0 && grp[slot[h]].key != key)
-            h = (h + 1) & 63;
-        int known = kind == VM_ACCESS_STORE && vsize && race_stored_bytes(f, op, l, value, size);
-        if (slot[h] < 0) {
-            slot[h] = (int8_t)ngrp;
-            grp[ngrp].key = key;
-            grp[ngrp].lanes = 1u << l;
-            grp[ngrp].first = l;
-            grp[ngrp].known = known;
-            if (known)
-                memcpy(grp[ngrp].value, value, vsize);
-            ngrp++;
-        } else {
-            int g = slot[h];
-            grp[g].lanes |= 1u << l;
-            if (!known || memcmp(grp[g].value, value, vsize))
-                grp[g].known = 0;
-        }
-    }
-    for (int g = 0; g < ngrp; g++) {
-        int l = grp[g].first;
-        perform(r, u, lanes[l].rank, lanes[l].where, size, grp[g].lanes, k, fn, pc, grp[g].known ? grp[g].value : NULL);
-    }
+    /* whether the bytes stored are known does not depend on the lane; a
+     * scalar store's bytes are the low bytes of its source register */
+    int known = kind == VM_ACCESS_STORE && size <= 32 && race_stores_known(op, size);
+    const uint64_t *src = known && op->n <= 1 ? f->regs + (size_t)op->b * VM_WARP : NULL;
+    race_groups g;
+    uint32_t global = group_lanes(r, f, op, src, known, mask, lanes, size, &g);
+    if (g.n)
+        shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
     if (global)
         race_global_access(r, u, b, w, f, pc, k | (r->acq[u] ? RACE_K_ACQ : 0), global, lanes, size);
     if (!(k & RACE_K_STRONG))

@@ -103,19 +103,80 @@ static void prune(const race_interval *v, size_t *list, size_t *n, uint64_t pos)
     *n = k;
 }
 
+/* A range of bytes [start, end). */
+typedef struct race_range {
+    uint64_t start, end;
+} race_range;
+
+static int cmp_range(const void *a, const void *b)
+{
+    const race_range *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Sorts the n ranges of v and merges those that overlap; returns how many
+ * disjoint ranges are left, in order. */
+static size_t range_union(race_range *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_range);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k && v[i].start < v[k - 1].end) {
+            if (v[i].end > v[k - 1].end)
+                v[k - 1].end = v[i].end;
+            continue;
+        }
+        v[k++] = v[i];
+    }
+    return k;
+}
+
+/* Whether [start, end) overlaps one of the n disjoint ordered ranges of u. */
+static int range_hits(const race_range *u, size_t n, uint64_t start, uint64_t end)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* the first range that ends after start */
+        size_t mid = lo + (hi - lo) / 2;
+        if (u[mid].end <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && u[lo].start < end;
+}
+
 void race_launch_end(check_launch *cl, check_groups *out)
 {
-    size_t total = 0;
+    /* every race involves a write: reads that overlap no write are left
+     * out of the sort and the sweep (they could only meet intervals with
+     * which they do not conflict, so the findings are the same) */
+    size_t total = 0, nwrites = 0;
     for (size_t i = 0; i < cl->nthreads; i++) {
         size_t n;
-        race_thread_intervals(cl->threads[i]->race, &n);
+        race_interval *src = race_thread_intervals(cl->threads[i]->race, &n);
         total += n;
+        for (size_t k = 0; k < n; k++)
+            nwrites += (src[k].kind & RACE_K_WRITE) != 0;
     }
-    if (!total)
+    if (!nwrites)
         return;
+    race_range *written = malloc(nwrites * sizeof *written);
+    if (!written)
+        return;
+    size_t nw_ranges = 0;
+    for (size_t i = 0; i < cl->nthreads; i++) {
+        size_t n;
+        race_interval *src = race_thread_intervals(cl->threads[i]->race, &n);
+        for (size_t k = 0; k < n; k++)
+            if (src[k].kind & RACE_K_WRITE)
+                written[nw_ranges++] = (race_range){src[k].start, src[k].end};
+    }
+    nw_ranges = range_union(written, nw_ranges);
     race_interval *v = malloc(total * sizeof *v);
     size_t *reads = malloc(total * sizeof *reads), *writes = malloc(total * sizeof *writes);
     if (!v || !reads || !writes) {
+        free(written);
         free(v);
         free(reads);
         free(writes);
@@ -125,10 +186,11 @@ void race_launch_end(check_launch *cl, check_groups *out)
     for (size_t i = 0; i < cl->nthreads; i++) {
         size_t k;
         race_interval *src = race_thread_intervals(cl->threads[i]->race, &k);
-        if (k)
-            memcpy(v + n, src, k * sizeof *v);
-        n += k;
+        for (size_t j = 0; j < k; j++)
+            if ((src[j].kind & RACE_K_WRITE) || range_hits(written, nw_ranges, src[j].start, src[j].end))
+                v[n++] = src[j];
     }
+    free(written);
     qsort(v, n, sizeof *v, cmp_interval);
     const kemu_check_config *cfg = &cl->s->cfg;
     size_t nr = 0, nw = 0, nr_pruned = 0;

@@ -9,16 +9,22 @@
 /* One record of a shared-memory shadow word: the latest access of one
  * (warp, op, kind, bytes). */
 typedef struct race_tuple {
+    uint64_t who;            /* the warp and op: RACE_WHO(unit, fn, pc) */
     uint32_t clock;          /* the unit's own clock at its latest access */
-    uint32_t pc;
     uint32_t lanes;          /* lanes since the warp's last warp sync */
     uint32_t value;          /* bytes stored (RACE_K_VALUE) */
-    uint16_t unit;
-    uint16_t fn;
     uint16_t wsync;          /* the warp's sync counter at the latest access */
     uint8_t kind;            /* RACE_K_* */
     uint8_t bytes;           /* low 4 bits: bytes of the word; high 4: log2 of the access size */
 } race_tuple;
+
+/* The unit, function and pc of a record packed in one word, so that
+ * finding a warp-instruction's own record is one comparison. */
+#define RACE_WHO(unit, fn, pc) (((uint64_t)(uint16_t)(unit) << 48) | ((uint64_t)(uint16_t)(fn) << 32) | (uint32_t)(pc))
+#define RACE_WHO_OP(who) ((who) & 0xffffffffffffull) /* fn and pc */
+static inline int race_who_unit(uint64_t who) { return (int)(who >> 48); }
+static inline uint32_t race_who_fn(uint64_t who) { return (uint32_t)(who >> 32) & 0xffff; }
+static inline uint32_t race_who_pc(uint64_t who) { return (uint32_t)who; }
 
 typedef struct race_cell {
     uint32_t gen;
@@ -140,6 +146,14 @@ typedef struct race_side {
  * the first byte; instance: the instance key. */
 void race_report(race_thread *r, race_side x, race_side y, int space, int scope, int cls, uint64_t owner,
                  uint64_t address, uint64_t instance);
+
+/* Whether race_stored_bytes knows the bytes op stores (the same for
+ * every lane): a plain store of registers of at most 8 bytes each. */
+static inline int race_stores_known(const bc_op *op, unsigned size)
+{
+    unsigned n = op->n ? op->n : 1, esz = op->src_size;
+    return op->code == BC_ST && esz * n == size && esz <= 8 && size <= 64;
+}
 
 /* The bytes lane l stores with op (ST only) into buf; returns 1 if known. */
 int race_stored_bytes(const vm_frame *f, const bc_op *op, int l, uint8_t *buf, unsigned size);
