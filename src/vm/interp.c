@@ -535,6 +535,33 @@ static uint64_t cvt_value(const bc_op *op, uint64_t a)
     return res;
 }
 
+/* ---- coalesced memory accesses -------------------------------------------- */
+
+/* Whether lane l's address is A[0] + l * esz for every lane. */
+__attribute__((always_inline)) static inline int lanes_contiguous(const uint64_t *A, unsigned esz)
+{
+    uint64_t a0 = A[0], diff = 0;
+    for (int l = 0; l < VM_WARP; l++)
+        diff |= A[l] - (a0 + (uint64_t)l * esz);
+    return diff == 0;
+}
+
+/* The 32 consecutive u32 at p, zero-extended into a register; and back. */
+__attribute__((always_inline)) static inline void vm_widen_u32(uint64_t *D, const void *p)
+{
+    uint32_t v[VM_WARP];
+    memcpy(v, p, sizeof v);
+    for (int l = 0; l < VM_WARP; l++)
+        D[l] = v[l];
+}
+__attribute__((always_inline)) static inline void vm_narrow_u32(void *p, const uint64_t *B)
+{
+    uint32_t v[VM_WARP];
+    for (int l = 0; l < VM_WARP; l++)
+        v[l] = (uint32_t)B[l];
+    memcpy(p, v, sizeof v);
+}
+
 /* ---- the group loop ----------------------------------------------------- */
 
 /* The group loop is compiled twice on x86-64 GCC/Linux: for AVX2, where a
@@ -547,7 +574,9 @@ static uint64_t cvt_value(const bc_op *op, uint64_t a)
 #define VM_LANE_CLONES
 #endif
 
-#define EXIT_EVENT(ev) do { g->pc = pc; return (ev); } while (0)
+/* Every way out of the group loop goes through its `leave` label. */
+#define LEAVE(event) do { ev = (event); goto leave; } while (0)
+#define EXIT_EVENT(event) do { g->pc = pc; LEAVE(event); } while (0)
 
 static int warp_sync_ready(vm_warp *w, vm_group *g, uint32_t membermask)
 {
@@ -571,6 +600,9 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
     uint32_t pc = g->pc;
     const uint32_t gm = g->mask;
     int ev = VM_EV_REPICK;
+    /* instruction counts, kept out of memory that register stores might
+     * alias, and added to the block's on the way out */
+    uint64_t warp_count = 0, thread_count = 0;
     /* Reconvergence: stop where the nearest other group of this frame
      * waits, so that the groups merge there. */
     uint32_t stop_pc = UINT32_MAX;
@@ -581,7 +613,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
     for (;;) {
         if (pc == stop_pc) {
             g->pc = pc;
-            return VM_EV_REPICK;
+            LEAVE(VM_EV_REPICK);
         }
         const bc_op *op = &code[pc];
         uint32_t m = gm;
@@ -593,8 +625,8 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             pc++;
             continue;
         }
-        b->warp_instructions++;
-        b->thread_instructions += m == VM_FULL ? VM_WARP : (uint64_t)__builtin_popcount(m);
+        warp_count++;
+        thread_count += m == VM_FULL ? VM_WARP : (uint64_t)__builtin_popcount(m);
         if (L->hooks && L->hooks->op)
             L->hooks->op(L->hooks->ctx, b, w, f, pc, m);
         uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
@@ -646,12 +678,12 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             case BC_SR_LANEMASK_LT: LANES(m, D[l] = (1u << l) - 1); break;
             case BC_SR_LANEMASK_GE: LANES(m, D[l] = ~((1u << l) - 1)); break;
             case BC_SR_LANEMASK_GT: LANES(m, D[l] = (uint32_t)~((2ull << l) - 1)); break;
-            case BC_SR_CLOCK: LANES(m, D[l] = (uint32_t)b->warp_instructions); break;
-            case BC_SR_CLOCK_HI: LANES(m, D[l] = (uint32_t)(b->warp_instructions >> 32)); break;
-            case BC_SR_CLOCK64: LANES(m, D[l] = b->warp_instructions); break;
-            case BC_SR_GLOBALTIMER: LANES(m, D[l] = b->warp_instructions * 1000); break;
-            case BC_SR_GLOBALTIMER_LO: LANES(m, D[l] = (uint32_t)(b->warp_instructions * 1000)); break;
-            case BC_SR_GLOBALTIMER_HI: LANES(m, D[l] = (uint32_t)((b->warp_instructions * 1000) >> 32)); break;
+            case BC_SR_CLOCK: LANES(m, D[l] = (uint32_t)(b->warp_instructions + warp_count)); break;
+            case BC_SR_CLOCK_HI: LANES(m, D[l] = (uint32_t)((b->warp_instructions + warp_count) >> 32)); break;
+            case BC_SR_CLOCK64: LANES(m, D[l] = (b->warp_instructions + warp_count)); break;
+            case BC_SR_GLOBALTIMER: LANES(m, D[l] = (b->warp_instructions + warp_count) * 1000); break;
+            case BC_SR_GLOBALTIMER_LO: LANES(m, D[l] = (uint32_t)((b->warp_instructions + warp_count) * 1000)); break;
+            case BC_SR_GLOBALTIMER_HI: LANES(m, D[l] = (uint32_t)(((b->warp_instructions + warp_count) * 1000) >> 32)); break;
             case BC_SR_DYNAMIC_SMEM: LANES(m, D[l] = (uint32_t)L->shared_dynamic); break;
             case BC_SR_TOTAL_SMEM:
             case BC_SR_AGGR_SMEM: {
@@ -1137,6 +1169,24 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             unsigned regw = op->mode2 > esz ? op->mode2 : esz;
             int sgn = (op->flags & BC_F_SIGNED) != 0;
             uintptr_t bp;
+            if (m == VM_FULL && n == 1 && !sgn && (esz == 4 || esz == 8) && lanes_contiguous(A, esz) &&
+                vm_resolve_fast(b, op->mode, 0x80000001u, A, op->imm, esz, &bp)) {
+                /* the coalesced idiom: lane l accesses A[0] + l * esz, and
+                 * lanes 0 and 31 are in bounds and aligned, so all are */
+                uintptr_t p0 = bp + (uintptr_t)A[0];
+                if (op->code == BC_LD) {
+                    if (esz == 4)
+                        vm_widen_u32(D, (const void *)p0);
+                    else
+                        memcpy(D, (const void *)p0, VM_WARP * 8);
+                } else {
+                    if (esz == 4)
+                        vm_narrow_u32((void *)p0, B);
+                    else
+                        memmove((void *)p0, B, VM_WARP * 8);
+                }
+                break;
+            }
             if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz * n, &bp)) {
                 /* every lane in bounds and aligned: plain host accesses */
                 for (unsigned e = 0; e < n; e++) {
@@ -1342,7 +1392,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                         vm_fault_at(b, w, f, pc, (uint32_t)l, 719,
                                     "mbarrier arrive of %llu with only %llu arrivals pending (more arrivals than expected)",
                                     (unsigned long long)cnt, (unsigned long long)pending);
-                        return VM_EV_FAULT;
+                        LEAVE(VM_EV_FAULT);
                     }
                     pending -= cnt;
                     if (pending == 0) {
@@ -1372,7 +1422,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             if (failed) {
                 /* let the warps that will complete the phase run */
                 g->pc = pc + 1;
-                return VM_EV_YIELD;
+                LEAVE(VM_EV_YIELD);
             }
             break;
         }
@@ -1387,7 +1437,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                          * groups of this warp run (round robin) */
                         g->pc = target;
                         w->rotate = 1;
-                        return VM_EV_REPICK;
+                        LEAVE(VM_EV_REPICK);
                     }
                     if (w->backedges >= w->yield_at) {
                         w->backedges = 0;
@@ -1399,17 +1449,17 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                                         "the launch timed out after %g seconds (--timeout); the block's warps:%s",
                                         L->timeout, where.data ? where.data : "");
                             util_buffer_free(&where);
-                            return VM_EV_FAULT;
+                            LEAVE(VM_EV_FAULT);
                         }
                         if (__atomic_load_n(&L->abort_id, __ATOMIC_RELAXED) < b->linear_id)
-                            return VM_EV_FAULT;
-                        return w->ngroups > 1 || b->nwarps > 1 ? VM_EV_YIELD : VM_EV_REPICK;
+                            LEAVE(VM_EV_FAULT);
+                        LEAVE(w->ngroups > 1 || b->nwarps > 1 ? VM_EV_YIELD : VM_EV_REPICK);
                     }
                 }
                 if (target > stop_pc) {
                     /* jumping past another group: the lower pc runs first */
                     g->pc = target;
-                    return VM_EV_REPICK;
+                    LEAVE(VM_EV_REPICK);
                 }
                 pc = target;
                 continue;
@@ -1429,7 +1479,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 if (idx >= op->n) {
                     g->pc = pc;
                     vm_fault_at(b, w, f, pc, (uint32_t)l0, 719, "brx.idx index %u is outside the %u-entry target list", idx, op->n);
-                    return VM_EV_FAULT;
+                    LEAVE(VM_EV_FAULT);
                 }
                 uint32_t same = 0;
                 LANES(left, if ((uint32_t)A[l] == idx) same |= 1u << l);
@@ -1458,7 +1508,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     g->pc = pc;
                     vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
                                 "indirect call through 0x%llx, which is not a function address", (unsigned long long)addr);
-                    return VM_EV_FAULT;
+                    LEAVE(VM_EV_FAULT);
                 }
                 callee = L->mod->functions[idx];
                 if (same != m) {
@@ -1479,13 +1529,13 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
                             "stack overflow calling '%s' (%llu bytes of local memory per thread)", callee->name,
                             (unsigned long long)L->local_stride);
-                return VM_EV_FAULT;
+                LEAVE(VM_EV_FAULT);
             }
             vm_frame *nf = vm_frame_new(b, w, callee, base);
             if (!nf) {
                 g->pc = pc;
                 vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "out of host memory for a call frame");
-                return VM_EV_FAULT;
+                LEAVE(VM_EV_FAULT);
             }
             const bc_call *call = &fn->calls[op->list];
             if (call->callee < 0 && (call->nargs != callee->nparams || call->nrets != callee->nrets)) {
@@ -1493,7 +1543,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
                             "indirect call of '%s' with %d arguments and %d results; it takes %d and returns %d",
                             callee->name, call->nargs, call->nrets, callee->nparams, callee->nrets);
-                return VM_EV_FAULT;
+                LEAVE(VM_EV_FAULT);
             }
             for (int i = 0; i < call->nargs; i++) {
                 const bc_copy *cp = &call->args[i];
@@ -1511,12 +1561,12 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             g->frame = nf;
             g->pc = 0;
             g->mask = m;
-            return VM_EV_REPICK;
+            LEAVE(VM_EV_REPICK);
         }
         case BC_CALL_BUILTIN:
             if (vm_builtin(b, w, f, pc, op, m)) {
                 g->pc = pc;
-                return VM_EV_FAULT;
+                LEAVE(VM_EV_FAULT);
             }
             break;
         case BC_RET:
@@ -1541,7 +1591,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 f->lanes &= ~m;
                 if (!f->lanes)
                     vm_frame_free(f);
-                return VM_EV_REPICK;
+                LEAVE(VM_EV_REPICK);
             }
             /* returning from the kernel exits */
             __attribute__((fallthrough));
@@ -1551,7 +1601,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 fr->lanes &= ~m;
             g->mask &= ~m;
             g->pc = pc + 1;
-            return VM_EV_REPICK;
+            LEAVE(VM_EV_REPICK);
         }
         case BC_BAR: {
             if (m != gm) {
@@ -1562,12 +1612,12 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             if (id >= VM_BARRIERS) {
                 g->pc = pc;
                 vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "barrier id %u is out of range (0-15)", id);
-                return VM_EV_FAULT;
+                LEAVE(VM_EV_FAULT);
             }
             g->state = VM_G_WAIT_BAR;
             g->bar_id = (uint8_t)id;
             g->pc = pc;
-            return VM_EV_REPICK;
+            LEAVE(VM_EV_REPICK);
         }
         case BC_BAR_WARP:
         case BC_SHFL:
@@ -1578,9 +1628,9 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             uint32_t member = (uint32_t)MM[__builtin_ctz(m)];
             if (!warp_sync_ready(w, g, member)) {
                 g->pc = pc;
-                b->warp_instructions--;
-                b->thread_instructions -= (uint64_t)__builtin_popcount(m);
-                return VM_EV_REPICK;
+                warp_count--;
+                thread_count -= (uint64_t)__builtin_popcount(m);
+                LEAVE(VM_EV_REPICK);
             }
             uint32_t part = m & member;
             if (L->hooks && L->hooks->warp_sync)
@@ -1662,28 +1712,28 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_TEXTURE:
             if (vm_texture_op(b, w, f, pc, op, m)) {
                 g->pc = pc;
-                return VM_EV_FAULT;
+                LEAVE(VM_EV_FAULT);
             }
             break;
         case BC_MATRIX:
             if (!warp_sync_ready(w, g, VM_FULL)) {
                 g->pc = pc;
-                b->warp_instructions--;
-                b->thread_instructions -= (uint64_t)__builtin_popcount(m);
-                return VM_EV_REPICK;
+                warp_count--;
+                thread_count -= (uint64_t)__builtin_popcount(m);
+                LEAVE(VM_EV_REPICK);
             }
             if (vm_matrix_op(b, w, f, pc, op, m)) {
                 g->pc = pc;
-                return VM_EV_FAULT;
+                LEAVE(VM_EV_FAULT);
             }
             break;
         case BC_NANOSLEEP:
             g->pc = pc + 1;
-            return VM_EV_YIELD;
+            LEAVE(VM_EV_YIELD);
         case BC_TRAP:
             g->pc = pc;
             vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, op->mode ? "brkpt reached" : "trap: the kernel executed a trap instruction");
-            return VM_EV_FAULT;
+            LEAVE(VM_EV_FAULT);
         case BC_BAR_CLUSTER:
             /* the whole warp arrives (mode 1), waits (mode 2) or both (0):
              * ids 0xfe arrive, 0xfd wait, 0xff arrive and wait */
@@ -1694,14 +1744,17 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             g->state = VM_G_WAIT_BAR;
             g->bar_id = op->mode == 1 ? 0xfe : op->mode == 2 ? 0xfd : 0xff;
             g->pc = pc;
-            return VM_EV_REPICK;
+            LEAVE(VM_EV_REPICK);
         default:
             g->pc = pc;
             vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "'%s' is not implemented yet",
                         bc_opcode_names[op->code]);
-            return VM_EV_FAULT;
+            LEAVE(VM_EV_FAULT);
         }
         pc++;
     }
-    (void)ev;
+leave:
+    b->warp_instructions += warp_count;
+    b->thread_instructions += thread_count;
+    return ev;
 }
