@@ -338,15 +338,13 @@ static __attribute__((noinline)) race_tuple *cell_append_ext(race_cell *c)
 {
     if (c->n == UINT16_MAX)
         return NULL;
-    if ((size_t)c->n + 1 > c->cap) {
-        size_t cap = c->cap ? (size_t)c->cap * 2 : 4;
-        if (cap > UINT16_MAX)
-            cap = UINT16_MAX;
-        race_tuple *e = realloc(c->ext, cap * sizeof *e);
+    if (!c->capl || (size_t)c->n + 1 > (size_t)1 << c->capl) {
+        unsigned capl = c->capl ? c->capl + 1u : 2u; /* at most 16: n stays below 1 << 16 */
+        race_tuple *e = realloc(c->ext, ((size_t)1 << capl) * sizeof *e);
         if (!e)
             return NULL;
         c->ext = e;
-        c->cap = (uint16_t)cap;
+        c->capl = (uint8_t)capl;
     }
     if (c->n == 2)
         memcpy(c->ext, c->inl, sizeof c->inl);
@@ -365,9 +363,22 @@ static inline __attribute__((always_inline)) void check_cell(race_thread *r, rac
 {
     race_tuple *v = cell_tuples(c);
     uint64_t who = p->who;
+    int n = c->n, merge = -1;
+    /* the records this access may race with: any if it is a weak write,
+     * the weak ones if it is strong, the writes if it reads */
+    uint8_t may = (kind & RACE_K_WRITE) ? ((kind & RACE_K_STRONG) ? RACE_CELL_WEAK : RACE_CELL_ANY)
+                                        : ((kind & RACE_K_STRONG) ? RACE_CELL_WEAK_WRITE : RACE_CELL_WRITE);
+    if (!(c->flags & may)) {
+        /* none: only find its own record (there is at most one) */
+        for (int i = 0; i < n; i++)
+            if (v[i].who == who && v[i].bytes == bytes && !((v[i].kind ^ kind) & RACE_K_KEY)) {
+                merge = i;
+                break;
+            }
+        goto merged;
+    }
     int unit = race_who_unit(who);
     uint8_t nb = bytes & 0xf;
-    int n = c->n, merge = -1;
     for (int i = 0; i < n; i++) {
         race_tuple *t = &v[i];
         if (t->who == who && t->bytes == bytes && !((t->kind ^ kind) & RACE_K_KEY))
@@ -392,6 +403,7 @@ static inline __attribute__((always_inline)) void check_cell(race_thread *r, rac
             continue;
         cell_race(r, t, (race_new){p, lanes, value, kind, bytes}, wh, ov, 0);
     }
+merged:
     if (merge >= 0) {
         race_tuple *t = &v[merge];
         if (t->wsync != p->wsync || t->clock != p->clock)
@@ -407,6 +419,9 @@ static inline __attribute__((always_inline)) void check_cell(race_thread *r, rac
     race_tuple *d = c->n < 2 ? &c->inl[c->n++] : cell_append_ext(c);
     if (!d)
         return;
+    c->flags |= (uint8_t)(RACE_CELL_ANY | ((kind & RACE_K_WRITE) ? RACE_CELL_WRITE : 0) |
+                          ((kind & RACE_K_STRONG) ? 0 : (kind & RACE_K_WRITE) ? RACE_CELL_WEAK | RACE_CELL_WEAK_WRITE
+                                                                              : RACE_CELL_WEAK));
     d->who = who;
     d->clock = p->clock;
     d->wsync = p->wsync;
@@ -427,6 +442,7 @@ static inline race_cell *cell_at(race_shadow *sh, uint64_t w)
     if (c->gen != sh->gen) {
         c->gen = sh->gen;
         c->n = 0;
+        c->flags = 0;
     }
     return c;
 }
@@ -793,6 +809,53 @@ static void shared_access(race_thread *r, int u, const vm_frame *f, const bc_op 
     }
 }
 
+/* Whether every lane of mask accesses global memory. */
+static int all_global(const vm_access_lane *lanes, uint32_t mask)
+{
+    for (uint32_t mm = mask; mm; mm &= mm - 1)
+        if (lanes[__builtin_ctz(mm)].space != BC_SPACE_GLOBAL)
+            return 0;
+    return 1;
+}
+
+/* The rank whose shared memory every lane of mask accesses with an
+ * aligned 4-byte access, at addresses that rise from lane to lane (so
+ * each lane is a group of its own), or -1 when the lanes are not all so. */
+static int rising_words(const vm_access_lane *lanes, uint32_t mask, int nranks)
+{
+    if (!mask)
+        return -1;
+    int l = __builtin_ctz(mask);
+    int rank = lanes[l].rank;
+    uint64_t prev = lanes[l].where;
+    if (lanes[l].space != BC_SPACE_SHARED || rank >= nranks || (prev & 3))
+        return -1;
+    for (uint32_t mm = mask & (mask - 1); mm; mm &= mm - 1) {
+        l = __builtin_ctz(mm);
+        uint64_t wh = lanes[l].where;
+        if (lanes[l].space != BC_SPACE_SHARED || lanes[l].rank != rank || (wh & 3) || wh <= prev)
+            return -1;
+        prev = wh;
+    }
+    return rank;
+}
+
+/* Records one warp-instruction's rising aligned 4-byte accesses (see
+ * rising_words) of block rank's shared memory: what shared_access does
+ * for such lanes, without grouping them. src: the stored register when
+ * the op's bytes are known (kind then has RACE_K_VALUE), else NULL. */
+static void shared_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t pc, uint8_t kind, const uint64_t *src,
+                         uint32_t mask, const vm_access_lane *lanes)
+{
+    race_tuple proto = proto_of(r, u, fn, pc);
+    const uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint32_t v = src ? (uint32_t)src[l] : 0; /* the low bytes on a little-endian host, as race_stored_bytes */
+        record_word(r, rank, lanes[l].where, &proto, myvc, 1u << l, kind, v);
+    }
+}
+
 void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
                  const vm_access_lane *lanes, unsigned size)
 {
@@ -830,10 +893,18 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
      * scalar store's bytes are the low bytes of its source register */
     int known = kind == VM_ACCESS_STORE && size <= 32 && race_stores_known(op, size);
     const uint64_t *src = known && op->n <= 1 ? f->regs + (size_t)op->b * VM_WARP : NULL;
-    race_groups g;
-    uint32_t global = group_lanes(r, f, op, src, known, mask, lanes, size, &g);
-    if (g.n)
-        shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
+    uint32_t global = 0;
+    int rank;
+    if (all_global(lanes, mask)) {
+        global = mask;
+    } else if (size == 4 && (!known || src) && (rank = rising_words(lanes, mask, r->n)) >= 0) {
+        shared_words(r, u, rank, fn, pc, (uint8_t)(known ? k | RACE_K_VALUE : k), src, mask, lanes);
+    } else {
+        race_groups g;
+        global = group_lanes(r, f, op, src, known, mask, lanes, size, &g);
+        if (g.n)
+            shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
+    }
     if (global)
         race_global_access(r, u, b, w, f, pc, k | (r->acq[u] ? RACE_K_ACQ : 0), global, lanes, size);
     if (!(k & RACE_K_STRONG))
@@ -844,6 +915,10 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
     const uint32_t *rel = (oi.flags & CHECK_OP_RELEASE) ? myvc : (kind != VM_ACCESS_LOAD && r->has_fence[u])
                                                                  ? r->fvc + (size_t)u * (size_t)r->U : NULL;
     int global_acquire = 0, released_self = 0;
+    /* with nothing to release, nothing released before in this cluster and
+     * no gpu-scope global access, the lanes neither acquire nor release */
+    if (!rel && !(acquires && r->loc_count) && (!global || (oi.flags & CHECK_OP_NARROW_SCOPE)))
+        mask = 0;
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         int sp = lanes[l].space;

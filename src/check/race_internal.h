@@ -26,9 +26,15 @@ static inline int race_who_unit(uint64_t who) { return (int)(who >> 48); }
 static inline uint32_t race_who_fn(uint64_t who) { return (uint32_t)(who >> 32) & 0xffff; }
 static inline uint32_t race_who_pc(uint64_t who) { return (uint32_t)who; }
 
+/* What the records of a cell hold (race_cell.flags), so that an access
+ * that can race with none of them skips the comparisons. */
+enum { RACE_CELL_ANY = 1, RACE_CELL_WRITE = 2, RACE_CELL_WEAK = 4, RACE_CELL_WEAK_WRITE = 8 };
+
 typedef struct race_cell {
     uint32_t gen;
-    uint16_t n, cap;         /* records; capacity of ext */
+    uint16_t n;              /* records */
+    uint8_t capl;            /* capacity of ext: 1 << capl, or 0 */
+    uint8_t flags;           /* RACE_CELL_* of the records */
     race_tuple inl[2];       /* the records while n <= 2 */
     race_tuple *ext;         /* all records once n > 2 */
 } race_cell;
