@@ -535,14 +535,57 @@ static uint64_t cvt_value(const bc_op *op, uint64_t a)
     return res;
 }
 
+/* Register slots are 32 lanes apart, so a destination either is one of
+ * the sources or overlaps none of them: a lane loop has no dependence
+ * between lanes, which `ivdep` tells GCC (else it versions the loop for
+ * aliasing and runs `x = x + y` in the scalar copy). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define VM_IVDEP _Pragma("GCC ivdep")
+#else
+#define VM_IVDEP
+#endif
+
+/* D[l] = EXPR for the lanes of m, where EXPR is safe to evaluate in every
+ * lane (no division, call or side effect, no undefined behaviour for any
+ * register contents), reading lane l of registers only: the loop
+ * vectorizes, and a divergent group blends its lanes into D on the same
+ * vector path instead of a loop over its lanes. */
+#define LANES_D(m, EXPR)                                                     \
+    do {                                                                     \
+        uint32_t ld_ = (m);                                                  \
+        if (ld_ == VM_FULL) {                                                \
+            VM_IVDEP for (int l = 0; l < VM_WARP; l++)                       \
+                D[l] = (EXPR);                                               \
+        } else {                                                             \
+            VM_IVDEP for (int l = 0; l < VM_WARP; l++) {                     \
+                uint64_t v_ = (EXPR);                                        \
+                D[l] = (ld_ >> l) & 1 ? v_ : D[l];                           \
+            }                                                                \
+        }                                                                    \
+    } while (0)
+
+/* r = the comparison's outcome in all 32 lanes as a bit mask (callers keep
+ * the lanes of the active mask); vectorizes, with no per-lane branches. */
+#define SETP_LANES(COND)                                                     \
+    do {                                                                     \
+        for (int l = 0; l < VM_WARP; l++)                                    \
+            r |= (uint32_t)(COND) << l;                                      \
+    } while (0)
+
 /* ---- coalesced memory accesses -------------------------------------------- */
 
 /* Whether lane l's address is A[0] + l * esz for every lane. */
 __attribute__((always_inline)) static inline int lanes_contiguous(const uint64_t *A, unsigned esz)
 {
+    /* A[l] - A[0] == l * esz, with the step as a constant so that the
+     * loop vectorizes (AVX2 has no 64-bit multiply) */
     uint64_t a0 = A[0], diff = 0;
-    for (int l = 0; l < VM_WARP; l++)
-        diff |= A[l] - (a0 + (uint64_t)l * esz);
+    if (esz == 4)
+        for (int l = 0; l < VM_WARP; l++)
+            diff |= (A[l] - a0) ^ ((uint64_t)l << 2);
+    else
+        for (int l = 0; l < VM_WARP; l++)
+            diff |= (A[l] - a0) ^ ((uint64_t)l << 3);
     return diff == 0;
 }
 
@@ -643,7 +686,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 L->hooks->fence(L->hooks->ctx, b, w, f, pc, m, op->mode ? VM_SCOPE_ASYNC : op->n);
             break;
         case BC_MOV:
-            LANES(m, D[l] = A[l]);
+            LANES_D(m, A[l]);
             break;
         case BC_MOV_PRED: {
             uint32_t v = P[op->a];
@@ -652,7 +695,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             break;
         }
         case BC_MOV_PRED_TO_REG:
-            LANES(m, D[l] = (P[op->a] >> l) & 1);
+            LANES_D(m, (P[op->a] >> l) & 1);
             break;
         case BC_MOV_REG_TO_PRED: {
             uint32_t r = 0;
@@ -661,78 +704,87 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             break;
         }
         case BC_S2R: {
+            /* per-lane registers first; the rest are warp-uniform: one
+             * value, computed once and broadcast */
             int c = op->n;
+            uint64_t v;
+            uint64_t clock = b->warp_instructions + warp_count;
             switch (op->mode) {
-            case BC_SR_TID: LANES(m, D[l] = w->tid[c < 3 ? c : 0][l] * (c < 3)); break;
-            case BC_SR_NTID: LANES(m, D[l] = c < 3 ? L->block[c] : 0); break;
-            case BC_SR_LANEID: LANES(m, D[l] = (uint64_t)l); break;
-            case BC_SR_WARPID: LANES(m, D[l] = (uint64_t)w->index); break;
-            case BC_SR_NWARPID: LANES(m, D[l] = (uint64_t)b->nwarps); break;
-            case BC_SR_CTAID: LANES(m, D[l] = c < 3 ? b->ctaid[c] : 0); break;
-            case BC_SR_NCTAID: LANES(m, D[l] = c < 3 ? L->grid[c] : 0); break;
-            case BC_SR_SMID: LANES(m, D[l] = b->linear_id % 132); break;
-            case BC_SR_NSMID: LANES(m, D[l] = 132); break;
-            case BC_SR_GRIDID: LANES(m, D[l] = 1); break;
-            case BC_SR_LANEMASK_EQ: LANES(m, D[l] = 1u << l); break;
-            case BC_SR_LANEMASK_LE: LANES(m, D[l] = (uint32_t)((2ull << l) - 1)); break;
-            case BC_SR_LANEMASK_LT: LANES(m, D[l] = (1u << l) - 1); break;
-            case BC_SR_LANEMASK_GE: LANES(m, D[l] = ~((1u << l) - 1)); break;
-            case BC_SR_LANEMASK_GT: LANES(m, D[l] = (uint32_t)~((2ull << l) - 1)); break;
-            case BC_SR_CLOCK: LANES(m, D[l] = (uint32_t)(b->warp_instructions + warp_count)); break;
-            case BC_SR_CLOCK_HI: LANES(m, D[l] = (uint32_t)((b->warp_instructions + warp_count) >> 32)); break;
-            case BC_SR_CLOCK64: LANES(m, D[l] = (b->warp_instructions + warp_count)); break;
-            case BC_SR_GLOBALTIMER: LANES(m, D[l] = (b->warp_instructions + warp_count) * 1000); break;
-            case BC_SR_GLOBALTIMER_LO: LANES(m, D[l] = (uint32_t)((b->warp_instructions + warp_count) * 1000)); break;
-            case BC_SR_GLOBALTIMER_HI: LANES(m, D[l] = (uint32_t)(((b->warp_instructions + warp_count) * 1000) >> 32)); break;
-            case BC_SR_DYNAMIC_SMEM: LANES(m, D[l] = (uint32_t)L->shared_dynamic); break;
+            case BC_SR_TID:
+                if (c < 3) {
+                    const uint32_t *t = w->tid[c];
+                    LANES_D(m, t[l]);
+                } else {
+                    LANES_D(m, 0);
+                }
+                goto s2r_done;
+            case BC_SR_LANEID: LANES_D(m, (uint64_t)l); goto s2r_done;
+            case BC_SR_LANEMASK_EQ: LANES_D(m, 1u << l); goto s2r_done;
+            case BC_SR_LANEMASK_LE: LANES_D(m, (uint32_t)((2ull << l) - 1)); goto s2r_done;
+            case BC_SR_LANEMASK_LT: LANES_D(m, (1u << l) - 1); goto s2r_done;
+            case BC_SR_LANEMASK_GE: LANES_D(m, ~((1u << l) - 1)); goto s2r_done;
+            case BC_SR_LANEMASK_GT: LANES_D(m, (uint32_t)~((2ull << l) - 1)); goto s2r_done;
+            case BC_SR_NTID: v = c < 3 ? L->block[c] : 0; break;
+            case BC_SR_WARPID: v = (uint64_t)w->index; break;
+            case BC_SR_NWARPID: v = (uint64_t)b->nwarps; break;
+            case BC_SR_CTAID: v = c < 3 ? b->ctaid[c] : 0; break;
+            case BC_SR_NCTAID: v = c < 3 ? L->grid[c] : 0; break;
+            case BC_SR_SMID: v = b->linear_id % 132; break;
+            case BC_SR_NSMID: v = 132; break;
+            case BC_SR_GRIDID: v = 1; break;
+            case BC_SR_CLOCK: v = (uint32_t)clock; break;
+            case BC_SR_CLOCK_HI: v = (uint32_t)(clock >> 32); break;
+            case BC_SR_CLOCK64: v = clock; break;
+            case BC_SR_GLOBALTIMER: v = clock * 1000; break;
+            case BC_SR_GLOBALTIMER_LO: v = (uint32_t)(clock * 1000); break;
+            case BC_SR_GLOBALTIMER_HI: v = (uint32_t)((clock * 1000) >> 32); break;
+            case BC_SR_DYNAMIC_SMEM: v = (uint32_t)L->shared_dynamic; break;
             case BC_SR_TOTAL_SMEM:
             case BC_SR_AGGR_SMEM: {
                 uint64_t t = L->shared_static + L->shared_dynamic;
                 unsigned unit = L->arch_sm >= 80 ? 128 : 256;
-                t = (t + unit - 1) / unit * unit;
-                LANES(m, D[l] = (uint32_t)t);
+                v = (uint32_t)((t + unit - 1) / unit * unit);
                 break;
             }
             case BC_SR_CLUSTERID: {
                 unsigned cl = L->cluster[c < 3 ? c : 0] ? L->cluster[c < 3 ? c : 0] : 1;
-                LANES(m, D[l] = c < 3 ? b->ctaid[c] / cl : 0);
+                v = c < 3 ? b->ctaid[c] / cl : 0;
                 break;
             }
             case BC_SR_NCLUSTERID: {
                 unsigned cl = L->cluster[c < 3 ? c : 0] ? L->cluster[c < 3 ? c : 0] : 1;
-                LANES(m, D[l] = c < 3 ? L->grid[c] / cl : 0);
+                v = c < 3 ? L->grid[c] / cl : 0;
                 break;
             }
             case BC_SR_CLUSTER_CTAID: {
                 unsigned cl = c < 3 && L->cluster[c] ? L->cluster[c] : 1;
-                LANES(m, D[l] = c < 3 ? b->ctaid[c] % cl : 0);
+                v = c < 3 ? b->ctaid[c] % cl : 0;
                 break;
             }
             case BC_SR_CLUSTER_NCTAID:
-                LANES(m, D[l] = c < 3 ? (L->cluster[c] ? L->cluster[c] : 1) : 0);
+                v = c < 3 ? (L->cluster[c] ? L->cluster[c] : 1) : 0;
                 break;
             case BC_SR_CLUSTER_CTARANK: {
                 unsigned cx = L->cluster[0] ? L->cluster[0] : 1, cy = L->cluster[1] ? L->cluster[1] : 1;
                 unsigned cz = L->cluster[2] ? L->cluster[2] : 1;
-                uint64_t rk = (b->ctaid[0] % cx) + (b->ctaid[1] % cy) * cx + (b->ctaid[2] % cz) * cx * cy;
-                LANES(m, D[l] = rk);
+                v = (b->ctaid[0] % cx) + (b->ctaid[1] % cy) * cx + (b->ctaid[2] % cz) * cx * cy;
                 break;
             }
-            case BC_SR_CLUSTER_NCTARANK: {
-                uint64_t n = (uint64_t)(L->cluster[0] ? L->cluster[0] : 1) * (L->cluster[1] ? L->cluster[1] : 1) *
-                             (L->cluster[2] ? L->cluster[2] : 1);
-                LANES(m, D[l] = n);
+            case BC_SR_CLUSTER_NCTARANK:
+                v = (uint64_t)(L->cluster[0] ? L->cluster[0] : 1) * (L->cluster[1] ? L->cluster[1] : 1) *
+                    (L->cluster[2] ? L->cluster[2] : 1);
                 break;
+            case BC_SR_IS_EXPLICIT_CLUSTER: v = L->cluster[0] != 0; break;
+            case BC_SR_ENVREG: v = L->envreg[c & 31]; break;
+            default: v = 0; break;
             }
-            case BC_SR_IS_EXPLICIT_CLUSTER: LANES(m, D[l] = L->cluster[0] != 0); break;
-            case BC_SR_ENVREG: LANES(m, D[l] = L->envreg[c & 31]); break;
-            default: LANES(m, D[l] = 0); break;
-            }
+            LANES_D(m, v);
+        s2r_done:
             break;
         }
         case BC_LOCALADDR: {
             uint64_t v = f->local_base + (uint64_t)op->imm;
-            LANES(m, D[l] = v);
+            LANES_D(m, v);
             break;
         }
         case BC_PACK: {
@@ -766,9 +818,9 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     LANES(m, { int64_t s = (int64_t)(int32_t)A[l] + (int32_t)B[l];
                                D[l] = (uint32_t)(int32_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s); });
                 else
-                    LANES(m, D[l] = (uint32_t)(A[l] + B[l]));
-            } else if (w8 == 8) LANES(m, D[l] = A[l] + B[l]);
-            else LANES(m, D[l] = zmask(A[l] + B[l], w8));
+                    LANES_D(m, (uint32_t)(A[l] + B[l]));
+            } else if (w8 == 8) LANES_D(m, A[l] + B[l]);
+            else LANES_D(m, zmask(A[l] + B[l], w8));
             break;
         case BC_SUB:
             if (w8 == 4) {
@@ -776,24 +828,24 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     LANES(m, { int64_t s = (int64_t)(int32_t)A[l] - (int32_t)B[l];
                                D[l] = (uint32_t)(int32_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s); });
                 else
-                    LANES(m, D[l] = (uint32_t)(A[l] - B[l]));
-            } else if (w8 == 8) LANES(m, D[l] = A[l] - B[l]);
-            else LANES(m, D[l] = zmask(A[l] - B[l], w8));
+                    LANES_D(m, (uint32_t)(A[l] - B[l]));
+            } else if (w8 == 8) LANES_D(m, A[l] - B[l]);
+            else LANES_D(m, zmask(A[l] - B[l], w8));
             break;
         case BC_MUL_LO:
-            if (w8 == 4) LANES(m, D[l] = (uint32_t)(A[l] * B[l]));
-            else LANES(m, D[l] = zmask(A[l] * B[l], w8));
+            if (w8 == 4) LANES_D(m, (uint32_t)(A[l] * B[l]));
+            else LANES_D(m, zmask(A[l] * B[l], w8));
             break;
         case BC_MUL_HI:
             LANES(m, D[l] = mul_hi(A[l], B[l], w8, sg));
             break;
         case BC_MUL_WIDE:
-            if (sg) LANES(m, D[l] = zmask((uint64_t)(sext(A[l], w8) * sext(B[l], w8)), w8 * 2));
-            else LANES(m, D[l] = zmask(A[l], w8) * zmask(B[l], w8));
+            if (sg) LANES_D(m, zmask((uint64_t)sext(A[l], w8) * (uint64_t)sext(B[l], w8), w8 * 2));
+            else LANES_D(m, zmask(A[l], w8) * zmask(B[l], w8));
             break;
         case BC_MAD_LO:
-            if (w8 == 4) LANES(m, D[l] = (uint32_t)(A[l] * B[l] + C[l]));
-            else LANES(m, D[l] = zmask(A[l] * B[l] + C[l], w8));
+            if (w8 == 4) LANES_D(m, (uint32_t)(A[l] * B[l] + C[l]));
+            else LANES_D(m, zmask(A[l] * B[l] + C[l], w8));
             break;
         case BC_MAD_HI:
             if ((op->flags & BC_F_SAT) && sg && w8 == 4)
@@ -803,8 +855,8 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 LANES(m, D[l] = zmask(mul_hi(A[l], B[l], w8, sg) + C[l], w8));
             break;
         case BC_MAD_WIDE:
-            if (sg) LANES(m, D[l] = zmask((uint64_t)(sext(A[l], w8) * sext(B[l], w8)) + C[l], w8 * 2));
-            else LANES(m, D[l] = zmask(zmask(A[l], w8) * zmask(B[l], w8) + C[l], w8 * 2));
+            if (sg) LANES_D(m, zmask((uint64_t)sext(A[l], w8) * (uint64_t)sext(B[l], w8) + C[l], w8 * 2));
+            else LANES_D(m, zmask(zmask(A[l], w8) * zmask(B[l], w8) + C[l], w8 * 2));
             break;
         case BC_MUL24:
         case BC_MAD24:
@@ -866,18 +918,18 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             LANES(m, { int64_t x = sext(A[l], w8); D[l] = zmask((uint64_t)(x < 0 ? -(uint64_t)x : (uint64_t)x), w8); });
             break;
         case BC_NEG:
-            LANES(m, D[l] = zmask((uint64_t)0 - A[l], w8));
+            LANES_D(m, zmask((uint64_t)0 - A[l], w8));
             break;
         case BC_SAD:
             LANES(m, { uint64_t d; if (sg) { int64_t x = sext(A[l], w8), y = sext(B[l], w8); d = (uint64_t)(x < y ? y - x : x - y); }
                        else { uint64_t x = zmask(A[l], w8), y = zmask(B[l], w8); d = x < y ? y - x : x - y; }
                        D[l] = zmask(C[l] + d, w8); });
             break;
-        case BC_AND: LANES(m, D[l] = A[l] & B[l]); break;
-        case BC_OR: LANES(m, D[l] = A[l] | B[l]); break;
-        case BC_XOR: LANES(m, D[l] = A[l] ^ B[l]); break;
-        case BC_NOT: LANES(m, D[l] = zmask(~A[l], w8)); break;
-        case BC_CNOT: LANES(m, D[l] = zmask(A[l], w8) == 0); break;
+        case BC_AND: LANES_D(m, A[l] & B[l]); break;
+        case BC_OR: LANES_D(m, A[l] | B[l]); break;
+        case BC_XOR: LANES_D(m, A[l] ^ B[l]); break;
+        case BC_NOT: LANES_D(m, zmask(~A[l], w8)); break;
+        case BC_CNOT: LANES_D(m, zmask(A[l], w8) == 0); break;
         case BC_SHL:
             LANES(m, { uint32_t s = (uint32_t)B[l]; D[l] = s >= w8 * 8 ? 0 : zmask(A[l] << s, w8); });
             break;
@@ -886,7 +938,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                                D[l] = zmask((uint64_t)(x >> (s >= w8 * 8 ? w8 * 8 - 1 : s)), w8); });
             else LANES(m, { uint32_t s = (uint32_t)B[l]; D[l] = s >= w8 * 8 ? 0 : zmask(A[l], w8) >> s; });
             break;
-        case BC_POPC: LANES(m, D[l] = (uint64_t)__builtin_popcountll(zmask(A[l], w8))); break;
+        case BC_POPC: LANES_D(m, (uint64_t)__builtin_popcountll(zmask(A[l], w8))); break;
         case BC_CLZ:
             LANES(m, { uint64_t x = zmask(A[l], w8); D[l] = x ? (uint64_t)(__builtin_clzll(x) - (64 - (int)w8 * 8)) : w8 * 8; });
             break;
@@ -940,16 +992,16 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             /* integer cvt: sign-extend a narrower signed source, else keep the low bits */
             unsigned sw = vm_type_bytes(op->type2);
             if (vm_type_signed(op->type2) && sw < w8)
-                LANES(m, D[l] = zmask((uint64_t)sext(A[l], sw), w8));
+                LANES_D(m, zmask((uint64_t)sext(A[l], sw), w8));
             else if (sw < w8)
-                LANES(m, D[l] = zmask(A[l], sw));
+                LANES_D(m, zmask(A[l], sw));
             else
-                LANES(m, D[l] = zmask(A[l], w8));
+                LANES_D(m, zmask(A[l], w8));
             break;
         }
         /* ---- float ---- */
-        case BC_ADD_F32: LANES(m, D[l] = BF32(vm_canon_f32(F32(A[l]) + F32(B[l])))); break;
-        case BC_MUL_F32: LANES(m, D[l] = BF32(vm_canon_f32(F32(A[l]) * F32(B[l])))); break;
+        case BC_ADD_F32: LANES_D(m, BF32(vm_canon_f32(F32(A[l]) + F32(B[l])))); break;
+        case BC_MUL_F32: LANES_D(m, BF32(vm_canon_f32(F32(A[l]) * F32(B[l])))); break;
         case BC_FMA_F32: vm_fma_f32_lanes(D, A, B, C, m); break;
         case BC_FADD: LANES(m, D[l] = float_arith(0, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
         case BC_FSUB: LANES(m, D[l] = float_arith(1, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
@@ -971,17 +1023,17 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_FABS:
             switch (op->type) {
             case PTX_T_F32: LANES(m, { float x = fabsf(F32(A[l])); if (op->flags & BC_F_FTZ) x = vm_ftz_f32(x); D[l] = BF32(vm_canon_f32(x)); }); break;
-            case PTX_T_F64: LANES(m, D[l] = A[l] & 0x7fffffffffffffffull); break;
-            case PTX_T_F16X2: case PTX_T_BF16X2: LANES(m, D[l] = A[l] & 0x7fff7fffu); break;
-            default: LANES(m, D[l] = A[l] & 0x7fffu); break;
+            case PTX_T_F64: LANES_D(m, A[l] & 0x7fffffffffffffffull); break;
+            case PTX_T_F16X2: case PTX_T_BF16X2: LANES_D(m, A[l] & 0x7fff7fffu); break;
+            default: LANES_D(m, A[l] & 0x7fffu); break;
             }
             break;
         case BC_FNEG:
             switch (op->type) {
             case PTX_T_F32: LANES(m, { float x = -F32(A[l]); if (op->flags & BC_F_FTZ) x = vm_ftz_f32(x); D[l] = BF32(vm_canon_f32(x)); }); break;
-            case PTX_T_F64: LANES(m, D[l] = A[l] ^ 0x8000000000000000ull); break;
-            case PTX_T_F16X2: case PTX_T_BF16X2: LANES(m, D[l] = A[l] ^ 0x80008000u); break;
-            default: LANES(m, D[l] = (A[l] ^ 0x8000u) & 0xffff); break;
+            case PTX_T_F64: LANES_D(m, A[l] ^ 0x8000000000000000ull); break;
+            case PTX_T_F16X2: case PTX_T_BF16X2: LANES_D(m, A[l] ^ 0x80008000u); break;
+            default: LANES_D(m, (A[l] ^ 0x8000u) & 0xffff); break;
             }
             break;
         case BC_FUNARY: LANES(m, D[l] = funary(op->mode, op->type, A[l], op->mode2, op->flags)); break;
@@ -1020,21 +1072,21 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             }
             if (!ptx_type_is_float((ptx_type)op->type) && !sg && op->mode <= BC_CMP_GE && w8 == 4) {
                 switch (op->mode) {
-                case BC_CMP_EQ: LANES(m, if ((uint32_t)A[l] == (uint32_t)B[l]) r |= 1u << l); break;
-                case BC_CMP_NE: LANES(m, if ((uint32_t)A[l] != (uint32_t)B[l]) r |= 1u << l); break;
-                case BC_CMP_LT: LANES(m, if ((uint32_t)A[l] < (uint32_t)B[l]) r |= 1u << l); break;
-                case BC_CMP_LE: LANES(m, if ((uint32_t)A[l] <= (uint32_t)B[l]) r |= 1u << l); break;
-                case BC_CMP_GT: LANES(m, if ((uint32_t)A[l] > (uint32_t)B[l]) r |= 1u << l); break;
-                default: LANES(m, if ((uint32_t)A[l] >= (uint32_t)B[l]) r |= 1u << l); break;
+                case BC_CMP_EQ: SETP_LANES((uint32_t)A[l] == (uint32_t)B[l]); break;
+                case BC_CMP_NE: SETP_LANES((uint32_t)A[l] != (uint32_t)B[l]); break;
+                case BC_CMP_LT: SETP_LANES((uint32_t)A[l] < (uint32_t)B[l]); break;
+                case BC_CMP_LE: SETP_LANES((uint32_t)A[l] <= (uint32_t)B[l]); break;
+                case BC_CMP_GT: SETP_LANES((uint32_t)A[l] > (uint32_t)B[l]); break;
+                default: SETP_LANES((uint32_t)A[l] >= (uint32_t)B[l]); break;
                 }
             } else if (sg && w8 == 4) {
                 switch (op->mode) {
-                case BC_CMP_EQ: LANES(m, if ((int32_t)A[l] == (int32_t)B[l]) r |= 1u << l); break;
-                case BC_CMP_NE: LANES(m, if ((int32_t)A[l] != (int32_t)B[l]) r |= 1u << l); break;
-                case BC_CMP_LT: LANES(m, if ((int32_t)A[l] < (int32_t)B[l]) r |= 1u << l); break;
-                case BC_CMP_LE: LANES(m, if ((int32_t)A[l] <= (int32_t)B[l]) r |= 1u << l); break;
-                case BC_CMP_GT: LANES(m, if ((int32_t)A[l] > (int32_t)B[l]) r |= 1u << l); break;
-                case BC_CMP_GE: LANES(m, if ((int32_t)A[l] >= (int32_t)B[l]) r |= 1u << l); break;
+                case BC_CMP_EQ: SETP_LANES((int32_t)A[l] == (int32_t)B[l]); break;
+                case BC_CMP_NE: SETP_LANES((int32_t)A[l] != (int32_t)B[l]); break;
+                case BC_CMP_LT: SETP_LANES((int32_t)A[l] < (int32_t)B[l]); break;
+                case BC_CMP_LE: SETP_LANES((int32_t)A[l] <= (int32_t)B[l]); break;
+                case BC_CMP_GT: SETP_LANES((int32_t)A[l] > (int32_t)B[l]); break;
+                case BC_CMP_GE: SETP_LANES((int32_t)A[l] >= (int32_t)B[l]); break;
                 default: LANES(m, if (eval_cmp(op->type, op->mode, A[l], B[l], ftz)) r |= 1u << l); break;
                 }
             } else {
@@ -1079,7 +1131,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_SELP: {
             uint32_t p = P[op->c];
             if (op->flags & BC_F_NEG_C) p = ~p;
-            LANES(m, D[l] = ((p >> l) & 1) ? A[l] : B[l]);
+            LANES_D(m, ((p >> l) & 1) ? A[l] : B[l]);
             break;
         }
         case BC_SLCT:
@@ -1125,12 +1177,12 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 uint64_t base = op->mode == BC_SPACE_SHARED || op->mode == BC_SPACE_SHARED_CLUSTER ? MEM_WINDOW_SHARED :
                                 op->mode == BC_SPACE_LOCAL ? MEM_WINDOW_LOCAL : op->mode == BC_SPACE_CONST ? MEM_WINDOW_CONST :
                                 op->mode == BC_SPACE_PARAM_KERNEL ? MEM_WINDOW_PARAM : 0;
-                LANES(m, D[l] = base ? base + (uint32_t)A[l] : A[l]);
+                LANES_D(m, base ? base + (uint32_t)A[l] : A[l]);
             } else {
                 uint64_t base = op->mode == BC_SPACE_SHARED || op->mode == BC_SPACE_SHARED_CLUSTER ? MEM_WINDOW_SHARED :
                                 op->mode == BC_SPACE_LOCAL ? MEM_WINDOW_LOCAL : op->mode == BC_SPACE_CONST ? MEM_WINDOW_CONST :
                                 op->mode == BC_SPACE_PARAM_KERNEL ? MEM_WINDOW_PARAM : 0;
-                LANES(m, D[l] = base ? A[l] - base : A[l]);
+                LANES_D(m, base ? A[l] - base : A[l]);
                 if (op->type == PTX_T_U32 || op->type == PTX_T_B32) LANES(m, D[l] = (uint32_t)D[l]);
             }
             break;
@@ -1158,7 +1210,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             memcpy(&v, L->params + op->imm, op->src_size);
             if (op->flags & BC_F_SIGNED)
                 v = zmask((uint64_t)sext(v, op->src_size), op->mode2 > op->src_size ? op->mode2 : op->src_size);
-            LANES(m, D[l] = v);
+            LANES_D(m, v);
             break;
         }
         case BC_LD:
@@ -1170,10 +1222,9 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             int sgn = (op->flags & BC_F_SIGNED) != 0;
             uintptr_t bp;
             if (m == VM_FULL && n == 1 && !sgn && (esz == 4 || esz == 8) && lanes_contiguous(A, esz) &&
-                vm_resolve_fast(b, op->mode, 0x80000001u, A, op->imm, esz, &bp)) {
-                /* the coalesced idiom: lane l accesses A[0] + l * esz, and
-                 * lanes 0 and 31 are in bounds and aligned, so all are */
-                uintptr_t p0 = bp + (uintptr_t)A[0];
+                vm_resolve_span(b, op->mode, A[0] + (uint64_t)op->imm, VM_WARP * esz, esz, &bp)) {
+                /* the coalesced idiom: lane l accesses A[0] + imm + l * esz */
+                uintptr_t p0 = bp + (uintptr_t)A[0] + (uintptr_t)op->imm;
                 if (op->code == BC_LD) {
                     if (esz == 4)
                         vm_widen_u32(D, (const void *)p0);

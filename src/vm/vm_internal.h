@@ -112,6 +112,36 @@ static inline int vm_resolve_fast(vm_block *b, int space, uint32_t m, const uint
     return 1;
 }
 
+/* vm_resolve_fast for one span [first, first + bytes) that every lane's
+ * access lies in (a coalesced access): in shared memory or in one global
+ * allocation, first aligned to `align` (a power of two), no checker. */
+static inline int vm_resolve_span(vm_block *b, int space, uint64_t first, uint64_t bytes, unsigned align,
+                                  uintptr_t *base)
+{
+    if (b->launch->hooks || (first & (align - 1)))
+        return 0;
+    uint64_t shared_base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
+    if (space == BC_SPACE_SHARED || (space == BC_SPACE_GENERIC && first >= MEM_WINDOW_SHARED)) {
+        if (first < shared_base || bytes > b->shared_size || first - shared_base > b->shared_size - bytes)
+            return 0;
+        *base = (uintptr_t)b->shared - (uintptr_t)shared_base;
+        return 1;
+    }
+    if (space != BC_SPACE_GLOBAL && space != BC_SPACE_GENERIC)
+        return 0;
+    const mem_allocation *c = b->alloc_cache;
+    if (!c || first < c->base || bytes > c->size || first - c->base > c->size - bytes) {
+        if (first >= MEM_WINDOW_SHARED || first + bytes < first)
+            return 0;
+        c = mem_find(b->launch->mem, first, bytes);
+        if (!c)
+            return 0;
+        b->alloc_cache = c;
+    }
+    *base = 0;
+    return 1;
+}
+
 /* vm_resolve_fast for callers that take the base as a pointer: NULL when
  * the fast path does not apply, and also when the base is 0 (a global
  * access without offset), where the caller takes the slow path. */
