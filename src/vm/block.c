@@ -436,11 +436,7 @@ int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, 
 
 static uint32_t live_warps(vm_block *b)
 {
-    uint32_t n = 0;
-    for (int i = 0; i < b->nwarps; i++)
-        if (b->warps[i].state != VM_WARP_DONE)
-            n++;
-    return n;
+    return b->nlive;
 }
 
 /* Completes barrier id if every expected warp arrived: wakes the warps. */
@@ -561,6 +557,8 @@ static int cluster_arrive(vm_block *b, vm_warp *w, int id)
 static int warp_arrive(vm_block *b, vm_warp *w)
 {
     if (w->ngroups == 0 || (w->valid & ~w->exited) == 0) {
+        if (w->state != VM_WARP_DONE)
+            b->nlive--;
         w->state = VM_WARP_DONE;
         for (int id = 0; id < VM_BARRIERS; id++)
             barrier_check(b, id);
@@ -705,28 +703,50 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
         }
         b->nwarps = nwarps;
     }
+    /* thread indices depend only on the block shape: laid out again only
+     * when it changed since these warps were last set up */
+    unsigned shape[4] = {L->block[0], L->block[1], L->block[2], (unsigned)L->nthreads_per_block};
+    int same_shape = !memcmp(shape, b->warp_shape, sizeof shape);
+    memset(b->warp_shape, 0, sizeof b->warp_shape); /* set again once every warp is laid out */
+    b->nlive = (uint32_t)nwarps;
     for (int i = 0; i < nwarps; i++) {
         vm_warp *w = &b->warps[i];
         uint8_t *local = w->local;
         vm_frame *root = w->root;
-        memset(w, 0, sizeof *w);
+        /* every field but the thread indices (and valid) is reset; groups
+         * past ngroups are never read */
         w->index = i;
+        w->exited = 0;
+        w->ngroups = 0;
+        w->state = VM_WARP_READY;
+        w->blocked_bar = 0;
+        w->cc = 0;
+        w->backedges = 0;
+        w->rotate = 0;
+        w->rotate_pc = 0;
+        w->cluster_phase = 0;
+        w->local = NULL;
+        w->root = NULL;
         /* the switch points of a random schedule: 16 to 512 back edges */
         w->yield_at = L->random_schedule ? 16 + (uint32_t)(next_random(&b->rng) % 497) : 256;
-        /* thread indices in CUDA order (x fastest), counted up rather than divided */
-        uint64_t t0 = (uint64_t)i * VM_WARP;
-        uint32_t tx = (uint32_t)(t0 % L->block[0]), ty = (uint32_t)(t0 / L->block[0] % L->block[1]);
-        uint32_t tz = (uint32_t)(t0 / ((uint64_t)L->block[0] * L->block[1]));
-        for (int l = 0; l < VM_WARP && t0 + (uint64_t)l < L->nthreads_per_block; l++) {
-            w->valid |= 1u << l;
-            w->tid[0][l] = tx;
-            w->tid[1][l] = ty;
-            w->tid[2][l] = tz;
-            if (++tx == L->block[0]) {
-                tx = 0;
-                if (++ty == L->block[1]) {
-                    ty = 0;
-                    tz++;
+        if (!same_shape) {
+            /* thread indices in CUDA order (x fastest), counted up rather than divided */
+            memset(w->tid, 0, sizeof w->tid);
+            w->valid = 0;
+            uint64_t t0 = (uint64_t)i * VM_WARP;
+            uint32_t tx = (uint32_t)(t0 % L->block[0]), ty = (uint32_t)(t0 / L->block[0] % L->block[1]);
+            uint32_t tz = (uint32_t)(t0 / ((uint64_t)L->block[0] * L->block[1]));
+            for (int l = 0; l < VM_WARP && t0 + (uint64_t)l < L->nthreads_per_block; l++) {
+                w->valid |= 1u << l;
+                w->tid[0][l] = tx;
+                w->tid[1][l] = ty;
+                w->tid[2][l] = tz;
+                if (++tx == L->block[0]) {
+                    tx = 0;
+                    if (++ty == L->block[1]) {
+                        ty = 0;
+                        tz++;
+                    }
                 }
             }
         }
@@ -746,8 +766,9 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
             memset(root->preds, 0, (fn->npreds ? fn->npreds : 1) * sizeof(uint32_t));
             for (uint32_t c = 0; c < fn->nconsts; c++) {
                 uint64_t *s = SLOT(root->regs, fn->const_slots[c]);
+                const uint64_t v = fn->const_values[c]; /* loaded once: the lane loop vectorizes */
                 for (int l = 0; l < VM_WARP; l++)
-                    s[l] = fn->const_values[c];
+                    s[l] = v;
             }
         } else {
             vm_frame_free(root);
@@ -762,6 +783,7 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
         w->ngroups = 1;
         w->state = VM_WARP_READY;
     }
+    memcpy(b->warp_shape, shape, sizeof shape);
     return 0;
 }
 

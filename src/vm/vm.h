@@ -97,6 +97,8 @@ typedef struct vm_block {
     uint64_t shared_size;
     vm_warp *warps;
     int nwarps;
+    uint32_t nlive;          /* warps not done */
+    unsigned warp_shape[4];  /* block dims and thread count the warps' thread indices were laid out for */
     vm_barrier bars[VM_BARRIERS];
     util_buffer printf_out;
     vm_fault fault;
