@@ -42,11 +42,62 @@ static void log_push(race_thread *r, const race_gacc *g)
         r->log[r->nlog++] = *g;
 }
 
+/* The common case of race_global_access: the lanes of mask are
+ * consecutive and access consecutive elements, and their bytes are not
+ * known or come from one register (src). Logs the one range the general
+ * loop would make and returns 1, or returns 0 to leave it to that loop. */
+static int global_run(race_thread *r, int u, const vm_warp *w, const vm_frame *f, uint32_t pc, int kind,
+                      uint32_t mask, const vm_access_lane *lanes, unsigned size, const uint64_t *src)
+{
+    int first = __builtin_ctz(mask);
+    uint32_t m = mask >> first;
+    if (m & (m + 1))
+        return 0; /* not consecutive lanes */
+    int n = __builtin_popcount(mask);
+    uint64_t a0 = lanes[first].where;
+    for (int i = 1; i < n; i++)
+        if (lanes[first + i].where != a0 + (uint64_t)i * size)
+            return 0;
+    race_gacc cur;
+    memset(&cur, 0, sizeof cur);
+    uint8_t k = (uint8_t)kind;
+    if (src) {
+        uint64_t vm = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
+        cur.value = src[first] & vm; /* the low bytes on a little-endian host, as race_stored_bytes */
+        k |= RACE_K_VALUE;
+        for (int i = 1; i < n; i++)
+            if ((src[first + i] & vm) != cur.value) {
+                k &= (uint8_t)~RACE_K_VALUE;
+                break;
+            }
+    }
+    cur.start = a0;
+    cur.end = a0 + (uint64_t)n * size;
+    cur.pc = pc;
+    cur.clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
+    cur.snap = snapshot(r, u);
+    cur.wsync = r->wsync[u];
+    cur.lanes = mask;
+    cur.tid0 = (uint32_t)(w->index * VM_WARP + first);
+    cur.fn = (uint16_t)f->fn->index;
+    cur.unit = (uint16_t)u;
+    cur.kind = k;
+    cur.esize = (uint8_t)(size > 255 ? 255 : size);
+    cur.step = 1;
+    log_push(r, &cur);
+    return 1;
+}
+
 void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp *w, const vm_frame *f,
                         uint32_t pc, int kind, uint32_t mask, const vm_access_lane *lanes, unsigned size)
 {
     (void)b;
     const bc_op *op = &f->fn->code[pc];
+    /* whether stores' bytes are known is the same for every lane */
+    int known_op = (kind & RACE_K_WRITE) && !(kind & RACE_K_ATOMIC) && size <= 8 && race_stores_known(op, size);
+    if (mask && (!known_op || op->n <= 1) &&
+        global_run(r, u, w, f, pc, kind, mask, lanes, size, known_op ? f->regs + (size_t)op->b * VM_WARP : NULL))
+        return;
     race_gacc cur;
     int open = 0, single = 0, last = -1;
     uint32_t snap = snapshot(r, u);
