@@ -168,3 +168,33 @@ extern "C" __global__ void exited_before_barrier(float *out, unsigned n)
     __syncthreads();
     out[t] = s[(t + 1) % n];
 }
+
+// Named barrier 1 with a thread count given at run time (48: not a
+// multiple of the warp size; ptxas refuses such a constant).
+extern "C" __global__ void count_not_warps(float *out, unsigned count)
+{
+    unsigned t = threadIdx.x;
+    asm volatile("bar.sync 1, %0;" ::"r"(count) : "memory");
+    out[t] = 1.0f;
+}
+
+// A block of 48 threads: warp 1 has lanes 0-15 only, yet names all 32 in
+// __syncwarp.
+extern "C" __global__ void syncwarp_absent(float *out)
+{
+    unsigned t = threadIdx.x;
+    out[t] = 1.0f;
+    __syncwarp(0xffffffffu);
+    out[t] += 1.0f;
+}
+
+// The same naming only the lanes that exist.
+extern "C" __global__ void syncwarp_absent_fixed(float *out)
+{
+    unsigned t = threadIdx.x;
+    unsigned n = blockDim.x - (t & ~31u);
+    unsigned mask = n >= 32 ? 0xffffffffu : (1u << n) - 1;
+    out[t] = 1.0f;
+    __syncwarp(mask);
+    out[t] += 1.0f;
+}
