@@ -580,32 +580,42 @@ __attribute__((always_inline)) static inline int lanes_contiguous(const uint64_t
     /* A[l] - A[0] == l * esz, with the step as a constant so that the
      * loop vectorizes (AVX2 has no 64-bit multiply) */
     uint64_t a0 = A[0], diff = 0;
-    if (esz == 4)
-        for (int l = 0; l < VM_WARP; l++)
-            diff |= (A[l] - a0) ^ ((uint64_t)l << 2);
-    else
-        for (int l = 0; l < VM_WARP; l++)
-            diff |= (A[l] - a0) ^ ((uint64_t)l << 3);
+    switch (esz) {
+    case 1: for (int l = 0; l < VM_WARP; l++) diff |= (A[l] - a0) ^ (uint64_t)l; break;
+    case 2: for (int l = 0; l < VM_WARP; l++) diff |= (A[l] - a0) ^ ((uint64_t)l << 1); break;
+    case 4: for (int l = 0; l < VM_WARP; l++) diff |= (A[l] - a0) ^ ((uint64_t)l << 2); break;
+    default: for (int l = 0; l < VM_WARP; l++) diff |= (A[l] - a0) ^ ((uint64_t)l << 3); break;
+    }
     return diff == 0;
 }
 
-/* The 32 consecutive u32 at p, zero-extended into a register; and back. */
-__attribute__((always_inline)) static inline void vm_widen_u32(uint64_t *D, const void *p)
+/* The 32 consecutive elements of esz bytes (1, 2, 4 or 8) at p,
+ * zero-extended into a register; and back, truncated. */
+__attribute__((always_inline)) static inline void vm_widen(uint64_t *D, const void *p, unsigned esz)
 {
-    uint32_t v[VM_WARP];
-    memcpy(v, p, sizeof v);
-    for (int l = 0; l < VM_WARP; l++)
-        D[l] = v[l];
+    switch (esz) {
+    case 1: { uint8_t v[VM_WARP]; memcpy(v, p, sizeof v); for (int l = 0; l < VM_WARP; l++) D[l] = v[l]; break; }
+    case 2: { uint16_t v[VM_WARP]; memcpy(v, p, sizeof v); for (int l = 0; l < VM_WARP; l++) D[l] = v[l]; break; }
+    case 4: { uint32_t v[VM_WARP]; memcpy(v, p, sizeof v); for (int l = 0; l < VM_WARP; l++) D[l] = v[l]; break; }
+    default: memcpy(D, p, VM_WARP * 8); break;
+    }
 }
-__attribute__((always_inline)) static inline void vm_narrow_u32(void *p, const uint64_t *B)
+__attribute__((always_inline)) static inline void vm_narrow(void *p, const uint64_t *B, unsigned esz)
 {
-    uint32_t v[VM_WARP];
-    for (int l = 0; l < VM_WARP; l++)
-        v[l] = (uint32_t)B[l];
-    memcpy(p, v, sizeof v);
+    switch (esz) {
+    case 1: { uint8_t v[VM_WARP]; for (int l = 0; l < VM_WARP; l++) v[l] = (uint8_t)B[l]; memcpy(p, v, sizeof v); break; }
+    case 2: { uint16_t v[VM_WARP]; for (int l = 0; l < VM_WARP; l++) v[l] = (uint16_t)B[l]; memcpy(p, v, sizeof v); break; }
+    case 4: { uint32_t v[VM_WARP]; for (int l = 0; l < VM_WARP; l++) v[l] = (uint32_t)B[l]; memcpy(p, v, sizeof v); break; }
+    default: memmove(p, B, VM_WARP * 8); break;
+    }
 }
 
 /* ---- the group loop ----------------------------------------------------- */
+
+/* The width and signedness of op->type, looked up where a case uses them
+ * rather than for every op. */
+#define w8 vm_type_bytes(op->type)
+#define sg vm_type_signed(op->type)
 
 /* The group loop is compiled twice on x86-64 GCC/Linux: for AVX2, where a
  * lane loop over 32 64-bit registers takes 8 vector steps, and for the
@@ -676,8 +686,6 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
         const uint64_t *A = op->a != BC_NONE ? SLOT(R, op->a) : NULL;
         const uint64_t *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
         const uint64_t *C = op->c != BC_NONE ? SLOT(R, op->c) : NULL;
-        unsigned w8 = vm_type_bytes(op->type);
-        int sg = vm_type_signed(op->type);
         switch ((bc_opcode)op->code) {
         case BC_NOP:
             break;
@@ -1105,6 +1113,20 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             P[op->d] = (P[op->d] & ~m) | (r & m);
             if (op->e != BC_NONE)
                 P[op->e] = (P[op->e] & ~m) | (q & m);
+            if (pc + 1 < fn->ncode && op[1].code == BC_BRA && op[1].guard != BC_NONE && !L->hooks &&
+                pc + 1 != stop_pc) {
+                /* compare and branch: the branch that follows runs here,
+                 * without another trip through the loop's head */
+                pc++;
+                op++;
+                uint32_t p = P[op->guard];
+                m = gm & ((op->flags & BC_F_GUARD_NEG) ? ~p : p);
+                if (m == 0)
+                    break;
+                warp_count++;
+                thread_count += m == VM_FULL ? VM_WARP : (uint64_t)__builtin_popcount(m);
+                goto branch;
+            }
             break;
         }
         case BC_SET: {
@@ -1221,21 +1243,14 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             unsigned regw = op->mode2 > esz ? op->mode2 : esz;
             int sgn = (op->flags & BC_F_SIGNED) != 0;
             uintptr_t bp;
-            if (m == VM_FULL && n == 1 && !sgn && (esz == 4 || esz == 8) && lanes_contiguous(A, esz) &&
+            if (m == VM_FULL && n == 1 && !sgn && (esz & (esz - 1)) == 0 && esz <= 8 && lanes_contiguous(A, esz) &&
                 vm_resolve_span(b, op->mode, A[0] + (uint64_t)op->imm, VM_WARP * esz, esz, &bp)) {
                 /* the coalesced idiom: lane l accesses A[0] + imm + l * esz */
                 uintptr_t p0 = bp + (uintptr_t)A[0] + (uintptr_t)op->imm;
-                if (op->code == BC_LD) {
-                    if (esz == 4)
-                        vm_widen_u32(D, (const void *)p0);
-                    else
-                        memcpy(D, (const void *)p0, VM_WARP * 8);
-                } else {
-                    if (esz == 4)
-                        vm_narrow_u32((void *)p0, B);
-                    else
-                        memmove((void *)p0, B, VM_WARP * 8);
-                }
+                if (op->code == BC_LD)
+                    vm_widen(D, (const void *)p0, esz);
+                else
+                    vm_narrow((void *)p0, B, esz);
                 break;
             }
             if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz * n, &bp)) {
@@ -1478,7 +1493,8 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             break;
         }
         /* ---- control ---- */
-        case BC_BRA: {
+        case BC_BRA:
+        branch: {
             uint32_t target = (uint32_t)op->imm;
             if (m == gm) {
                 if (target <= pc) {
@@ -1809,3 +1825,5 @@ leave:
     b->thread_instructions += thread_count;
     return ev;
 }
+#undef w8
+#undef sg
