@@ -119,3 +119,31 @@ extern "C" __global__ void heap_leak(unsigned long long *out, unsigned n)
     else
         free(p);
 }
+
+// memcheck, local memory: a per-thread array indexed by a parameter (idx
+// 1 << 20 runs far past the thread's local memory).
+extern "C" __global__ void local_oob(int *out, unsigned idx)
+{
+    volatile int a[16];
+    unsigned t = threadIdx.x;
+    for (int i = 0; i < 16; i++)
+        a[i] = (int)(t + i);
+    out[t] = a[idx];
+}
+
+// memcheck, constant memory: a __constant__ table indexed by a parameter.
+__constant__ float table[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+extern "C" __global__ void const_oob(float *out, unsigned idx)
+{
+    unsigned t = threadIdx.x;
+    out[t] = table[(idx + t) & 0xffff];
+}
+
+// memcheck, generic addresses: a generic store to an address in no state
+// space (where) or to the thread's own output (where = 0).
+extern "C" __global__ void generic_store(int *out, unsigned long long where)
+{
+    unsigned t = threadIdx.x;
+    int *p = where ? (int *)(where + 4ull * t) : out + t;
+    asm volatile("st.u32 [%0], %1;" ::"l"(p), "r"((int)t) : "memory");
+}
