@@ -284,6 +284,7 @@ check cluster cluster
 # grid.sync() needs the grid workspace (%envreg1/%envreg2) and all blocks
 # resident at once; kemu's core provides neither yet: the kernel traps
 check cooperative cooperative
+check cooperative_checkers cooperative --tool racecheck,synccheck,initcheck,memcheck --error-exitcode 9
 for mode in illegal misaligned assert trap reset; do
     check "faults_$mode" faults -- "$mode"
     selected "faults_$mode" && [ -f "$work/faults_$mode.err" ] && ! grep -q "^kemu: kernel '.*' faulted" "$work/faults_$mode.err" &&
