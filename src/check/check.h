@@ -15,6 +15,8 @@ typedef struct check_session check_session;
 /* A session for a device's tool configuration; NULL when out of memory. */
 check_session *check_session_create(const kemu_check_config *cfg);
 void check_session_destroy(check_session *s);
+/* The KEMU_TOOL_* flags the session runs. */
+unsigned check_session_tools(const check_session *s);
 
 /* Around each launch: returns the hooks to install in L (NULL when no
  * enabled tool needs them). `fault` is the fault the launch stopped with,

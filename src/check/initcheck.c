@@ -26,10 +26,17 @@ typedef struct init_warp {
     size_t n, cap;
 } init_warp;
 
+/* The state of one block of the group a host thread runs (a cluster, or a
+ * cooperative grid), by its index in the group. */
+typedef struct init_rank {
+    uint8_t *shared;
+    size_t shared_cap;
+    init_warp warps[VM_WARP];  /* by warp index (at most 32 warps per block) */
+} init_rank;
+
 struct init_thread {
-    uint8_t *shared[VM_MAX_CLUSTER];
-    size_t shared_cap[VM_MAX_CLUSTER];
-    init_warp warps[VM_MAX_CLUSTER * VM_WARP];
+    init_rank *ranks;
+    size_t nranks;
     const check_init_alloc *last;
 };
 
@@ -53,32 +60,50 @@ void init_thread_free(struct init_thread *i)
 {
     if (!i)
         return;
-    for (int r = 0; r < VM_MAX_CLUSTER; r++)
-        free(i->shared[r]);
-    for (int k = 0; k < VM_MAX_CLUSTER * VM_WARP; k++) {
-        warp_clear(&i->warps[k]);
-        free(i->warps[k].v);
+    for (size_t r = 0; r < i->nranks; r++) {
+        free(i->ranks[r].shared);
+        for (int k = 0; k < VM_WARP; k++) {
+            warp_clear(&i->ranks[r].warps[k]);
+            free(i->ranks[r].warps[k].v);
+        }
     }
+    free(i->ranks);
     free(i);
+}
+
+/* The state of the block with index rank in its group (NULL when out of memory). */
+static init_rank *rank_state(struct init_thread *s, unsigned rank)
+{
+    if (rank >= s->nranks) {
+        size_t n = (size_t)rank + 1;
+        init_rank *v = realloc(s->ranks, n * sizeof *v);
+        if (!v)
+            return NULL;
+        memset(v + s->nranks, 0, (n - s->nranks) * sizeof *v);
+        s->ranks = v;
+        s->nranks = n;
+    }
+    return &s->ranks[rank];
 }
 
 void init_block_begin(check_thread *t, vm_block *b)
 {
     struct init_thread *s = state(t);
-    if (!s || b->rank >= VM_MAX_CLUSTER)
+    init_rank *r = s ? rank_state(s, b->rank) : NULL;
+    if (!r)
         return;
     size_t need = (size_t)b->shared_size;
-    if (need > s->shared_cap[b->rank]) {
-        uint8_t *p = realloc(s->shared[b->rank], need);
+    if (need > r->shared_cap) {
+        uint8_t *p = realloc(r->shared, need);
         if (!p)
             return;
-        s->shared[b->rank] = p;
-        s->shared_cap[b->rank] = need;
+        r->shared = p;
+        r->shared_cap = need;
     }
     if (need)
-        memset(s->shared[b->rank], 0, need);
+        memset(r->shared, 0, need);
     for (int k = 0; k < VM_WARP; k++)
-        warp_clear(&s->warps[b->rank * VM_WARP + k]);
+        warp_clear(&r->warps[k]);
 }
 
 /* ---- findings ---------------------------------------------------------------- */
@@ -170,15 +195,17 @@ void init_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
             if (writes)
                 for (uint64_t k = 0; k < n; k++)
                     bit_set(al->written, off + k);
-        } else if (lanes[l].space == BC_SPACE_SHARED && lanes[l].rank < VM_MAX_CLUSTER) {
-            uint8_t *sh = s->shared[lanes[l].rank];
-            size_t cap = s->shared_cap[lanes[l].rank];
+        } else if (lanes[l].space == BC_SPACE_SHARED && lanes[l].rank < s->nranks) {
+            uint8_t *sh = s->ranks[lanes[l].rank].shared;
+            size_t cap = s->ranks[lanes[l].rank].shared_cap;
             if (!sh || a + size > cap)
                 continue;
             if (reads)
                 for (unsigned k = 0; k < size; k++)
                     if (!sh[a + k]) {
-                        note(t, b, w, f, pc, INIT_SHARED, lanes[l].rank, l, a + k, size);
+                        /* grouped apart only when it is another block's (cluster) shared memory */
+                        note(t, b, w, f, pc, INIT_SHARED, lanes[l].rank == b->rank ? 0 : 1u + lanes[l].rank, l,
+                             a + k, size);
                         break;
                     }
             if (writes)
@@ -191,9 +218,10 @@ void init_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
 
 static init_frame *frame_state(struct init_thread *s, vm_block *b, vm_warp *w, const vm_frame *f)
 {
-    if (b->rank >= VM_MAX_CLUSTER)
+    init_rank *r = rank_state(s, b->rank);
+    if (!r || w->index >= VM_WARP)
         return NULL;
-    init_warp *iw = &s->warps[b->rank * VM_WARP + w->index];
+    init_warp *iw = &r->warps[w->index];
     for (size_t i = 0; i < iw->n; i++)
         if (iw->v[i].f == f)
             return &iw->v[i];
@@ -213,7 +241,9 @@ static init_frame *frame_state(struct init_thread *s, vm_block *b, vm_warp *w, c
 
 static void frame_drop(struct init_thread *s, vm_block *b, vm_warp *w, const vm_frame *f)
 {
-    init_warp *iw = &s->warps[b->rank * VM_WARP + w->index];
+    if (b->rank >= s->nranks || w->index >= VM_WARP)
+        return;
+    init_warp *iw = &s->ranks[b->rank].warps[w->index];
     for (size_t i = 0; i < iw->n; i++)
         if (iw->v[i].f == f) {
             free(iw->v[i].bits);

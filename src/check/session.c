@@ -36,6 +36,11 @@ void check_session_destroy(check_session *s)
     free(s);
 }
 
+unsigned check_session_tools(const check_session *s)
+{
+    return s ? s->cfg.tools : 0;
+}
+
 void check_add(check_session *s, int tool, int severity, const uint64_t key[4], char *text, char *json)
 {
     pthread_mutex_lock(&s->lock);

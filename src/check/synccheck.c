@@ -37,11 +37,18 @@ typedef struct sync_arrival {
     int aligned;             /* the instruction is .aligned */
 } sync_arrival;
 
-struct sync_thread {
+/* The state of one block of the group a host thread runs (a cluster, or a
+ * cooperative grid), by its index in the group. */
+typedef struct sync_rank {
     /* arrivals of the open phase of each barrier: warps in `present` */
-    sync_arrival arrivals[VM_MAX_CLUSTER][VM_BARRIERS][SYNC_MAX_WARPS];
-    uint32_t present[VM_MAX_CLUSTER][VM_BARRIERS];
-    check_set mbar_init[VM_MAX_CLUSTER]; /* shared offsets + 1 of initialized mbarriers */
+    sync_arrival arrivals[VM_BARRIERS][SYNC_MAX_WARPS];
+    uint32_t present[VM_BARRIERS];
+    check_set mbar_init;     /* shared offsets + 1 of initialized mbarriers */
+} sync_rank;
+
+struct sync_thread {
+    sync_rank *ranks;
+    size_t nranks;
 };
 
 static struct sync_thread *state(check_thread *t)
@@ -55,18 +62,35 @@ void sync_thread_free(struct sync_thread *y)
 {
     if (!y)
         return;
-    for (int i = 0; i < VM_MAX_CLUSTER; i++)
-        check_set_free(&y->mbar_init[i]);
+    for (size_t i = 0; i < y->nranks; i++)
+        check_set_free(&y->ranks[i].mbar_init);
+    free(y->ranks);
     free(y);
+}
+
+/* The state of the block with index rank in its group (NULL when out of memory). */
+static sync_rank *rank_state(struct sync_thread *y, unsigned rank)
+{
+    if (rank >= y->nranks) {
+        size_t n = (size_t)rank + 1;
+        sync_rank *v = realloc(y->ranks, n * sizeof *v);
+        if (!v)
+            return NULL;
+        memset(v + y->nranks, 0, (n - y->nranks) * sizeof *v);
+        y->ranks = v;
+        y->nranks = n;
+    }
+    return &y->ranks[rank];
 }
 
 void sync_block_begin(check_thread *t, vm_block *b)
 {
     struct sync_thread *y = state(t);
-    if (!y || b->rank >= VM_MAX_CLUSTER)
+    sync_rank *r = y ? rank_state(y, b->rank) : NULL;
+    if (!r)
         return;
-    memset(y->present[b->rank], 0, sizeof y->present[b->rank]);
-    check_set_free(&y->mbar_init[b->rank]);
+    memset(r->present, 0, sizeof r->present);
+    check_set_free(&r->mbar_init);
 }
 
 static void note(check_thread *t, vm_block *b, int what, uint32_t fn1, uint32_t pc1, uint32_t fn2, uint32_t pc2,
@@ -94,8 +118,9 @@ static void note(check_thread *t, vm_block *b, int what, uint32_t fn1, uint32_t 
 void sync_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id)
 {
     struct sync_thread *y = state(t);
-    if (!y || id >= VM_BARRIERS || b->rank >= VM_MAX_CLUSTER || w->ngroups == 0)
+    if (!y || id >= VM_BARRIERS || b->rank >= y->nranks || w->ngroups == 0)
         return;
+    sync_rank *rs = &y->ranks[b->rank];
     /* the warp's lanes at the barrier: one instruction for an aligned barrier */
     const vm_group *g0 = &w->groups[0];
     for (int k = 1; k < w->ngroups; k++)
@@ -120,9 +145,9 @@ void sync_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id)
              (uint32_t)count, 0, (uint32_t)id);
     if (w->index >= SYNC_MAX_WARPS)
         return;
-    y->arrivals[b->rank][id][w->index] = (sync_arrival){count, (uint32_t)fn->index, g0->pc, __builtin_ctz(g0->mask),
+    rs->arrivals[id][w->index] = (sync_arrival){count, (uint32_t)fn->index, g0->pc, __builtin_ctz(g0->mask),
                                                         (oi.flags & CHECK_OP_ALIGNED) != 0};
-    y->present[b->rank][id] |= 1u << w->index;
+    rs->present[id] |= 1u << w->index;
 }
 
 /* A phase of barrier id completed: every warp that arrived is compared
@@ -131,17 +156,18 @@ void sync_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id)
 void sync_barrier(check_thread *t, vm_block *b, int id)
 {
     struct sync_thread *y = state(t);
-    if (!y || id >= VM_BARRIERS || b->rank >= VM_MAX_CLUSTER)
+    if (!y || id >= VM_BARRIERS || b->rank >= y->nranks)
         return;
-    uint32_t present = y->present[b->rank][id];
-    y->present[b->rank][id] = 0;
+    sync_rank *rs = &y->ranks[b->rank];
+    uint32_t present = rs->present[id];
+    rs->present[id] = 0;
     if (!present)
         return;
     int r = __builtin_ctz(present);
-    const sync_arrival *ref = &y->arrivals[b->rank][id][r];
+    const sync_arrival *ref = &rs->arrivals[id][r];
     for (uint32_t mm = present & (present - 1); mm; mm &= mm - 1) {
         int wi = __builtin_ctz(mm);
-        const sync_arrival *a = &y->arrivals[b->rank][id][wi];
+        const sync_arrival *a = &rs->arrivals[id][wi];
         if (ref->count < 0 && a->count < 0) {
             /* an aligned CTA-wide barrier: every thread of the block must
              * execute the same barrier instruction (PTX ISA, barrier: .aligned) */
@@ -190,9 +216,9 @@ void sync_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
     int nseen = 0;
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        if (lanes[l].space != BC_SPACE_SHARED || lanes[l].rank >= VM_MAX_CLUSTER)
+        if (lanes[l].space != BC_SPACE_SHARED || lanes[l].rank >= y->nranks)
             continue;
-        check_set *init = &y->mbar_init[lanes[l].rank];
+        check_set *init = &y->ranks[lanes[l].rank].mbar_init;
         uint64_t key = lanes[l].where + 1;
         uint64_t arg = op->b != BC_NONE ? f->regs[(size_t)op->b * VM_WARP + (size_t)l] : 0;
         if (sub == BC_MB_INIT) {

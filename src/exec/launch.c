@@ -221,11 +221,11 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
                               (unsigned long long)nblocks, why[0] == 'm' ? "" : "not supported with ", why,
                               (unsigned long long)limit, arch->name);
         }
-        if (dev->checks && nblocks > VM_MAX_CLUSTER) {
-            /* the checkers keep per-block state for the blocks of one group */
+        if ((check_session_tools(dev->checks) & KEMU_TOOL_RACECHECK) && nblocks > VM_MAX_CLUSTER) {
+            /* racecheck keeps happens-before state for the blocks of one group */
             free(L.params);
             return util_error(err, KEMU_ERR_UNSUPPORTED,
-                              "cooperative launch of %llu blocks: the checkers support cooperative launches of at "
+                              "cooperative launch of %llu blocks: racecheck supports cooperative launches of at "
                               "most %d blocks",
                               (unsigned long long)nblocks, VM_MAX_CLUSTER);
         }

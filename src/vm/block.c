@@ -327,7 +327,7 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                                            b->cluster ? b->cluster->n : 1, b->cluster && b->cluster->n == 1 ? "" : "s"));
                     vm_block *other = &b->cluster->blocks[rank];
                     if (lanes)
-                        lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint8_t)rank, off};
+                        lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint16_t)rank, off};
                     if (off + size > other->shared_size || off + size < off)
                         OOB_OR(vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                            "out-of-bounds shared::cluster %s of %u bytes at offset %llu of block rank %llu (%llu bytes of shared memory)",
@@ -342,7 +342,7 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                                    "out-of-bounds shared %s of %u bytes at offset %llu (the block has %llu bytes of shared memory)",
                                    what, size, (unsigned long long)off, (unsigned long long)b->shared_size));
             if (lanes)
-                lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint8_t)b->rank, off};
+                lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint16_t)b->rank, off};
             ptrs[l] = b->shared + off;
             break;
         case BC_SPACE_LOCAL:

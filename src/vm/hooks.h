@@ -19,7 +19,7 @@ enum { VM_ACCESS_LOAD = 0, VM_ACCESS_STORE = 1, VM_ACCESS_ATOMIC = 2 };
 /* Where one lane's access went, after generic addresses were resolved. */
 typedef struct vm_access_lane {
     uint8_t space;     /* BC_SPACE_GLOBAL, SHARED (incl. cluster), LOCAL, CONST, PARAM_KERNEL */
-    uint8_t rank;      /* shared: the cluster rank of the block whose shared memory it is */
+    uint16_t rank;     /* shared: the index in its group (cluster rank) of the block whose shared memory it is */
     uint64_t where;    /* global: device address; shared/local/const/param: offset in that space */
 } vm_access_lane;
 
