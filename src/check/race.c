@@ -714,17 +714,18 @@ static int same_stored(const vm_frame *f, const bc_op *op, const uint64_t *src, 
 /* Splits the lanes of mask: returns the global ones and fills g with the
  * groups of those at shared memory of the cluster's blocks. A lane at its
  * previous lane's address joins that lane's group, and while addresses
- * rise from lane to lane each lane starts a group; only once they do not
- * is a small open-addressing table of the groups built and searched. */
+ * rise from lane to lane each lane starts a group. Once they do not, a
+ * lane at the address of the group after its previous lane's, or of the
+ * first group, joins it (lanes repeating earlier lanes in order); only
+ * other lanes build and search a small open-addressing table. */
 static uint32_t group_lanes(const race_thread *r, const vm_frame *f, const bc_op *op, const uint64_t *src, int known,
                             uint32_t mask, const vm_access_lane *lanes, unsigned size, race_groups *g)
 {
-    uint32_t global = 0;
+    uint32_t global = 0, known_groups = 0;
     uint64_t prev = 0;
-    int n = 0, last = -1, hashed = 0;
+    int n = 0, last = -1, hashed = 0, rising = 1, nranks = r->n;
     uint64_t hkey[64];
     int8_t hgrp[64];
-    g->known = 0;
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         int sp = lanes[l].space;
@@ -732,14 +733,18 @@ static uint32_t group_lanes(const race_thread *r, const vm_frame *f, const bc_op
             global |= 1u << l;
             continue;
         }
-        if (sp != BC_SPACE_SHARED || lanes[l].rank >= r->n)
+        if (sp != BC_SPACE_SHARED || lanes[l].rank >= nranks)
             continue;
         uint64_t key = ((uint64_t)lanes[l].rank << 56) | lanes[l].where;
         int j;
         if (last >= 0 && key == prev) {
             j = last;
-        } else if (!hashed && (last < 0 || key > prev)) {
+        } else if (rising && (last < 0 || key > prev)) {
             j = -1;
+        } else if ((rising = 0, last + 1 < n) && g->key[last + 1] == key) {
+            j = last + 1; /* lanes that repeat earlier lanes' addresses in order (a half-warp tile row) */
+        } else if (g->key[0] == key) {
+            j = 0; /* ... from the first one */
         } else {
             if (!hashed) {
                 memset(hgrp, -1, sizeof hgrp);
@@ -766,16 +771,17 @@ static uint32_t group_lanes(const race_thread *r, const vm_frame *f, const bc_op
             g->key[j] = key;
             g->lanes[j] = 1u << l;
             g->first[j] = (int8_t)l;
-            g->known |= (uint32_t)known << j;
+            known_groups |= (uint32_t)known << j;
         } else {
             g->lanes[j] |= 1u << l;
-            if (((g->known >> j) & 1) && !same_stored(f, op, src, g->first[j], l, size))
-                g->known &= ~(1u << j);
+            if (((known_groups >> j) & 1) && !same_stored(f, op, src, g->first[j], l, size))
+                known_groups &= ~(1u << j);
         }
         last = j;
         prev = key;
     }
     g->n = n;
+    g->known = known_groups;
     return global;
 }
 
