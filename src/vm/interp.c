@@ -580,6 +580,8 @@ __attribute__((always_inline)) static inline int lanes_contiguous(const uint64_t
     /* A[l] - A[0] == l * esz, with the step as a constant so that the
      * loop vectorizes (AVX2 has no 64-bit multiply) */
     uint64_t a0 = A[0], diff = 0;
+    if (A[1] - a0 != esz || A[VM_WARP - 1] - a0 != (VM_WARP - 1) * (uint64_t)esz)
+        return 0; /* the quick rejection of broadcasts and strides */
     switch (esz) {
     case 1: for (int l = 0; l < VM_WARP; l++) diff |= (A[l] - a0) ^ (uint64_t)l; break;
     case 2: for (int l = 0; l < VM_WARP; l++) diff |= (A[l] - a0) ^ ((uint64_t)l << 1); break;
@@ -626,6 +628,30 @@ __attribute__((always_inline)) static inline void vm_narrow(void *p, const uint6
 #else
 #define VM_LANE_CLONES
 #endif
+
+/* Superinstructions without new opcodes: at the end of a case, when the
+ * next op is `next_code` with no guard, no checker watches and no other
+ * group waits there, it runs at once (at label `next_case`, with its
+ * operands), skipping the
+ * dispatch through the loop's head. The idioms nvcc emits most are
+ * chained so: mul.wide -> add (index scaling), add -> ld/st (address
+ * arithmetic), setp -> bra (loop back edges). */
+#define CHAIN(next_code, next_case)                                                     \
+    do {                                                                         \
+        if (pc + 1 < fn->ncode && op[1].code == (next_code) && op[1].guard == BC_NONE && \
+            !L->hooks && pc + 1 != stop_pc) {                                    \
+            pc++;                                                                \
+            op++;                                                                \
+            m = gm;                                                              \
+            warp_count++;                                                        \
+            thread_count += gm == VM_FULL ? VM_WARP : (uint64_t)__builtin_popcount(gm); \
+            D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;                        \
+            A = op->a != BC_NONE ? SLOT(R, op->a) : NULL;                        \
+            B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;                        \
+            C = op->c != BC_NONE ? SLOT(R, op->c) : NULL;                        \
+            goto next_case;                                                      \
+        }                                                                        \
+    } while (0)
 
 /* Every way out of the group loop goes through its `leave` label. */
 #define LEAVE(event) do { ev = (event); goto leave; } while (0)
@@ -821,6 +847,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
         }
         /* ---- integer ---- */
         case BC_ADD:
+        add:
             if (w8 == 4) {
                 if ((op->flags & BC_F_SAT) && sg)
                     LANES(m, { int64_t s = (int64_t)(int32_t)A[l] + (int32_t)B[l];
@@ -829,6 +856,9 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     LANES_D(m, (uint32_t)(A[l] + B[l]));
             } else if (w8 == 8) LANES_D(m, A[l] + B[l]);
             else LANES_D(m, zmask(A[l] + B[l], w8));
+            /* address arithmetic, then the access */
+            CHAIN(BC_LD, memory);
+            CHAIN(BC_ST, memory);
             break;
         case BC_SUB:
             if (w8 == 4) {
@@ -850,6 +880,8 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_MUL_WIDE:
             if (sg) LANES_D(m, zmask((uint64_t)sext(A[l], w8) * (uint64_t)sext(B[l], w8), w8 * 2));
             else LANES_D(m, zmask(A[l], w8) * zmask(B[l], w8));
+            /* index times element size, then base + offset */
+            CHAIN(BC_ADD, add);
             break;
         case BC_MAD_LO:
             if (w8 == 4) LANES_D(m, (uint32_t)(A[l] * B[l] + C[l]));
@@ -1236,7 +1268,8 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             break;
         }
         case BC_LD:
-        case BC_ST: {
+        case BC_ST:
+        memory: {
             uint8_t *ptrs[VM_WARP];
             unsigned esz = op->src_size, n = op->n ? op->n : 1;
             const uint32_t *lst = n > 1 ? fn->lists + op->list : NULL;
