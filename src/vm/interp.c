@@ -306,6 +306,21 @@ static uint64_t float_arith(int opk, int type, uint64_t a, uint64_t b, uint64_t 
     }
 }
 
+/* PTX min/max.f32 without modifiers on bit patterns, branch-free so that
+ * the lane loop vectorizes: a NaN operand yields the other one (both NaN:
+ * the canonical NaN), and -0 orders below +0 (as vm_min_f32/vm_max_f32). */
+static inline uint64_t minmax_f32_bits(uint32_t a, uint32_t b, int is_max)
+{
+    uint32_t mag_a = a & 0x7fffffffu, mag_b = b & 0x7fffffffu;
+    int a_nan = mag_a > 0x7f800000u, b_nan = mag_b > 0x7f800000u;
+    /* sign-magnitude to a signed total order: -0 -> -1 < +0 -> 0 */
+    int32_t ka = (a >> 31) ? -(int32_t)mag_a - 1 : (int32_t)mag_a;
+    int32_t kb = (b >> 31) ? -(int32_t)mag_b - 1 : (int32_t)mag_b;
+    uint32_t r = is_max ? (ka > kb ? a : b) : (ka < kb ? a : b);
+    r = a_nan ? (b_nan ? VM_F32_CANONICAL_NAN : b) : (b_nan ? a : r);
+    return r;
+}
+
 static uint64_t float_minmax(int is_max, int type, uint64_t a, uint64_t b, uint32_t flags)
 {
     unsigned mf = ((flags & BC_F_NAN) ? VM_MINMAX_NAN : 0) |
@@ -1044,7 +1059,13 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_MUL_F32: LANES_D(m, BF32(vm_canon_f32(F32(A[l]) * F32(B[l])))); break;
         case BC_FMA_F32: vm_fma_f32_lanes(D, A, B, C, m); break;
         case BC_FADD: LANES(m, D[l] = float_arith(0, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
-        case BC_FSUB: LANES(m, D[l] = float_arith(1, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
+        case BC_FSUB:
+            if (op->type == PTX_T_F32 && (op->mode == BC_RND_NONE || op->mode == BC_RND_RN) &&
+                !(op->flags & (BC_F_FTZ | BC_F_SAT)))
+                LANES_D(m, BF32(vm_canon_f32(F32(A[l]) - F32(B[l])))); /* the common form, vectorized */
+            else
+                LANES(m, D[l] = float_arith(1, op->type, A[l], B[l], 0, op->mode, op->flags));
+            break;
         case BC_FMUL: LANES(m, D[l] = float_arith(2, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
         case BC_FFMA: LANES(m, D[l] = float_arith(3, op->type, A[l], B[l], C[l], op->mode, op->flags)); break;
         case BC_FDIV:
@@ -1058,8 +1079,18 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 LANES(m, D[l] = BF64(vm_div_f64(F64(A[l]), F64(B[l]), vm_rnd(op->mode))));
             }
             break;
-        case BC_FMIN: LANES(m, D[l] = float_minmax(0, op->type, A[l], B[l], op->flags)); break;
-        case BC_FMAX: LANES(m, D[l] = float_minmax(1, op->type, A[l], B[l], op->flags)); break;
+        case BC_FMIN:
+            if (op->type == PTX_T_F32 && !(op->flags & (BC_F_FTZ | BC_F_NAN | BC_F_ABS | BC_F_XORSIGN)))
+                LANES_D(m, minmax_f32_bits((uint32_t)A[l], (uint32_t)B[l], 0));
+            else
+                LANES(m, D[l] = float_minmax(0, op->type, A[l], B[l], op->flags));
+            break;
+        case BC_FMAX:
+            if (op->type == PTX_T_F32 && !(op->flags & (BC_F_FTZ | BC_F_NAN | BC_F_ABS | BC_F_XORSIGN)))
+                LANES_D(m, minmax_f32_bits((uint32_t)A[l], (uint32_t)B[l], 1));
+            else
+                LANES(m, D[l] = float_minmax(1, op->type, A[l], B[l], op->flags));
+            break;
         case BC_FABS:
             switch (op->type) {
             case PTX_T_F32: LANES(m, { float x = fabsf(F32(A[l])); if (op->flags & BC_F_FTZ) x = vm_ftz_f32(x); D[l] = BF32(vm_canon_f32(x)); }); break;
@@ -1128,6 +1159,22 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 case BC_CMP_GT: SETP_LANES((int32_t)A[l] > (int32_t)B[l]); break;
                 case BC_CMP_GE: SETP_LANES((int32_t)A[l] >= (int32_t)B[l]); break;
                 default: LANES(m, if (eval_cmp(op->type, op->mode, A[l], B[l], ftz)) r |= 1u << l); break;
+                }
+            } else if (op->type == PTX_T_F32 && !ftz && op->mode <= BC_CMP_GEU) {
+                /* C's comparisons are the ordered ones; !(x >= y) is ltu */
+                switch (op->mode) {
+                case BC_CMP_EQ: SETP_LANES(F32(A[l]) == F32(B[l])); break;
+                case BC_CMP_NE: SETP_LANES(F32(A[l]) < F32(B[l]) || F32(A[l]) > F32(B[l])); break;
+                case BC_CMP_LT: SETP_LANES(F32(A[l]) < F32(B[l])); break;
+                case BC_CMP_LE: SETP_LANES(F32(A[l]) <= F32(B[l])); break;
+                case BC_CMP_GT: SETP_LANES(F32(A[l]) > F32(B[l])); break;
+                case BC_CMP_GE: SETP_LANES(F32(A[l]) >= F32(B[l])); break;
+                case BC_CMP_EQU: SETP_LANES(!(F32(A[l]) < F32(B[l]) || F32(A[l]) > F32(B[l]))); break;
+                case BC_CMP_NEU: SETP_LANES(!(F32(A[l]) == F32(B[l]))); break;
+                case BC_CMP_LTU: SETP_LANES(!(F32(A[l]) >= F32(B[l]))); break;
+                case BC_CMP_LEU: SETP_LANES(!(F32(A[l]) > F32(B[l]))); break;
+                case BC_CMP_GTU: SETP_LANES(!(F32(A[l]) <= F32(B[l]))); break;
+                default: SETP_LANES(!(F32(A[l]) < F32(B[l]))); break;
                 }
             } else {
                 LANES(m, if (eval_cmp(op->type, op->mode, A[l], B[l], ftz)) r |= 1u << l);
