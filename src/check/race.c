@@ -416,7 +416,9 @@ merged:
             t->kind &= (uint8_t)~RACE_K_VALUE;
         return;
     }
-    race_tuple *d = c->n < 2 ? &c->inl[c->n++] : cell_append_ext(c);
+    race_tuple *d = c->n < 2                                      ? &c->inl[c->n++]
+                  : c->n > 2 && (uint32_t)c->n < (1u << c->capl) ? &c->ext[c->n++] /* ext holds them all */
+                                                                  : cell_append_ext(c);
     if (!d)
         return;
     c->flags |= (uint8_t)(RACE_CELL_ANY | ((kind & RACE_K_WRITE) ? RACE_CELL_WRITE : 0) |
