@@ -1107,7 +1107,19 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             default: LANES_D(m, (A[l] ^ 0x8000u) & 0xffff); break;
             }
             break;
-        case BC_FUNARY: LANES(m, D[l] = funary(op->mode, op->type, A[l], op->mode2, op->flags)); break;
+        case BC_FUNARY:
+            if (op->type == PTX_T_F32 && op->mode == BC_FN_EX2) {
+                /* exp() and softmax: ex2.approx(.ftz).f32 straight to exp2f */
+                if (op->flags & BC_F_FTZ)
+                    LANES(m, D[l] = BF32(vm_canon_f32(vm_ftz_f32(exp2f(vm_ftz_f32(F32(A[l])))))));
+                else
+                    LANES(m, D[l] = BF32(vm_canon_f32(exp2f(F32(A[l])))));
+            } else if (op->type == PTX_T_F32) {
+                LANES(m, D[l] = BF32(funary_f32(op->mode, F32(A[l]), op->mode2, op->flags)));
+            } else {
+                LANES(m, D[l] = funary(op->mode, op->type, A[l], op->mode2, op->flags));
+            }
+            break;
         case BC_COPYSIGN:
             if (op->type == PTX_T_F32)
                 LANES(m, D[l] = (B[l] & 0x7fffffffu) | (A[l] & 0x80000000u));
