@@ -389,6 +389,71 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
     return 0;
 }
 
+/* With a checker watching: the common case of every lane aligned and in
+ * bounds of one global allocation or of the block's own shared memory,
+ * resolved in one pass with the lanes the access hook wants. Returns 0
+ * when done, 1 when the lanes need resolve_lanes (a fault, a heap or
+ * cluster address, another space). */
+static int resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
+                           const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
+{
+    vm_launch *L = b->launch;
+    if (!L->hooks->access || (space != BC_SPACE_GLOBAL && space != BC_SPACE_SHARED && space != BC_SPACE_GENERIC))
+        return 1;
+    /* the AND and OR of the addresses bound their minimum and maximum and
+     * vectorize; the exact bounds only when those are too loose */
+    uint64_t lo = ~0ull, hi = 0;
+    LANES(m, {
+        uint64_t a = addr[l] + (uint64_t)imm;
+        lo &= a;
+        hi |= a;
+    });
+    if ((size & (size - 1)) == 0 && (hi & (size - 1)))
+        return 1;
+    const mem_allocation *c = b->alloc_cache;
+    int global = space == BC_SPACE_GLOBAL || (space == BC_SPACE_GENERIC && hi < MEM_WINDOW_SHARED);
+    uint64_t sbase = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
+    int loose_ok = global ? c && lo >= c->base && hi + size <= c->base + c->size && hi + size > hi
+                          : lo >= sbase && hi - sbase + size <= b->shared_size && hi + size > hi;
+    if (!loose_ok) {
+        lo = UINT64_MAX;
+        hi = 0;
+        LANES(m, {
+            uint64_t a = addr[l] + (uint64_t)imm;
+            lo = a < lo ? a : lo;
+            hi = a > hi ? a : hi;
+        });
+        global = space == BC_SPACE_GLOBAL || (space == BC_SPACE_GENERIC && hi < MEM_WINDOW_SHARED);
+    }
+    vm_access_lane lanes[VM_WARP];
+    if (global) {
+        if (!c || lo < c->base || hi + size > c->base + c->size || hi + size < hi) {
+            c = mem_find(L->mem, lo, hi + size - lo);
+            if (!c)
+                return 1;
+            b->alloc_cache = c;
+        }
+        if (L->heap_table && c->kind == MEM_KIND_HEAP)
+            return 1;
+        LANES(m, {
+            uint64_t a = addr[l] + (uint64_t)imm;
+            lanes[l] = (vm_access_lane){BC_SPACE_GLOBAL, 0, a};
+            ptrs[l] = (uint8_t *)(uintptr_t)a;
+        });
+    } else {
+        uint64_t base = sbase;
+        if (lo < base || hi - base + size > b->shared_size || hi + size < hi)
+            return 1;
+        LANES(m, {
+            uint64_t off = addr[l] + (uint64_t)imm - base;
+            lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint16_t)b->rank, off};
+            ptrs[l] = b->shared + off;
+        });
+    }
+    L->hooks->access(L->hooks->ctx, b, w, f, pc, kind, m, lanes, size);
+    return 0;
+}
+
 int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
                const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
 {
@@ -397,9 +462,12 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
         LANES(m, ptrs[l] = (uint8_t *)((uintptr_t)base + (uintptr_t)addr[l]));
         return 0;
     }
+    if (b->launch->hooks && m && !resolve_watched(b, w, f, pc, space, m, addr, imm, size, kind, ptrs))
+        return 0;
     int rc = resolve_lanes(b, w, f, pc, space, m, addr, imm, size, kind, ptrs);
-    if (rc && b->launch->hooks && b->launch->hooks->bad_access)
-        b->launch->hooks->bad_access(b->launch->hooks->ctx, b, w, f, pc, kind, space, m, addr, imm, size);
+    const vm_hooks *fh = b->launch->hooks ? b->launch->hooks : b->launch->fault_hooks;
+    if (rc && fh && fh->bad_access)
+        fh->bad_access(fh->ctx, b, w, f, pc, kind, space, m, addr, imm, size);
     return rc;
 }
 

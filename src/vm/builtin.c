@@ -180,9 +180,10 @@ int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *o
             if (!bad)
                 return 0;
             vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(bad), 700, "%s", why[__builtin_ctz(bad)]);
-            if (L->hooks && L->hooks->heap_misuse)
+            const vm_hooks *fh = L->hooks ? L->hooks : L->fault_hooks;
+            if (fh && fh->heap_misuse)
                 for (uint32_t mm = bad; mm; mm &= mm - 1)
-                    L->hooks->heap_misuse(L->hooks->ctx, b, w, f, pc, __builtin_ctz(mm), why[__builtin_ctz(mm)]);
+                    fh->heap_misuse(fh->ctx, b, w, f, pc, __builtin_ctz(mm), why[__builtin_ctz(mm)]);
             return -1;
         }
     default:

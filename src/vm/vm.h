@@ -205,6 +205,8 @@ typedef struct vm_launch {
     int (*call_native)(void *ctx, int fn_index, void **args, void *ret);
     void *native_ctx;
     const vm_hooks *hooks;         /* checkers, or NULL */
+    const vm_hooks *fault_hooks;   /* checkers that only look at faults (memcheck alone), with hooks NULL
+                                    * so every fast path stays on: bad_access and heap_misuse */
     const vm_texture *textures;    /* by handle - 1 */
     int ntextures;
 } vm_launch;
