@@ -668,6 +668,32 @@ __attribute__((always_inline)) static inline void vm_narrow(void *p, const uint6
         }                                                                        \
     } while (0)
 
+/* The same for any of the common straight-line ops: the end of a case
+ * dispatches the next op itself when it can (a dispatch site per case,
+ * which the branch predictor tells apart). */
+#define CHAIN_ANY()                                                              \
+    do {                                                                         \
+        switch (pc + 1 < fn->ncode ? (bc_opcode)op[1].code : BC_NOP) {           \
+        case BC_ADD: CHAIN(BC_ADD, add); break;                                  \
+        case BC_LD: CHAIN(BC_LD, memory); break;                                 \
+        case BC_ST: CHAIN(BC_ST, memory); break;                                 \
+        case BC_SETP: CHAIN(BC_SETP, setp); break;                               \
+        case BC_MOV: CHAIN(BC_MOV, mov); break;                                  \
+        case BC_SHL: CHAIN(BC_SHL, shl); break;                                  \
+        case BC_MUL_LO: CHAIN(BC_MUL_LO, mul_lo); break;                         \
+        case BC_MUL_WIDE: CHAIN(BC_MUL_WIDE, mul_wide); break;                   \
+        case BC_MAD_LO: CHAIN(BC_MAD_LO, mad_lo); break;                         \
+        case BC_SZEXT: CHAIN(BC_SZEXT, szext); break;                            \
+        case BC_ADD_F32: CHAIN(BC_ADD_F32, add_f32); break;                      \
+        case BC_MUL_F32: CHAIN(BC_MUL_F32, mul_f32); break;                      \
+        case BC_FMA_F32: CHAIN(BC_FMA_F32, fma_f32); break;                      \
+        case BC_CVTA: CHAIN(BC_CVTA, cvta); break;                               \
+        case BC_LD_KPARAM: CHAIN(BC_LD_KPARAM, ld_kparam); break;                \
+        case BC_S2R: CHAIN(BC_S2R, s2r); break;                                  \
+        default: break;                                                          \
+        }                                                                        \
+    } while (0)
+
 /* Every way out of the group loop goes through its `leave` label. */
 #define LEAVE(event) do { ev = (event); goto leave; } while (0)
 #define EXIT_EVENT(event) do { g->pc = pc; LEAVE(event); } while (0)
@@ -735,7 +761,9 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 L->hooks->fence(L->hooks->ctx, b, w, f, pc, m, op->mode ? VM_SCOPE_ASYNC : op->n);
             break;
         case BC_MOV:
+        mov:
             LANES_D(m, A[l]);
+            CHAIN_ANY();
             break;
         case BC_MOV_PRED: {
             uint32_t v = P[op->a];
@@ -752,7 +780,8 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             P[op->d] = (P[op->d] & ~m) | r;
             break;
         }
-        case BC_S2R: {
+        case BC_S2R:
+        s2r: {
             /* per-lane registers first; the rest are warp-uniform: one
              * value, computed once and broadcast */
             int c = op->n;
@@ -829,6 +858,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             }
             LANES_D(m, v);
         s2r_done:
+            CHAIN_ANY();
             break;
         }
         case BC_LOCALADDR: {
@@ -871,9 +901,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     LANES_D(m, (uint32_t)(A[l] + B[l]));
             } else if (w8 == 8) LANES_D(m, A[l] + B[l]);
             else LANES_D(m, zmask(A[l] + B[l], w8));
-            /* address arithmetic, then the access */
-            CHAIN(BC_LD, memory);
-            CHAIN(BC_ST, memory);
+            CHAIN_ANY();
             break;
         case BC_SUB:
             if (w8 == 4) {
@@ -886,21 +914,25 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             else LANES_D(m, zmask(A[l] - B[l], w8));
             break;
         case BC_MUL_LO:
+        mul_lo:
             if (w8 == 4) LANES_D(m, (uint32_t)(A[l] * B[l]));
             else LANES_D(m, zmask(A[l] * B[l], w8));
+            CHAIN_ANY();
             break;
         case BC_MUL_HI:
             LANES(m, D[l] = mul_hi(A[l], B[l], w8, sg));
             break;
         case BC_MUL_WIDE:
+        mul_wide:
             if (sg) LANES_D(m, zmask((uint64_t)sext(A[l], w8) * (uint64_t)sext(B[l], w8), w8 * 2));
             else LANES_D(m, zmask(A[l], w8) * zmask(B[l], w8));
-            /* index times element size, then base + offset */
-            CHAIN(BC_ADD, add);
+            CHAIN_ANY();
             break;
         case BC_MAD_LO:
+        mad_lo:
             if (w8 == 4) LANES_D(m, (uint32_t)(A[l] * B[l] + C[l]));
             else LANES_D(m, zmask(A[l] * B[l] + C[l], w8));
+            CHAIN_ANY();
             break;
         case BC_MAD_HI:
             if ((op->flags & BC_F_SAT) && sg && w8 == 4)
@@ -986,7 +1018,9 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_NOT: LANES_D(m, zmask(~A[l], w8)); break;
         case BC_CNOT: LANES_D(m, zmask(A[l], w8) == 0); break;
         case BC_SHL:
-            LANES(m, { uint32_t s = (uint32_t)B[l]; D[l] = s >= w8 * 8 ? 0 : zmask(A[l] << s, w8); });
+        shl:
+            LANES_D(m, (uint32_t)B[l] >= w8 * 8 ? 0 : zmask(A[l] << (uint32_t)B[l], w8));
+            CHAIN_ANY();
             break;
         case BC_SHR:
             if (sg) LANES(m, { uint32_t s = (uint32_t)B[l]; int64_t x = sext(A[l], w8);
@@ -1043,7 +1077,8 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             break;
         }
         case BC_SHF: LANES(m, D[l] = shf((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], op->mode)); break;
-        case BC_SZEXT: {
+        case BC_SZEXT:
+        szext: {
             /* integer cvt: sign-extend a narrower signed source, else keep the low bits */
             unsigned sw = vm_type_bytes(op->type2);
             if (vm_type_signed(op->type2) && sw < w8)
@@ -1052,12 +1087,24 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 LANES_D(m, zmask(A[l], sw));
             else
                 LANES_D(m, zmask(A[l], w8));
+            CHAIN_ANY();
             break;
         }
         /* ---- float ---- */
-        case BC_ADD_F32: LANES_D(m, BF32(vm_canon_f32(F32(A[l]) + F32(B[l])))); break;
-        case BC_MUL_F32: LANES_D(m, BF32(vm_canon_f32(F32(A[l]) * F32(B[l])))); break;
-        case BC_FMA_F32: vm_fma_f32_lanes(D, A, B, C, m); break;
+        case BC_ADD_F32:
+        add_f32:
+            LANES_D(m, BF32(vm_canon_f32(F32(A[l]) + F32(B[l]))));
+            CHAIN_ANY();
+            break;
+        case BC_MUL_F32:
+        mul_f32:
+            LANES_D(m, BF32(vm_canon_f32(F32(A[l]) * F32(B[l]))));
+            CHAIN_ANY();
+            break;
+        case BC_FMA_F32:
+        fma_f32:
+            vm_fma_f32_lanes(D, A, B, C, m);
+            break;
         case BC_FADD: LANES(m, D[l] = float_arith(0, op->type, A[l], B[l], 0, op->mode, op->flags)); break;
         case BC_FSUB:
             if (op->type == PTX_T_F32 && (op->mode == BC_RND_NONE || op->mode == BC_RND_RN) &&
@@ -1134,7 +1181,8 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             break;
         }
         /* ---- compare / select ---- */
-        case BC_SETP: {
+        case BC_SETP:
+        setp: {
             uint32_t r = 0;
             int ftz = (op->flags & BC_F_FTZ) != 0;
             if (op->type == PTX_T_F16X2 || op->type == PTX_T_BF16X2) {
@@ -1286,6 +1334,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             }
             break;
         case BC_CVTA:
+        cvta:
             if (op->mode2) { /* to generic */
                 uint64_t base = op->mode == BC_SPACE_SHARED || op->mode == BC_SPACE_SHARED_CLUSTER ? MEM_WINDOW_SHARED :
                                 op->mode == BC_SPACE_LOCAL ? MEM_WINDOW_LOCAL : op->mode == BC_SPACE_CONST ? MEM_WINDOW_CONST :
@@ -1298,6 +1347,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 LANES_D(m, base ? A[l] - base : A[l]);
                 if (op->type == PTX_T_U32 || op->type == PTX_T_B32) LANES(m, D[l] = (uint32_t)D[l]);
             }
+            CHAIN_ANY();
             break;
         case BC_ISSPACEP: {
             uint32_t r = 0;
@@ -1318,12 +1368,14 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             break;
         }
         /* ---- memory ---- */
-        case BC_LD_KPARAM: {
+        case BC_LD_KPARAM:
+        ld_kparam: {
             uint64_t v = 0;
             memcpy(&v, L->params + op->imm, op->src_size);
             if (op->flags & BC_F_SIGNED)
                 v = zmask((uint64_t)sext(v, op->src_size), op->mode2 > op->src_size ? op->mode2 : op->src_size);
             LANES_D(m, v);
+            CHAIN_ANY();
             break;
         }
         case BC_LD:
@@ -1343,6 +1395,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     vm_widen(D, (const void *)p0, esz);
                 else
                     vm_narrow((void *)p0, B, esz);
+                CHAIN_ANY();
                 break;
             }
             if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz * n, &bp)) {
