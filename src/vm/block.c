@@ -457,9 +457,10 @@ static int resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t 
 int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
                const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
 {
-    uint8_t *base = vm_resolve_base(b, space, m, addr, imm, size);
-    if (base) {
-        LANES(m, ptrs[l] = (uint8_t *)((uintptr_t)base + (uintptr_t)addr[l]));
+    uintptr_t base;
+    if (vm_resolve_fast(b, space, m, addr, imm, size, &base)) {
+        /* base may be 0 (an offset-free global access) */
+        LANES(m, ptrs[l] = (uint8_t *)(base + (uintptr_t)addr[l]));
         return 0;
     }
     if (b->launch->hooks && m && !resolve_watched(b, w, f, pc, space, m, addr, imm, size, kind, ptrs))
