@@ -389,17 +389,12 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
     return 0;
 }
 
-/* With a checker watching: the common case of every lane aligned and in
- * bounds of one global allocation or of the block's own shared memory,
- * resolved in one pass with the lanes the access hook wants. Returns 0
- * when done, 1 when the lanes need resolve_lanes (a fault, a heap or
- * cluster address, another space). */
-static int resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
-                           const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
+int vm_resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
+                       const uint64_t *addr, int64_t imm, unsigned size, int kind, uintptr_t *base_out)
 {
     vm_launch *L = b->launch;
-    if (!L->hooks->access || (space != BC_SPACE_GLOBAL && space != BC_SPACE_SHARED && space != BC_SPACE_GENERIC))
-        return 1;
+    if (!L->hooks || !L->hooks->access || !m || (space != BC_SPACE_GLOBAL && space != BC_SPACE_SHARED && space != BC_SPACE_GENERIC))
+        return 0;
     /* the AND and OR of the addresses bound their minimum and maximum and
      * vectorize; the exact bounds only when those are too loose */
     uint64_t lo = ~0ull, hi = 0;
@@ -409,7 +404,7 @@ static int resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t 
         hi |= a;
     });
     if ((size & (size - 1)) == 0 && (hi & (size - 1)))
-        return 1;
+        return 0;
     const mem_allocation *c = b->alloc_cache;
     int global = space == BC_SPACE_GLOBAL || (space == BC_SPACE_GENERIC && hi < MEM_WINDOW_SHARED);
     uint64_t sbase = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
@@ -430,28 +425,22 @@ static int resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t 
         if (!c || lo < c->base || hi + size > c->base + c->size || hi + size < hi) {
             c = mem_find(L->mem, lo, hi + size - lo);
             if (!c)
-                return 1;
+                return 0;
             b->alloc_cache = c;
         }
         if (L->heap_table && c->kind == MEM_KIND_HEAP)
-            return 1;
-        LANES(m, {
-            uint64_t a = addr[l] + (uint64_t)imm;
-            lanes[l] = (vm_access_lane){BC_SPACE_GLOBAL, 0, a};
-            ptrs[l] = (uint8_t *)(uintptr_t)a;
-        });
+            return 0;
+        LANES(m, lanes[l] = (vm_access_lane){BC_SPACE_GLOBAL, 0, addr[l] + (uint64_t)imm});
+        *base_out = (uintptr_t)imm;
     } else {
         uint64_t base = sbase;
         if (lo < base || hi - base + size > b->shared_size || hi + size < hi)
-            return 1;
-        LANES(m, {
-            uint64_t off = addr[l] + (uint64_t)imm - base;
-            lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint16_t)b->rank, off};
-            ptrs[l] = b->shared + off;
-        });
+            return 0;
+        LANES(m, lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint16_t)b->rank, addr[l] + (uint64_t)imm - base});
+        *base_out = (uintptr_t)b->shared - (uintptr_t)base + (uintptr_t)imm;
     }
     L->hooks->access(L->hooks->ctx, b, w, f, pc, kind, m, lanes, size);
-    return 0;
+    return 1;
 }
 
 int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
@@ -463,8 +452,10 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
         LANES(m, ptrs[l] = (uint8_t *)(base + (uintptr_t)addr[l]));
         return 0;
     }
-    if (b->launch->hooks && m && !resolve_watched(b, w, f, pc, space, m, addr, imm, size, kind, ptrs))
+    if (vm_resolve_watched(b, w, f, pc, space, m, addr, imm, size, kind, &base)) {
+        LANES(m, ptrs[l] = (uint8_t *)(base + (uintptr_t)addr[l]));
         return 0;
+    }
     int rc = resolve_lanes(b, w, f, pc, space, m, addr, imm, size, kind, ptrs);
     const vm_hooks *fh = b->launch->hooks ? b->launch->hooks : b->launch->fault_hooks;
     if (rc && fh && fh->bad_access)

@@ -151,6 +151,14 @@ static inline uint8_t *vm_resolve_base(vm_block *b, int space, uint32_t m, const
     return vm_resolve_fast(b, space, m, addr, imm, size, &base) ? (uint8_t *)base : NULL;
 }
 
+/* With a checker watching accesses: when every lane is aligned and in
+ * bounds of one global allocation or of the block's own shared memory,
+ * reports the access to the hook, stores in *base the host address such
+ * that lane l accesses *base + addr[l], and returns 1; else returns 0
+ * (then use vm_resolve, which also faults). Without hooks, returns 0. */
+int vm_resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
+                       const uint64_t *addr, int64_t imm, unsigned size, int kind, uintptr_t *base);
+
 /* Reads a NUL-terminated string at a generic address (for printf/assert). */
 int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, size_t cap);
 
