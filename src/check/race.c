@@ -2,6 +2,8 @@
  * the cluster's blocks, which run together on one host thread.
  *
  * Each warp is a "unit" with a vector clock over the cluster's units.
+ * A cooperative launch runs its whole grid as one such group: the
+ * per-block state grows with the group (launch.c bounds its units).
  * Barriers (bar.sync/bar.arrive/bar.red with their counts,
  * barrier.cluster arrive/wait), mbarrier phases, release/acquire through
  * atomics and strong loads and stores (.acquire/.release/.relaxed/
@@ -22,6 +24,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Where the rank of a shared-memory key starts: offsets in a block's
+ * shared memory stay below 2^40, ranks below 2^24. */
+#define RACE_RANK_SHIFT 40
 
 static inline race_tuple *cell_tuples(race_cell *c) { return c->n <= 2 ? c->inl : c->ext; }
 
@@ -49,11 +55,14 @@ void race_thread_free(race_thread *r)
 {
     if (!r)
         return;
-    for (int i = 0; i < VM_MAX_CLUSTER; i++) {
+    for (size_t i = 0; i < r->nshared; i++) {
         for (size_t k = 0; k < r->shared[i].ncells; k++)
             cell_free(&r->shared[i].cells[k]);
         free(r->shared[i].cells);
     }
+    free(r->shared);
+    free(r->bars);
+    free(r->block_id);
     race_global_free(r);
     free(r->vc);
     free(r->fvc);
@@ -93,7 +102,7 @@ static int ensure_units(race_thread *r, int U)
             free(r->async[i].v);
     free(r->vc); free(r->fvc); free(r->wsync); free(r->relf); free(r->has_fence); free(r->acq);
     free(r->dirty); free(r->snap);
-    free(r->cl_wait); free(r->bar_mem); free(r->cl_acc); free(r->cl_done); free(r->async);
+    free(r->cl_wait); free(r->cl_acc); free(r->cl_done); free(r->async);
     r->vc = calloc(u * u, sizeof *r->vc);
     r->fvc = calloc(u * u, sizeof *r->fvc);
     r->wsync = calloc(u, sizeof *r->wsync);
@@ -103,16 +112,45 @@ static int ensure_units(race_thread *r, int U)
     r->cl_wait = calloc(u, 1);
     r->dirty = calloc(u, 1);
     r->snap = calloc(u, sizeof *r->snap);
-    r->bar_mem = calloc((size_t)VM_MAX_CLUSTER * VM_BARRIERS * u, sizeof *r->bar_mem);
     r->cl_acc = calloc(u, sizeof *r->cl_acc);
     r->cl_done = calloc(u, sizeof *r->cl_done);
     r->async = calloc(u, sizeof *r->async);
     r->ucap = u;
-    if (!r->vc || !r->fvc || !r->wsync || !r->relf || !r->has_fence || !r->acq || !r->cl_wait || !r->dirty || !r->snap || !r->bar_mem ||
+    if (!r->vc || !r->fvc || !r->wsync || !r->relf || !r->has_fence || !r->acq || !r->cl_wait || !r->dirty || !r->snap ||
         !r->cl_acc || !r->cl_done || !r->async) {
         r->ucap = 0;
         return -1;
     }
+    return 0;
+}
+
+/* Grows the per-block arrays to hold n blocks (0, or -1 when out of
+ * memory). A thread-block cluster has at most VM_MAX_CLUSTER blocks; a
+ * cooperative launch's group is its whole grid. */
+static int ensure_ranks(race_thread *r, int n)
+{
+    if ((size_t)n <= r->rcap)
+        return 0;
+    size_t cap = r->rcap ? r->rcap : VM_MAX_CLUSTER;
+    while (cap < (size_t)n)
+        cap *= 2;
+    if (cap > r->nshared) {
+        race_shadow *sh = realloc(r->shared, cap * sizeof *sh);
+        if (!sh)
+            return -1;
+        memset(sh + r->nshared, 0, (cap - r->nshared) * sizeof *sh);
+        r->shared = sh;
+        r->nshared = cap;
+    }
+    race_bar *bars = realloc(r->bars, cap * VM_BARRIERS * sizeof *bars);
+    if (!bars)
+        return -1;
+    r->bars = bars;
+    uint64_t *id = realloc(r->block_id, cap * sizeof *id);
+    if (!id)
+        return -1;
+    r->block_id = id;
+    r->rcap = cap;
     return 0;
 }
 
@@ -145,7 +183,7 @@ static void cluster_reset(race_thread *r, vm_block *b)
     r->n = n;
     r->nwarps = b->nwarps;
     r->U = n * b->nwarps;
-    if (ensure_units(r, r->U)) {
+    if (ensure_units(r, r->U) || ensure_ranks(r, n)) {
         r->U = 0;
         return;
     }
@@ -159,10 +197,8 @@ static void cluster_reset(race_thread *r, vm_block *b)
     memset(r->has_fence, 0, U);
     memset(r->acq, 0, U);
     memset(r->cl_wait, 0, U);
-    memset(r->bar_mem, 0, (size_t)n * VM_BARRIERS * U * sizeof *r->bar_mem);
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < VM_BARRIERS; k++)
-            r->bars[i][k] = (race_bar){r->bar_mem + ((size_t)i * VM_BARRIERS + (size_t)k) * U, 0, 0};
+    memset(r->bars, 0, (size_t)n * VM_BARRIERS * sizeof *r->bars);
+    r->bar_rows = 0;
     memset(r->cl_acc, 0, U * sizeof *r->cl_acc);
     memset(r->cl_done, 0, U * sizeof *r->cl_done);
     r->cl_acc_acq = r->cl_done_acq = 0;
@@ -187,7 +223,7 @@ void race_block_begin(check_thread *t, vm_block *b)
     race_thread *r = t->race;
     if (b->rank == 0)
         cluster_reset(r, b);
-    if (b->rank >= VM_MAX_CLUSTER)
+    if (!r->U || (int)b->rank >= r->n)
         return;
     r->block_id[b->rank] = b->linear_id;
     race_shadow *sh = &r->shared[b->rank];
@@ -474,11 +510,13 @@ static void record(race_thread *r, int rank, uint64_t addr, unsigned size, const
     }
 }
 
-/* record() for one aligned 4-byte access (most shared accesses). */
-static inline __attribute__((always_inline)) void record_word(race_thread *r, int rank, uint64_t w, const race_tuple *proto, const uint32_t *myvc,
-                               uint32_t lanes, uint8_t kind, uint32_t value)
+/* record() for one aligned 4-byte access (most shared accesses); sh is
+ * block rank's shadow. */
+static inline __attribute__((always_inline)) void record_word(race_thread *r, race_shadow *sh, int rank, uint64_t w,
+                                                              const race_tuple *proto, const uint32_t *myvc,
+                                                              uint32_t lanes, uint8_t kind, uint32_t value)
 {
-    race_cell *c = cell_at(&r->shared[rank], w);
+    race_cell *c = cell_at(sh, w);
     if (!c)
         return;
     race_where wh = {rank, w};
@@ -577,9 +615,12 @@ static race_loc *loc_find(race_thread *r, uint64_t key, int create)
     return l;
 }
 
+/* The key of a location: a global address, or an offset (below 2^40) in
+ * the shared memory of block rank of the group. */
 static uint64_t loc_key(int space, int rank, uint64_t addr)
 {
-    return ((uint64_t)space << 62) | ((uint64_t)rank << 56) | (addr & 0x00ffffffffffffffull);
+    return space ? (1ull << 62) | (addr & 0x00ffffffffffffffull)
+                 : ((uint64_t)rank << RACE_RANK_SHIFT) | (addr & ((1ull << RACE_RANK_SHIFT) - 1));
 }
 
 /* ---- accesses ------------------------------------------------------------------------ */
@@ -696,7 +737,7 @@ typedef struct race_groups {
     uint32_t known;              /* groups whose lanes all store the same known bytes */
     uint32_t lanes[VM_WARP];
     int8_t first[VM_WARP];
-    uint64_t key[VM_WARP];       /* rank << 56 | offset */
+    uint64_t key[VM_WARP];       /* rank << RACE_RANK_SHIFT | offset */
 } race_groups;
 
 /* Whether lanes a and b store the same bytes (the op's bytes are known).
@@ -737,7 +778,7 @@ static uint32_t group_lanes(const race_thread *r, const vm_frame *f, const bc_op
         }
         if (sp != BC_SPACE_SHARED || lanes[l].rank >= nranks)
             continue;
-        uint64_t key = ((uint64_t)lanes[l].rank << 56) | lanes[l].where;
+        uint64_t key = ((uint64_t)lanes[l].rank << RACE_RANK_SHIFT) | lanes[l].where;
         int j;
         if (last >= 0 && key == prev) {
             j = last;
@@ -751,7 +792,7 @@ static uint32_t group_lanes(const race_thread *r, const vm_frame *f, const bc_op
             if (!hashed) {
                 memset(hgrp, -1, sizeof hgrp);
                 for (int i = 0; i < n; i++) {
-                    unsigned h = (unsigned)((g->key[i] >> 2) ^ g->key[i] ^ (g->key[i] >> 8) ^ (g->key[i] >> 56)) & 63;
+                    unsigned h = (unsigned)((g->key[i] >> 2) ^ g->key[i] ^ (g->key[i] >> 8) ^ (g->key[i] >> RACE_RANK_SHIFT)) & 63;
                     while (hgrp[h] >= 0)
                         h = (h + 1) & 63;
                     hgrp[h] = (int8_t)i;
@@ -759,7 +800,7 @@ static uint32_t group_lanes(const race_thread *r, const vm_frame *f, const bc_op
                 }
                 hashed = 1;
             }
-            unsigned h = (unsigned)((key >> 2) ^ key ^ (key >> 8) ^ (key >> 56)) & 63;
+            unsigned h = (unsigned)((key >> 2) ^ key ^ (key >> 8) ^ (key >> RACE_RANK_SHIFT)) & 63;
             while (hgrp[h] >= 0 && hkey[h] != key)
                 h = (h + 1) & 63;
             j = hgrp[h];
@@ -808,7 +849,8 @@ static void shared_access(race_thread *r, int u, const vm_frame *f, const bc_op 
                 race_stored_bytes(f, op, l, value, size);
                 memcpy(&v, value, 4);
             }
-            record_word(r, rank, where, &proto, myvc, g->lanes[j], (uint8_t)(known ? k | RACE_K_VALUE : k), v);
+            record_word(r, &r->shared[rank], rank, where, &proto, myvc, g->lanes[j],
+                        (uint8_t)(known ? k | RACE_K_VALUE : k), v);
             continue;
         }
         if (known)
@@ -857,10 +899,11 @@ static void shared_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t 
 {
     race_tuple proto = proto_of(r, u, fn, pc);
     const uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
+    race_shadow *sh = &r->shared[rank];
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint32_t v = src ? (uint32_t)src[l] : 0; /* the low bytes on a little-endian host, as race_stored_bytes */
-        record_word(r, rank, lanes[l].where, &proto, myvc, 1u << l, kind, v);
+        record_word(r, sh, rank, lanes[l].where, &proto, myvc, 1u << l, kind, v);
     }
 }
 
@@ -868,7 +911,7 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
                  const vm_access_lane *lanes, unsigned size)
 {
     race_thread *r = t->race;
-    if (!r->U || b->rank >= VM_MAX_CLUSTER)
+    if (!r->U || (int)b->rank >= r->n)
         return;
     const bc_op *op = &f->fn->code[pc];
     if (op->code == BC_MBARRIER) {
@@ -985,7 +1028,7 @@ static void async_complete(race_thread *r, int u, uint32_t mask, int all, unsign
 void race_fence(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask, int scope)
 {
     race_thread *r = t->race;
-    if (!r->U || b->rank >= VM_MAX_CLUSTER)
+    if (!r->U || (int)b->rank >= r->n)
         return;
     int u = unit_of(r, b, w);
     if (scope == VM_SCOPE_ASYNC) {
@@ -1013,20 +1056,52 @@ void race_warp_sync(check_thread *t, vm_block *b, vm_warp *w, uint32_t active, u
     race_thread *r = t->race;
     (void)active;
     (void)member;
-    if (r->U && b->rank < VM_MAX_CLUSTER)
+    if (r->U && (int)b->rank < r->n)
         r->wsync[unit_of(r, b, w)]++;
+}
+
+/* Gives bar its row of bar_mem for the clocks of its arrivals, at the
+ * group's first arrival (bar->acc stays NULL when out of memory). Most
+ * blocks use one or two of their VM_BARRIERS barriers: rows for those only
+ * keep a big cooperative group's barrier state small. */
+static __attribute__((noinline)) void bar_take_row(race_thread *r, race_bar *bar)
+{
+    size_t U = (size_t)r->U, need = (r->bar_rows + 1) * U;
+    if (need > r->bar_cap) {
+        /* the rows are referenced by pointer: move them with the array */
+        size_t cap = r->bar_cap ? r->bar_cap : 16 * U;
+        while (cap < need)
+            cap *= 2;
+        uint32_t *m = malloc(cap * sizeof *m);
+        if (!m)
+            return;
+        if (r->bar_rows) {
+            memcpy(m, r->bar_mem, r->bar_rows * U * sizeof *m);
+            for (size_t i = 0; i < (size_t)r->n * VM_BARRIERS; i++)
+                if (r->bars[i].acc)
+                    r->bars[i].acc = m + (r->bars[i].acc - r->bar_mem);
+        }
+        free(r->bar_mem);
+        r->bar_mem = m;
+        r->bar_cap = cap;
+    }
+    bar->acc = r->bar_mem + r->bar_rows++ * U;
+    memset(bar->acc, 0, U * sizeof *bar->acc);
 }
 
 void race_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id)
 {
     race_thread *r = t->race;
-    if (!r->U || b->rank >= VM_MAX_CLUSTER)
+    if (!r->U || (int)b->rank >= r->n)
         return;
     int u = unit_of(r, b, w);
     uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
     if (id < VM_BARRIERS) {
-        race_bar *bar = &r->bars[b->rank][id];
-        vc_join(bar->acc, myvc, r->U);
+        race_bar *bar = &r->bars[(size_t)b->rank * VM_BARRIERS + (size_t)id];
+        if (!bar->acc)
+            bar_take_row(r, bar);
+        if (bar->acc)
+            vc_join(bar->acc, myvc, r->U);
         bar->acq |= r->acq[u];
         int mode = 0;
         if (w->ngroups > 0) {
@@ -1058,18 +1133,21 @@ void race_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id)
 void race_barrier(check_thread *t, vm_block *b, int id)
 {
     race_thread *r = t->race;
-    if (!r->U || b->rank >= VM_MAX_CLUSTER || id >= VM_BARRIERS)
+    if (!r->U || (int)b->rank >= r->n || id >= VM_BARRIERS)
         return;
-    race_bar *bar = &r->bars[b->rank][id];
+    race_bar *bar = &r->bars[(size_t)b->rank * VM_BARRIERS + (size_t)id];
+    uint32_t *acc = bar->acc;
     for (uint32_t m = bar->waiters; m; m &= m - 1) {
         int u = (int)b->rank * r->nwarps + __builtin_ctz(m);
-        r->dirty[u] |= (uint8_t)vc_join(r->vc + (size_t)u * (size_t)r->U, bar->acc, r->U);
+        if (acc)
+            r->dirty[u] |= (uint8_t)vc_join(r->vc + (size_t)u * (size_t)r->U, acc, r->U);
         r->acq[u] |= bar->acq;
     }
     uint32_t all = r->nwarps >= 32 ? 0xffffffffu : (1u << r->nwarps) - 1;
     if (r->n == 1 && bar->waiters == all)
         shadow_new_generation(&r->shared[0]); /* everything before is ordered before everything after */
-    memset(bar->acc, 0, (size_t)r->U * sizeof *bar->acc);
+    if (acc)
+        memset(acc, 0, (size_t)r->U * sizeof *acc);
     bar->waiters = 0;
     bar->acq = 0;
 }

@@ -57,8 +57,8 @@ typedef struct race_loc {
 typedef struct race_async {
     uint64_t offset;
     uint32_t pc, group;
-    uint16_t fn;
-    uint8_t rank, lane, size;
+    uint16_t fn, rank;
+    uint8_t lane, size;
 } race_async;
 
 typedef struct race_unit_async {
@@ -68,7 +68,8 @@ typedef struct race_unit_async {
 } race_unit_async;
 
 typedef struct race_bar {
-    uint32_t *acc;           /* clocks of the arrivals of the current phase */
+    uint32_t *acc;           /* clocks of the arrivals of the current phase (a row of
+                              * bar_mem), or NULL before the group's first arrival */
     uint32_t waiters;        /* warps that wait (bar.sync / bar.red) */
     uint8_t acq;
 } race_bar;
@@ -92,18 +93,22 @@ struct race_thread {
     uint32_t *wsync, *relf;  /* per unit: warp sync counter; release frontier across clusters */
     uint8_t *has_fence, *acq, *cl_wait, *dirty;
     uint32_t *snap;          /* per unit: its current snapshot in snaps */
-    race_bar bars[VM_MAX_CLUSTER][VM_BARRIERS];
-    uint32_t *bar_mem;
+    /* per block of the group, by rank */
+    size_t rcap;             /* blocks bars and block_id hold */
+    race_bar *bars;          /* VM_BARRIERS per block */
+    uint64_t *block_id;
+    race_shadow *shared;
+    size_t nshared;          /* blocks shared holds */
+    uint32_t *bar_mem;       /* rows of U clocks, one per barrier arrived at in the group */
+    size_t bar_rows, bar_cap; /* rows in use; words allocated */
     uint32_t *cl_acc, *cl_done;
     uint8_t cl_acc_acq, cl_done_acq;
-    race_shadow shared[VM_MAX_CLUSTER];
     race_loc *locs;
     size_t loc_cap, loc_count;
     uint32_t loc_epoch;
     uint32_t *loc_mem;       /* vector clocks of locations */
     size_t loc_mem_used, loc_mem_cap;
     race_unit_async *async;
-    uint64_t block_id[VM_MAX_CLUSTER];
     uint64_t cluster_key;
     int warp_level, benign_level;
     /* global memory of the current cluster */

@@ -221,13 +221,20 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
                               (unsigned long long)nblocks, why[0] == 'm' ? "" : "not supported with ", why,
                               (unsigned long long)limit, arch->name);
         }
-        if ((check_session_tools(dev->checks) & KEMU_TOOL_RACECHECK) && nblocks > VM_MAX_CLUSTER) {
-            /* racecheck keeps happens-before state for the blocks of one group */
+        /* racecheck keeps a vector clock over the group's warps for each of
+         * them, twice (clocks and clocks at the last fence): 8 * U * U bytes
+         * for U warps. 2048 warps (a cooperative grid of 64K threads) take
+         * 32 MiB; a thread-block cluster has at most 16 * 32 = 512. */
+        const uint64_t race_max_warps = 2048;
+        uint64_t warps_per_block = (L.nthreads_per_block + VM_WARP - 1) / VM_WARP;
+        if ((check_session_tools(dev->checks) & KEMU_TOOL_RACECHECK) && nblocks * warps_per_block > race_max_warps) {
             free(L.params);
             return util_error(err, KEMU_ERR_UNSUPPORTED,
                               "cooperative launch of %llu blocks: racecheck supports cooperative launches of at "
-                              "most %d blocks",
-                              (unsigned long long)nblocks, VM_MAX_CLUSTER);
+                              "most %llu warps in all (%llu blocks of %llu warp%s here)",
+                              (unsigned long long)nblocks, (unsigned long long)race_max_warps,
+                              (unsigned long long)nblocks, (unsigned long long)warps_per_block,
+                              warps_per_block == 1 ? "" : "s");
         }
         if (mem_alloc(&dev->mem, 256, 0, MEM_KIND_MODULE_GLOBALS, &coop_workspace)) {
             free(L.params);
