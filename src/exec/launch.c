@@ -177,6 +177,8 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     }
     L.shared_init = dev->shared_init;
     L.shared_init_size = dev->shared_init_size;
+    static uint64_t launch_serial;
+    L.serial = __atomic_add_fetch(&launch_serial, 1, __ATOMIC_RELAXED);
     L.random_schedule = dev->random_schedule;
     L.schedule_seed = dev->schedule_seed;
     L.timeout = dev->cfg.timeout;

@@ -768,6 +768,8 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
     unsigned shape[4] = {L->block[0], L->block[1], L->block[2], (unsigned)L->nthreads_per_block};
     int same_shape = !memcmp(shape, b->warp_shape, sizeof shape);
     memset(b->warp_shape, 0, sizeof b->warp_shape); /* set again once every warp is laid out */
+    uint64_t consts_serial = b->consts_serial;
+    b->consts_serial = 0;
     b->nlive = (uint32_t)nwarps;
     for (int i = 0; i < nwarps; i++) {
         vm_warp *w = &b->warps[i];
@@ -821,10 +823,11 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
             free(local);
         }
         if (root && root->fn == L->kernel) {
-            /* reuse the root frame: reset registers to their constants */
+            /* reuse the root frame: reset registers to their constants,
+             * once per launch (no op writes a constant's slot) */
             const bc_function *fn = L->kernel;
             memset(root->preds, 0, (fn->npreds ? fn->npreds : 1) * sizeof(uint32_t));
-            for (uint32_t c = 0; c < fn->nconsts; c++) {
+            for (uint32_t c = 0; consts_serial != L->serial && c < fn->nconsts; c++) {
                 uint64_t *s = SLOT(root->regs, fn->const_slots[c]);
                 const uint64_t v = fn->const_values[c]; /* loaded once: the lane loop vectorizes */
                 for (int l = 0; l < VM_WARP; l++)
@@ -844,6 +847,7 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
         w->state = VM_WARP_READY;
     }
     memcpy(b->warp_shape, shape, sizeof shape);
+    b->consts_serial = L->serial;
     return 0;
 }
 

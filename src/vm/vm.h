@@ -98,6 +98,7 @@ typedef struct vm_block {
     vm_warp *warps;
     int nwarps;
     uint32_t nlive;          /* warps not done */
+    uint64_t consts_serial;  /* the launch whose kernel constants the warps' root frames hold */
     unsigned warp_shape[4];  /* block dims and thread count the warps' thread indices were laid out for */
     vm_barrier bars[VM_BARRIERS];
     util_buffer printf_out;
@@ -204,6 +205,7 @@ typedef struct vm_launch {
     int arch_sm;
     int (*call_native)(void *ctx, int fn_index, void **args, void *ret);
     void *native_ctx;
+    uint64_t serial;               /* unique per launch in the process (never 0) */
     const vm_hooks *hooks;         /* checkers, or NULL */
     const vm_hooks *fault_hooks;   /* checkers that only look at faults (memcheck alone), with hooks NULL
                                     * so every fast path stays on: bad_access and heap_misuse */
