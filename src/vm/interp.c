@@ -1398,9 +1398,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 CHAIN_ANY();
                 break;
             }
-            if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz * n, &bp) ||
-                vm_resolve_watched(b, w, f, pc, op->mode, m, A, op->imm, esz * n,
-                                   op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, &bp)) {
+            if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz * n, &bp)) {
                 /* every lane in bounds and aligned: plain host accesses */
                 for (unsigned e = 0; e < n; e++) {
                     uintptr_t ep = bp + e * esz;
@@ -1453,8 +1451,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             int shared_only = op->mode == BC_SPACE_SHARED;
             int aop = op->mode2, ty = op->type;
             uintptr_t bp;
-            if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz, &bp) ||
-                vm_resolve_watched(b, w, f, pc, op->mode, m, A, op->imm, esz, VM_ACCESS_ATOMIC, &bp)) {
+            if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz, &bp)) {
                 if (esz == 4 && aop == BC_ATOM_ADD && !ptx_type_is_float((ptx_type)ty)) {
                     /* integer add, the histogram idiom: lanes in lane order */
                     if (shared_only)
