@@ -6,6 +6,7 @@
 #include "vm/vm_internal.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,6 +390,9 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
     return 0;
 }
 
+/* vm_resolve_watched writes a lane's space and rank as its first 8 bytes */
+_Static_assert(offsetof(vm_access_lane, where) == 8, "vm_access_lane: where at byte 8");
+
 int vm_resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
                        const uint64_t *addr, int64_t imm, unsigned size, int kind, uintptr_t *base_out)
 {
@@ -430,13 +434,26 @@ int vm_resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, 
         }
         if (L->heap_table && c->kind == MEM_KIND_HEAP)
             return 0;
-        LANES(m, lanes[l] = (vm_access_lane){BC_SPACE_GLOBAL, 0, addr[l] + (uint64_t)imm});
+        const vm_access_lane t = {BC_SPACE_GLOBAL, 0, 0};
+        uint64_t hdr;
+        memcpy(&hdr, &t, sizeof hdr);
+        /* each lane as two 8-byte stores: the space and rank, the address */
+        LANES(m, {
+            memcpy(&lanes[l], &hdr, sizeof hdr);
+            lanes[l].where = addr[l] + (uint64_t)imm;
+        });
         *base_out = (uintptr_t)imm;
     } else {
         uint64_t base = sbase;
         if (lo < base || hi - base + size > b->shared_size || hi + size < hi)
             return 0;
-        LANES(m, lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint16_t)b->rank, addr[l] + (uint64_t)imm - base});
+        const vm_access_lane t = {BC_SPACE_SHARED, (uint16_t)b->rank, 0};
+        uint64_t hdr;
+        memcpy(&hdr, &t, sizeof hdr);
+        LANES(m, {
+            memcpy(&lanes[l], &hdr, sizeof hdr);
+            lanes[l].where = addr[l] + (uint64_t)imm - base;
+        });
         *base_out = (uintptr_t)b->shared - (uintptr_t)base + (uintptr_t)imm;
     }
     L->hooks->access(L->hooks->ctx, b, w, f, pc, kind, m, lanes, size);
