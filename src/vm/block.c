@@ -397,64 +397,27 @@ int vm_resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, 
                        const uint64_t *addr, int64_t imm, unsigned size, int kind, uintptr_t *base_out)
 {
     vm_launch *L = b->launch;
-    if (!L->hooks || !L->hooks->access || !m || (space != BC_SPACE_GLOBAL && space != BC_SPACE_SHARED && space != BC_SPACE_GENERIC))
+    int shared;
+    if (!L->hooks || !L->hooks->access || !m || !vm_resolve_region(b, space, m, addr, imm, size, base_out, &shared))
         return 0;
-    /* the AND and OR of the addresses bound their minimum and maximum and
-     * vectorize; the exact bounds only when those are too loose */
-    uint64_t lo = ~0ull, hi = 0;
-    LANES(m, {
-        uint64_t a = addr[l] + (uint64_t)imm;
-        lo &= a;
-        hi |= a;
-    });
-    if ((size & (size - 1)) == 0 && (hi & (size - 1)))
-        return 0;
-    const mem_allocation *c = b->alloc_cache;
-    int global = space == BC_SPACE_GLOBAL || (space == BC_SPACE_GENERIC && hi < MEM_WINDOW_SHARED);
-    uint64_t sbase = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
-    int loose_ok = global ? c && lo >= c->base && hi + size <= c->base + c->size && hi + size > hi
-                          : lo >= sbase && hi - sbase + size <= b->shared_size && hi + size > hi;
-    if (!loose_ok) {
-        lo = UINT64_MAX;
-        hi = 0;
-        LANES(m, {
-            uint64_t a = addr[l] + (uint64_t)imm;
-            lo = a < lo ? a : lo;
-            hi = a > hi ? a : hi;
-        });
-        global = space == BC_SPACE_GLOBAL || (space == BC_SPACE_GENERIC && hi < MEM_WINDOW_SHARED);
-    }
     vm_access_lane lanes[VM_WARP];
-    if (global) {
-        if (!c || lo < c->base || hi + size > c->base + c->size || hi + size < hi) {
-            c = mem_find(L->mem, lo, hi + size - lo);
-            if (!c)
-                return 0;
-            b->alloc_cache = c;
-        }
-        if (L->heap_table && c->kind == MEM_KIND_HEAP)
-            return 0;
-        const vm_access_lane t = {BC_SPACE_GLOBAL, 0, 0};
-        uint64_t hdr;
-        memcpy(&hdr, &t, sizeof hdr);
-        /* each lane as two 8-byte stores: the space and rank, the address */
-        LANES(m, {
-            memcpy(&lanes[l], &hdr, sizeof hdr);
-            lanes[l].where = addr[l] + (uint64_t)imm;
-        });
-        *base_out = (uintptr_t)imm;
-    } else {
-        uint64_t base = sbase;
-        if (lo < base || hi - base + size > b->shared_size || hi + size < hi)
-            return 0;
-        const vm_access_lane t = {BC_SPACE_SHARED, (uint16_t)b->rank, 0};
-        uint64_t hdr;
-        memcpy(&hdr, &t, sizeof hdr);
+    /* each lane as two 8-byte stores: the space and rank, the address */
+    const vm_access_lane t = {shared ? BC_SPACE_SHARED : BC_SPACE_GLOBAL, shared ? (uint16_t)b->rank : 0, 0};
+    uint64_t hdr;
+    memcpy(&hdr, &t, sizeof hdr);
+    if (shared) {
+        uint64_t base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
         LANES(m, {
             memcpy(&lanes[l], &hdr, sizeof hdr);
             lanes[l].where = addr[l] + (uint64_t)imm - base;
         });
-        *base_out = (uintptr_t)b->shared - (uintptr_t)base + (uintptr_t)imm;
+    } else {
+        if (L->heap_table && b->alloc_cache->kind == MEM_KIND_HEAP)
+            return 0; /* resolve_lanes checks it against the heap's allocations */
+        LANES(m, {
+            memcpy(&lanes[l], &hdr, sizeof hdr);
+            lanes[l].where = addr[l] + (uint64_t)imm;
+        });
     }
     L->hooks->access(L->hooks->ctx, b, w, f, pc, kind, m, lanes, size);
     return 1;

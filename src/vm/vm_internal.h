@@ -45,18 +45,16 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi);
 int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
                const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs);
 
-/* The fast path of a warp-wide access that needs no per-lane work: when
- * every lane's [addr+imm, +size) lies in one global allocation or in the
- * block's shared memory, is aligned (for power-of-two sizes), and no
- * checker watches, stores in *base the host address such that lane l
- * accesses *base + addr[l] and returns 1; else returns 0 (then use
- * vm_resolve). Global device addresses are host addresses, so *base is
- * often just imm, and may be 0. Wrapping pointer arithmetic is intended. */
-static inline int vm_resolve_fast(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm,
-                                  unsigned size, uintptr_t *base)
+/* Where a warp-wide access lies when it needs no per-lane work: when
+ * every lane's [addr+imm, +size) lies in one global allocation (then
+ * b->alloc_cache) or in the block's own shared memory (*shared set), is
+ * aligned (for power-of-two sizes), stores in *base the host address such
+ * that lane l accesses *base + addr[l] and returns 1; else returns 0.
+ * Global device addresses are host addresses, so *base is often just imm,
+ * and may be 0. Wrapping pointer arithmetic is intended. */
+static inline int vm_resolve_region(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm,
+                                    unsigned size, uintptr_t *base, int *shared_out)
 {
-    if (b->launch->hooks)
-        return 0;
     /* bitwise AND and OR of the lane addresses bound their minimum and
      * maximum and vectorize well; fall back to the exact bounds when they
      * are too loose */
@@ -71,6 +69,7 @@ static inline int vm_resolve_fast(vm_block *b, int space, uint32_t m, const uint
     uint64_t shared_size = b->shared_size;
     int shared = space == BC_SPACE_SHARED || (space == BC_SPACE_GENERIC && lo >= MEM_WINDOW_SHARED);
     uint64_t shared_base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
+    *shared_out = shared;
     if (shared) {
         if (shared_size < size)
             return 0;
@@ -112,6 +111,16 @@ static inline int vm_resolve_fast(vm_block *b, int space, uint32_t m, const uint
     return 1;
 }
 
+/* The fast path of a warp-wide access that needs no per-lane work
+ * (vm_resolve_region) when no checker watches; else 0 (then use
+ * vm_resolve). */
+static inline int vm_resolve_fast(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm,
+                                  unsigned size, uintptr_t *base)
+{
+    int shared;
+    return !b->launch->hooks && vm_resolve_region(b, space, m, addr, imm, size, base, &shared);
+}
+
 /* vm_resolve_fast for one span [first, first + bytes) that every lane's
  * access lies in (a coalesced access): in shared memory or in one global
  * allocation, first aligned to `align` (a power of two), no checker. */
@@ -140,15 +149,6 @@ static inline int vm_resolve_span(vm_block *b, int space, uint64_t first, uint64
     }
     *base = 0;
     return 1;
-}
-
-/* vm_resolve_fast for callers that take the base as a pointer: NULL when
- * the fast path does not apply, and also when the base is 0 (a global
- * access without offset), where the caller takes the slow path. */
-static inline uint8_t *vm_resolve_base(vm_block *b, int space, uint32_t m, const uint64_t *addr, int64_t imm, unsigned size)
-{
-    uintptr_t base;
-    return vm_resolve_fast(b, space, m, addr, imm, size, &base) ? (uint8_t *)base : NULL;
 }
 
 /* With a checker watching accesses: when every lane is aligned and in
