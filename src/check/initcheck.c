@@ -71,18 +71,12 @@ void init_thread_free(struct init_thread *i)
     free(i);
 }
 
-/* The state of the block with index rank in its group (NULL when out of memory). */
+/* The state of the block with index rank in its group (NULL when out of
+ * memory); new entries start zeroed. */
 static init_rank *rank_state(struct init_thread *s, unsigned rank)
 {
-    if (rank >= s->nranks) {
-        size_t n = (size_t)rank + 1;
-        init_rank *v = realloc(s->ranks, n * sizeof *v);
-        if (!v)
-            return NULL;
-        memset(v + s->nranks, 0, (n - s->nranks) * sizeof *v);
-        s->ranks = v;
-        s->nranks = n;
-    }
+    if (util_grow(&s->ranks, &s->nranks, (size_t)rank + 1, sizeof *s->ranks))
+        return NULL;
     return &s->ranks[rank];
 }
 

@@ -174,17 +174,18 @@ static int classify(vm_block *b, int space, uint64_t a, unsigned size, int kind,
     }
 }
 
-void mem_bad_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, int space,
-                    uint32_t mask, const uint64_t *addr, int64_t imm, unsigned size)
+/* The record of the block's current fault: the thread's last one when it
+ * was made for the same fault (several lanes of one free), else a new one.
+ * NULL when out of memory. */
+static mem_record *fault_record(check_thread *t, vm_block *b)
 {
-    if (!t->mem) {
-        t->mem = calloc(1, sizeof *t->mem);
-        if (!t->mem)
-            return;
-    }
+    if (!t->mem && !(t->mem = calloc(1, sizeof *t->mem)))
+        return NULL;
     struct mem_thread *m = t->mem;
+    if (m->n && !strcmp(m->v[m->n - 1].message, b->fault.message))
+        return &m->v[m->n - 1];
     if (util_grow(&m->v, &m->cap, m->n + 1, sizeof *m->v))
-        return;
+        return NULL;
     mem_record *rec = &m->v[m->n];
     memset(rec, 0, sizeof *rec);
     rec->message = strdup(b->fault.message);
@@ -192,14 +193,23 @@ void mem_bad_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f,
     if (!rec->message || !rec->texts) {
         free(rec->message);
         free(rec->texts);
-        return;
+        return NULL;
     }
     m->n++;
+    return rec;
+}
+
+void mem_bad_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, int space,
+                    uint32_t mask, const uint64_t *addr, int64_t imm, unsigned size)
+{
+    mem_record *rec = fault_record(t, b);
+    if (!rec)
+        return;
     vm_launch *L = b->launch;
     char where[512], blk[64], thr[64];
     check_describe_pc(L, f, pc, where, sizeof where);
     check_block_coords(L, b->linear_id, blk, sizeof blk);
-    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+    for (uint32_t mm = mask; mm && rec->ntexts < VM_WARP; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         util_buffer why = {0};
         int sp;
@@ -220,25 +230,8 @@ void mem_bad_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f,
 void mem_heap_misuse(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int lane,
                      const char *reason)
 {
-    if (!t->mem && !(t->mem = calloc(1, sizeof *t->mem)))
-        return;
-    struct mem_thread *m = t->mem;
-    mem_record *rec = m->n ? &m->v[m->n - 1] : NULL;
-    if (!rec || strcmp(rec->message, b->fault.message)) {
-        if (util_grow(&m->v, &m->cap, m->n + 1, sizeof *m->v))
-            return;
-        rec = &m->v[m->n];
-        memset(rec, 0, sizeof *rec);
-        rec->message = strdup(b->fault.message);
-        rec->texts = calloc(VM_WARP, sizeof *rec->texts);
-        if (!rec->message || !rec->texts) {
-            free(rec->message);
-            free(rec->texts);
-            return;
-        }
-        m->n++;
-    }
-    if (rec->ntexts >= VM_WARP)
+    mem_record *rec = fault_record(t, b);
+    if (!rec || rec->ntexts >= VM_WARP)
         return;
     vm_launch *L = b->launch;
     char where[512], blk[64], thr[64];

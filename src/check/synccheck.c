@@ -68,18 +68,12 @@ void sync_thread_free(struct sync_thread *y)
     free(y);
 }
 
-/* The state of the block with index rank in its group (NULL when out of memory). */
+/* The state of the block with index rank in its group (NULL when out of
+ * memory); new entries start zeroed. */
 static sync_rank *rank_state(struct sync_thread *y, unsigned rank)
 {
-    if (rank >= y->nranks) {
-        size_t n = (size_t)rank + 1;
-        sync_rank *v = realloc(y->ranks, n * sizeof *v);
-        if (!v)
-            return NULL;
-        memset(v + y->nranks, 0, (n - y->nranks) * sizeof *v);
-        y->ranks = v;
-        y->nranks = n;
-    }
+    if (util_grow(&y->ranks, &y->nranks, (size_t)rank + 1, sizeof *y->ranks))
+        return NULL;
     return &y->ranks[rank];
 }
 
