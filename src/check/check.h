@@ -19,8 +19,9 @@ void check_session_destroy(check_session *s);
 unsigned check_session_tools(const check_session *s);
 
 /* Around each launch: returns the hooks to install in L (NULL when no
- * enabled tool needs them). `fault` is the fault the launch stopped with,
- * or NULL. */
+ * enabled tool needs them; tools that only look at faults are installed
+ * as L->fault_hooks instead). `fault` is the fault the launch stopped
+ * with, or NULL. */
 const vm_hooks *check_launch_begin(check_session *s, vm_launch *L);
 void check_launch_end(check_session *s, vm_launch *L, const vm_fault *fault);
 

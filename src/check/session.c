@@ -345,6 +345,12 @@ const vm_hooks *check_launch_begin(check_session *s, vm_launch *L)
         h->heap_misuse = h_heap_misuse;
     }
     s->cur = cl;
+    if (tools == KEMU_TOOL_MEMCHECK && !L->heap_table) {
+        /* memcheck alone, with no device heap to watch, only looks at
+         * faults: no hook table, so the interpreter keeps every fast path */
+        L->fault_hooks = h;
+        return NULL;
+    }
     return h;
 }
 

@@ -247,14 +247,6 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     }
     if (dev->checks)
         L.hooks = check_launch_begin(dev->checks, &L);
-    if (L.hooks && !L.heap_table && !L.hooks->block_begin && !L.hooks->block_end && !L.hooks->access &&
-        !L.hooks->barrier && !L.hooks->warp_sync && !L.hooks->fence && !L.hooks->cluster_barrier &&
-        !L.hooks->divergent_barrier && !L.hooks->barrier_arrive && !L.hooks->op) {
-        /* only fault hooks (memcheck without a device heap to watch): the
-         * interpreter keeps every fast path and reports faults to them */
-        L.fault_hooks = L.hooks;
-        L.hooks = NULL;
-    }
     unsigned cl[3];
     for (int i = 0; i < 3; i++)
         cl[i] = cfg->cooperative ? L.grid[i] : L.cluster[i] ? L.cluster[i] : 1;
