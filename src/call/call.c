@@ -339,6 +339,19 @@ static kemu_status launch_geometry(call_state *c, kemu_launch_config *lc)
 }
 
 /* Allocates a device buffer holding a's data. */
+/* The VM_OOB_FILL class of a dtype's fill: bools true (5); floats and
+ * signed integers the pattern of their width (1-4: 1, 2, 4, 8 bytes);
+ * unsigned integers all bits set (0). */
+static int fill_class(io_dtype dt)
+{
+    if (dt == IO_DT_BOOL)
+        return 5;
+    if (!io_dtype_is_float(dt) && !io_dtype_is_signed(dt))
+        return 0;
+    size_t n = io_dtype_size(dt);
+    return n == 1 ? 1 : n == 2 ? 2 : n == 4 ? 3 : 4;
+}
+
 static kemu_status upload(call_state *c, const io_array *a, uint64_t *address, const char *path)
 {
     size_t bytes = a->count * io_dtype_size(a->dtype);
@@ -346,7 +359,7 @@ static kemu_status upload(call_state *c, const io_array *a, uint64_t *address, c
     if (kemu_malloc(c->dev, bytes, KEMU_UNINIT_ZERO, address, &e) ||
         kemu_memcpy_htod(c->dev, *address, a->data, bytes, &e))
         return FAIL(e.status, path, "%s", e.message);
-    exec_set_fill_class(c->dev, *address, exec_fill_class_of_dtype(io_dtype_name(a->dtype)));
+    exec_set_fill_class(c->dev, *address, fill_class(a->dtype));
     return KEMU_OK;
 }
 
@@ -417,7 +430,7 @@ static kemu_status place_operands(call_state *c, kemu_launch_config *lc)
                 count *= (size_t)sc->shape[d];
             io_fill_uninit(c->shared_image + (c->scratch_device[i] - base), count, dt, fill);
             /* reads past the end of shared memory are past the last smem scratch */
-            c->oob_shared_class = 1 + exec_fill_class_of_dtype(io_dtype_name(dt));
+            c->oob_shared_class = 1 + fill_class(dt);
         }
     }
     if (c->result)

@@ -5,8 +5,6 @@
 #include "exec/call_support.h"
 #include "exec/exec.h"
 
-#include <string.h>
-
 uint64_t exec_kernel_dynamic_shared_base(const kemu_kernel *k)
 {
     if (!k)
@@ -23,17 +21,4 @@ void exec_set_fill_class(kemu_device *dev, uint64_t address, int fill_class)
     mem_allocation *a = (mem_allocation *)mem_find_containing(&dev->mem, address);
     if (a)
         a->fill_class = fill_class + 1;
-}
-
-int exec_fill_class_of_dtype(const char *dtype)
-{
-    static const struct { const char *name; int cls; } map[] = {
-        {"bool", 5}, {"i8", 1}, {"int8", 1}, {"i16", 2}, {"int16", 2}, {"f16", 2}, {"float16", 2}, {"bf16", 2},
-        {"bfloat16", 2}, {"i32", 3}, {"int32", 3}, {"f32", 3}, {"float32", 3}, {"i64", 4}, {"int64", 4},
-        {"f64", 4}, {"float64", 4},
-    };
-    for (size_t i = 0; dtype && i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(dtype, map[i].name))
-            return map[i].cls;
-    return 0; /* unsigned integers: all bits set */
 }

@@ -14,8 +14,7 @@ uint64_t exec_kernel_dynamic_shared_base(const kemu_kernel *k);
 
 /* Out-of-bounds loads under interpret.out_of_bounds_reads "uninitialized":
  * a load past the end of the allocation at address returns the fill of
- * its operand's dtype. The fill class of a dtype (see VM_OOB_FILL_CLASSES). */
+ * class fill_class (see VM_OOB_FILL_CLASSES), its operand's dtype's. */
 void exec_set_fill_class(kemu_device *dev, uint64_t address, int fill_class);
-int exec_fill_class_of_dtype(const char *dtype);
 
 #endif
