@@ -10,13 +10,15 @@
  * measurement and keeps the fastest. Only the native call or kemu_launch is
  * timed: no process start-up, PTX load, allocation or copies.
  *
- *   suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAME] [--quick]
- *         [--cpu-time]
+ *   suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAME] [--mode NAME]
+ *         [--quick] [--cpu-time]
  *
  * --srcdir: where bench/ and samples/ are (default "."); --json: where the
  * table goes as JSON (default bench/results.json); --scale multiplies the
  * problem sizes (for quick runs); --quick measures only the native twin
  * and the 1-thread kemu run (for profiling and quick comparisons);
+ * --mode kemu_1t|kemu_all|racecheck|memcheck runs only that kemu mode (to
+ * profile it; the other columns print nan and no JSON is written);
  * --cpu-time times by process CPU time (for a busy machine). Prints
  * one row per kernel and, last,
  * `geomean slowdown vs native (1 thread): X.XX`. Exits non-zero when a
@@ -572,6 +574,7 @@ int main(int argc, char **argv)
     const char *srcdir = ".", *json_path = "bench/results.json", *only = NULL;
     double scale = 1.0;
     int quick = 0;
+    unsigned modes = (1u << MODE_COUNT) - 1; /* the kemu modes to run */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--srcdir") && i + 1 < argc)
             srcdir = argv[++i];
@@ -583,10 +586,22 @@ int main(int argc, char **argv)
             only = argv[++i];
         else if (!strcmp(argv[i], "--quick"))
             quick = 1;
+        else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
+            /* only this mode (for profiling one of them); the others print as nan */
+            const char *name = argv[++i];
+            modes = 0;
+            for (int m = 0; m < MODE_COUNT; m++)
+                if (!strcmp(name, mode_names[m]))
+                    modes = 1u << m;
+            if (!modes) {
+                fprintf(stderr, "suite: --mode is one of kemu_1t, kemu_all, racecheck, memcheck\n");
+                return 2;
+            }
+        }
         else if (!strcmp(argv[i], "--cpu-time"))
             timing_clock = CLOCK_PROCESS_CPUTIME_ID;
         else {
-            fprintf(stderr, "usage: suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAME] [--quick] [--cpu-time]\n");
+            fprintf(stderr, "usage: suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAME] [--mode NAME] [--quick] [--cpu-time]\n");
             return 2;
         }
     }
@@ -613,6 +628,9 @@ int main(int argc, char **argv)
         row->ok = 1;
         for (int mode = 0; mode < (quick ? MODE_ONE_THREAD + 1 : MODE_COUNT) && row->ok; mode++) {
             double instructions = 0;
+            row->kemu_seconds[mode] = NAN;
+            if (!(modes & (1u << mode)))
+                continue;
             int runs = mode <= MODE_ALL_THREADS ? KEMU_RUNS : CHECKED_RUNS;
             char message[256] = "";
             if (time_kemu(b, srcdir, mode, runs, output, &row->kemu_seconds[mode], &instructions)) {
@@ -644,11 +662,12 @@ int main(int argc, char **argv)
             log_sum += log(rows[c].kemu_seconds[MODE_ONE_THREAD] / rows[c].native_seconds);
     double geomean = measured ? exp(log_sum / measured) : NAN;
 
-    FILE *json = fopen(json_path, "w");
-    if (!json) {
+    /* a run of one mode leaves the table incomplete: no JSON for it */
+    FILE *json = modes == (1u << MODE_COUNT) - 1 ? fopen(json_path, "w") : NULL;
+    if (!json && modes == (1u << MODE_COUNT) - 1) {
         fprintf(stderr, "suite: cannot write %s\n", json_path);
         failures++;
-    } else {
+    } else if (json) {
         fprintf(json, "{\n  \"kemu_version\": \"%s\",\n  \"kernels\": [\n", kemu_version());
         int first = 1;
         for (int c = 0; c < CASE_COUNT; c++) {

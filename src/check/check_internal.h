@@ -226,7 +226,7 @@ void race_block_end(check_thread *t, vm_block *b);
 /* A warp-wide memory access (the access hook): shadow-memory checks, and
  * release/acquire for strong accesses, atomics and mbarrier ops. */
 void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
-                 const vm_access_lane *lanes, unsigned size);
+                 const vm_access_lanes *lanes, unsigned size);
 /* A warp arrives at a CTA or cluster barrier (releases its clock); a CTA
  * barrier completes (its waiters acquire the arrivals); a cluster barrier
  * phase completes. */
@@ -271,7 +271,7 @@ void mem_launch_end(check_launch *cl, const vm_fault *fault);
 void init_thread_free(struct init_thread *i);
 void init_block_begin(check_thread *t, vm_block *b);
 void init_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
-                 const vm_access_lane *lanes, unsigned size);
+                 const vm_access_lanes *lanes, unsigned size);
 void init_op(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask);
 /* The report text of an initcheck group. */
 char *init_render(const check_launch *cl, const check_group *g);
@@ -290,7 +290,7 @@ void sync_block_begin(check_thread *t, vm_block *b);
 /* The block finished or stopped: phases left open (a deadlock) are checked. */
 void sync_block_end(check_thread *t, vm_block *b);
 void sync_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
-                 const vm_access_lane *lanes, unsigned size);
+                 const vm_access_lanes *lanes, unsigned size);
 void sync_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id);
 void sync_barrier(check_thread *t, vm_block *b, int id);
 void sync_warp_sync(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t active,

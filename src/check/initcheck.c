@@ -154,7 +154,7 @@ static inline void bit_set(uint8_t *bits, uint64_t i)
 }
 
 void init_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
-                 const vm_access_lane *lanes, unsigned size)
+                 const vm_access_lanes *lanes, unsigned size)
 {
     struct init_thread *s = state(t);
     if (!s)
@@ -169,8 +169,8 @@ void init_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
     const check_session *ss = t->launch->s;
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        uint64_t a = lanes[l].where;
-        if (lanes[l].space == BC_SPACE_GLOBAL) {
+        uint64_t a = lanes->where[l];
+        if (lanes->space[l] == BC_SPACE_GLOBAL) {
             const check_init_alloc *al = s->last;
             if (!al || a < al->base || a - al->base >= al->size)
                 al = find_alloc(ss, a);
@@ -189,16 +189,16 @@ void init_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
             if (writes)
                 for (uint64_t k = 0; k < n; k++)
                     bit_set(al->written, off + k);
-        } else if (lanes[l].space == BC_SPACE_SHARED && lanes[l].rank < s->nranks) {
-            uint8_t *sh = s->ranks[lanes[l].rank].shared;
-            size_t cap = s->ranks[lanes[l].rank].shared_cap;
+        } else if (lanes->space[l] == BC_SPACE_SHARED && lanes->rank[l] < s->nranks) {
+            uint8_t *sh = s->ranks[lanes->rank[l]].shared;
+            size_t cap = s->ranks[lanes->rank[l]].shared_cap;
             if (!sh || a + size > cap)
                 continue;
             if (reads)
                 for (unsigned k = 0; k < size; k++)
                     if (!sh[a + k]) {
                         /* grouped apart only when it is another block's (cluster) shared memory */
-                        note(t, b, w, f, pc, INIT_SHARED, lanes[l].rank == b->rank ? 0 : 1u + lanes[l].rank, l,
+                        note(t, b, w, f, pc, INIT_SHARED, lanes->rank[l] == b->rank ? 0 : 1u + lanes->rank[l], l,
                              a + k, size);
                         break;
                     }

@@ -645,7 +645,7 @@ int race_stored_bytes(const vm_frame *f, const bc_op *op, int l, uint8_t *buf, u
 }
 
 static void mbarrier_op(race_thread *r, vm_block *b, vm_warp *w, const vm_frame *f, const bc_op *op, uint32_t mask,
-                        const vm_access_lane *lanes)
+                        const vm_access_lanes *lanes)
 {
     int u = unit_of(r, b, w);
     uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
@@ -656,15 +656,15 @@ static void mbarrier_op(race_thread *r, vm_block *b, vm_warp *w, const vm_frame 
     int nseen = 0;
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        if (lanes[l].space != BC_SPACE_SHARED)
+        if (lanes->space[l] != BC_SPACE_SHARED)
             continue;
-        uint64_t key = loc_key(0, lanes[l].rank, lanes[l].where);
+        uint64_t key = loc_key(0, lanes->rank[l], lanes->where[l]);
         int si = -1;
         for (int i = 0; i < nseen; i++)
             if (addr_seen[i] == key)
                 si = i;
         if (si < 0) {
-            const uint8_t *p = check_shared_ptr(b, lanes[l].rank, lanes[l].where, 8);
+            const uint8_t *p = check_shared_ptr(b, lanes->rank[l], lanes->where[l], 8);
             if (!p)
                 continue;
             si = nseen++;
@@ -762,7 +762,7 @@ static int same_stored(const vm_frame *f, const bc_op *op, const uint64_t *src, 
  * first group, joins it (lanes repeating earlier lanes in order); only
  * other lanes build and search a small open-addressing table. */
 static uint32_t group_lanes(const race_thread *r, const vm_frame *f, const bc_op *op, const uint64_t *src, int known,
-                            uint32_t mask, const vm_access_lane *lanes, unsigned size, race_groups *g)
+                            uint32_t mask, const vm_access_lanes *lanes, unsigned size, race_groups *g)
 {
     uint32_t global = 0, known_groups = 0;
     uint64_t prev = 0;
@@ -771,14 +771,14 @@ static uint32_t group_lanes(const race_thread *r, const vm_frame *f, const bc_op
     int8_t hgrp[64];
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        int sp = lanes[l].space;
+        int sp = lanes->space[l];
         if (sp == BC_SPACE_GLOBAL) {
             global |= 1u << l;
             continue;
         }
-        if (sp != BC_SPACE_SHARED || lanes[l].rank >= nranks)
+        if (sp != BC_SPACE_SHARED || lanes->rank[l] >= nranks)
             continue;
-        uint64_t key = ((uint64_t)lanes[l].rank << RACE_RANK_SHIFT) | lanes[l].where;
+        uint64_t key = ((uint64_t)lanes->rank[l] << RACE_RANK_SHIFT) | lanes->where[l];
         int j;
         if (last >= 0 && key == prev) {
             j = last;
@@ -831,7 +831,7 @@ static uint32_t group_lanes(const race_thread *r, const vm_frame *f, const bc_op
 /* Records the shared-memory accesses of the groups g of one
  * warp-instruction (kind k: RACE_K_*). */
 static void shared_access(race_thread *r, int u, const vm_frame *f, const bc_op *op, uint32_t pc, int k,
-                          const uint64_t *src, const race_groups *g, const vm_access_lane *lanes, unsigned size)
+                          const uint64_t *src, const race_groups *g, const vm_access_lanes *lanes, unsigned size)
 {
     race_tuple proto = proto_of(r, u, (uint32_t)f->fn->index, pc);
     const uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
@@ -839,8 +839,8 @@ static void shared_access(race_thread *r, int u, const vm_frame *f, const bc_op 
     for (int j = 0; j < g->n; j++) {
         int l = g->first[j];
         int known = (g->known >> j) & 1;
-        int rank = lanes[l].rank;
-        uint64_t where = lanes[l].where;
+        int rank = lanes->rank[l];
+        uint64_t where = lanes->where[l];
         if (size == 4 && !(where & 3)) {
             uint32_t v = 0;
             if (known && src)
@@ -859,11 +859,65 @@ static void shared_access(race_thread *r, int u, const vm_frame *f, const bc_op 
     }
 }
 
+/* The groups of a full warp's accesses to one block's shared memory
+ * (lanes->one_region) when their offsets follow one of the shapes 2D
+ * tiles give: blocks of q lanes at one offset (q lanes reading one
+ * element) or period p (lane l at the offset of lane l - p: a row read by
+ * both half-warps), the distinct offsets rising, p and q powers of two.
+ * Fills g as group_lanes would and returns 1, or returns 0 for other
+ * shapes. */
+static int tile_groups(const vm_access_lanes *lanes, race_groups *g)
+{
+    const uint64_t *w = lanes->where;
+    uint64_t rk = (uint64_t)lanes->rank[0] << RACE_RANK_SHIFT;
+    int n;
+    if (w[1] == w[0]) {
+        int q = 2;
+        while (q < VM_WARP && w[q] == w[0])
+            q++;
+        if (q & (q - 1))
+            return 0;
+        n = VM_WARP / q;
+        for (int j = 0; j < n; j++) {
+            uint64_t lead = w[j * q];
+            if (j && lead <= w[j * q - 1])
+                return 0;
+            for (int l = j * q + 1; l < (j + 1) * q; l++)
+                if (w[l] != lead)
+                    return 0;
+            g->key[j] = rk | lead;
+            g->lanes[j] = (uint32_t)(((1ull << q) - 1) << (j * q));
+            g->first[j] = (int8_t)(j * q);
+        }
+    } else {
+        int p = 1;
+        while (p < VM_WARP && w[p] > w[p - 1])
+            p++;
+        if (p == VM_WARP || (p & (p - 1)))
+            return 0;
+        for (int l = p; l < VM_WARP; l++)
+            if (w[l] != w[l - p])
+                return 0;
+        uint32_t rep = 0;
+        for (int l = 0; l < VM_WARP; l += p)
+            rep |= 1u << l;
+        n = p;
+        for (int j = 0; j < p; j++) {
+            g->key[j] = rk | w[j];
+            g->lanes[j] = rep << j;
+            g->first[j] = (int8_t)j;
+        }
+    }
+    g->n = n;
+    g->known = 0;
+    return 1;
+}
+
 /* Whether every lane of mask accesses global memory. */
-static int all_global(const vm_access_lane *lanes, uint32_t mask)
+static int all_global(const vm_access_lanes *lanes, uint32_t mask)
 {
     for (uint32_t mm = mask; mm; mm &= mm - 1)
-        if (lanes[__builtin_ctz(mm)].space != BC_SPACE_GLOBAL)
+        if (lanes->space[__builtin_ctz(mm)] != BC_SPACE_GLOBAL)
             return 0;
     return 1;
 }
@@ -871,19 +925,19 @@ static int all_global(const vm_access_lane *lanes, uint32_t mask)
 /* The rank whose shared memory every lane of mask accesses with an
  * aligned 4-byte access, at addresses that rise from lane to lane (so
  * each lane is a group of its own), or -1 when the lanes are not all so. */
-static int rising_words(const vm_access_lane *lanes, uint32_t mask, int nranks)
+static int rising_words(const vm_access_lanes *lanes, uint32_t mask, int nranks)
 {
     if (!mask)
         return -1;
     int l = __builtin_ctz(mask);
-    int rank = lanes[l].rank;
-    uint64_t prev = lanes[l].where;
-    if (lanes[l].space != BC_SPACE_SHARED || rank >= nranks || (prev & 3))
+    int rank = lanes->rank[l];
+    uint64_t prev = lanes->where[l];
+    if (lanes->space[l] != BC_SPACE_SHARED || rank >= nranks || (prev & 3))
         return -1;
     for (uint32_t mm = mask & (mask - 1); mm; mm &= mm - 1) {
         l = __builtin_ctz(mm);
-        uint64_t wh = lanes[l].where;
-        if (lanes[l].space != BC_SPACE_SHARED || lanes[l].rank != rank || (wh & 3) || wh <= prev)
+        uint64_t wh = lanes->where[l];
+        if (lanes->space[l] != BC_SPACE_SHARED || lanes->rank[l] != rank || (wh & 3) || wh <= prev)
             return -1;
         prev = wh;
     }
@@ -895,7 +949,7 @@ static int rising_words(const vm_access_lane *lanes, uint32_t mask, int nranks)
  * for such lanes, without grouping them. src: the stored register when
  * the op's bytes are known (kind then has RACE_K_VALUE), else NULL. */
 static void shared_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t pc, uint8_t kind, const uint64_t *src,
-                         uint32_t mask, const vm_access_lane *lanes)
+                         uint32_t mask, const vm_access_lanes *lanes)
 {
     race_tuple proto = proto_of(r, u, fn, pc);
     const uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
@@ -903,12 +957,12 @@ static void shared_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t 
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint32_t v = src ? (uint32_t)src[l] : 0; /* the low bytes on a little-endian host, as race_stored_bytes */
-        record_word(r, sh, rank, lanes[l].where, &proto, myvc, 1u << l, kind, v);
+        record_word(r, sh, rank, lanes->where[l], &proto, myvc, 1u << l, kind, v);
     }
 }
 
 void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
-                 const vm_access_lane *lanes, unsigned size)
+                 const vm_access_lanes *lanes, unsigned size)
 {
     race_thread *r = t->race;
     if (!r->U || (int)b->rank >= r->n)
@@ -925,11 +979,11 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
         race_unit_async *q = &r->async[u];
         for (uint32_t mm = mask; mm; mm &= mm - 1) {
             int l = __builtin_ctz(mm);
-            if (lanes[l].space != BC_SPACE_SHARED)
+            if (lanes->space[l] != BC_SPACE_SHARED)
                 continue;
             if (util_grow(&q->v, &q->cap, q->n + 1, sizeof *q->v))
                 return;
-            q->v[q->n++] = (race_async){lanes[l].where, pc, q->committed, (uint16_t)fn, lanes[l].rank, (uint8_t)l,
+            q->v[q->n++] = (race_async){lanes->where[l], pc, q->committed, (uint16_t)fn, lanes->rank[l], (uint8_t)l,
                                         (uint8_t)size};
         }
         return;
@@ -946,12 +1000,25 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
     const uint64_t *src = known && op->n <= 1 ? f->regs + (size_t)op->b * VM_WARP : NULL;
     uint32_t global = 0;
     int rank;
-    if (all_global(lanes, mask)) {
+    race_groups g;
+    if (lanes->one_region) {
+        int first = __builtin_ctz(mask);
+        if (lanes->space[first] == BC_SPACE_GLOBAL) {
+            global = mask;
+        } else if (lanes->rank[first] < r->n) {
+            /* one block's shared memory */
+            if (size == 4 && (!known || src) && (rank = rising_words(lanes, mask, r->n)) >= 0)
+                shared_words(r, u, rank, fn, pc, (uint8_t)(known ? k | RACE_K_VALUE : k), src, mask, lanes);
+            else if (!known && mask == 0xffffffffu && tile_groups(lanes, &g))
+                shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
+            else if (group_lanes(r, f, op, src, known, mask, lanes, size, &g), g.n)
+                shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
+        }
+    } else if (all_global(lanes, mask)) {
         global = mask;
     } else if (size == 4 && (!known || src) && (rank = rising_words(lanes, mask, r->n)) >= 0) {
         shared_words(r, u, rank, fn, pc, (uint8_t)(known ? k | RACE_K_VALUE : k), src, mask, lanes);
     } else {
-        race_groups g;
         global = group_lanes(r, f, op, src, known, mask, lanes, size, &g);
         if (g.n)
             shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
@@ -972,10 +1039,10 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
         mask = 0;
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        int sp = lanes[l].space;
+        int sp = lanes->space[l];
         if (sp != BC_SPACE_GLOBAL && sp != BC_SPACE_SHARED)
             continue;
-        uint64_t key = loc_key(sp == BC_SPACE_GLOBAL, sp == BC_SPACE_GLOBAL ? 0 : lanes[l].rank, lanes[l].where);
+        uint64_t key = loc_key(sp == BC_SPACE_GLOBAL, sp == BC_SPACE_GLOBAL ? 0 : lanes->rank[l], lanes->where[l]);
         if (acquires && r->loc_count) {
             race_loc *loc = loc_find(r, key, 0);
             if (loc && !loc->is_mbar) {

@@ -47,16 +47,16 @@ static void log_push(race_thread *r, const race_gacc *g)
  * known or come from one register (src). Logs the one range the general
  * loop would make and returns 1, or returns 0 to leave it to that loop. */
 static int global_run(race_thread *r, int u, const vm_warp *w, const vm_frame *f, uint32_t pc, int kind,
-                      uint32_t mask, const vm_access_lane *lanes, unsigned size, const uint64_t *src)
+                      uint32_t mask, const vm_access_lanes *lanes, unsigned size, const uint64_t *src)
 {
     int first = __builtin_ctz(mask);
     uint32_t m = mask >> first;
     if (m & (m + 1))
         return 0; /* not consecutive lanes */
     int n = __builtin_popcount(mask);
-    uint64_t a0 = lanes[first].where;
+    uint64_t a0 = lanes->where[first];
     for (int i = 1; i < n; i++)
-        if (lanes[first + i].where != a0 + (uint64_t)i * size)
+        if (lanes->where[first + i] != a0 + (uint64_t)i * size)
             return 0;
     race_gacc cur;
     memset(&cur, 0, sizeof cur);
@@ -89,7 +89,7 @@ static int global_run(race_thread *r, int u, const vm_warp *w, const vm_frame *f
 }
 
 void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp *w, const vm_frame *f,
-                        uint32_t pc, int kind, uint32_t mask, const vm_access_lane *lanes, unsigned size)
+                        uint32_t pc, int kind, uint32_t mask, const vm_access_lanes *lanes, unsigned size)
 {
     (void)b;
     const bc_op *op = &f->fn->code[pc];
@@ -105,7 +105,7 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
     uint8_t bytes[64];
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        uint64_t a = lanes[l].where;
+        uint64_t a = lanes->where[l];
         int known = (kind & RACE_K_WRITE) && !(kind & RACE_K_ATOMIC) && size <= 8 &&
                     race_stored_bytes(f, op, l, bytes, size);
         uint64_t v = 0;

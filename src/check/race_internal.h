@@ -172,7 +172,7 @@ int race_stored_bytes(const vm_frame *f, const bc_op *op, int l, uint8_t *buf, u
 /* Logs the global accesses of the lanes of mask of one warp-instruction
  * (race_global.c); kind is RACE_K_*. */
 void race_global_access(race_thread *r, int unit, const vm_block *b, const vm_warp *w, const vm_frame *f,
-                        uint32_t pc, int kind, uint32_t mask, const vm_access_lane *lanes, unsigned size);
+                        uint32_t pc, int kind, uint32_t mask, const vm_access_lanes *lanes, unsigned size);
 /* At the end of a cluster: races between its global accesses, then its
  * records for the analysis across clusters. race_global_free releases the
  * log. */

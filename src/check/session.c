@@ -194,7 +194,7 @@ static void h_block_end(void *ctx, vm_block *b)
 }
 
 static void h_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
-                     const vm_access_lane *lanes, unsigned size)
+                     const vm_access_lanes *lanes, unsigned size)
 {
     check_launch *cl = ctx;
     check_thread *t = check_thread_get(cl);

@@ -195,7 +195,7 @@ void sync_warp_sync(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f,
 }
 
 void sync_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
-                 const vm_access_lane *lanes, unsigned size)
+                 const vm_access_lanes *lanes, unsigned size)
 {
     (void)kind;
     (void)size;
@@ -210,30 +210,30 @@ void sync_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
     int nseen = 0;
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        if (lanes[l].space != BC_SPACE_SHARED || lanes[l].rank >= y->nranks)
+        if (lanes->space[l] != BC_SPACE_SHARED || lanes->rank[l] >= y->nranks)
             continue;
-        check_set *init = &y->ranks[lanes[l].rank].mbar_init;
-        uint64_t key = lanes[l].where + 1;
+        check_set *init = &y->ranks[lanes->rank[l]].mbar_init;
+        uint64_t key = lanes->where[l] + 1;
         uint64_t arg = op->b != BC_NONE ? f->regs[(size_t)op->b * VM_WARP + (size_t)l] : 0;
         if (sub == BC_MB_INIT) {
             check_set_add(init, key);
         } else if (sub != BC_MB_PENDING) {
             if (!check_set_has(init, key)) {
-                note(t, b, SYNC_MBAR_UNINIT, (uint32_t)f->fn->index, pc, 0, 0, w->index, l, (uint32_t)lanes[l].where,
-                     lanes[l].rank, 0);
+                note(t, b, SYNC_MBAR_UNINIT, (uint32_t)f->fn->index, pc, 0, 0, w->index, l, (uint32_t)lanes->where[l],
+                     lanes->rank[l], 0);
                 continue;
             }
         }
         int si = -1;
         for (int i = 0; i < nseen; i++)
-            if (seen[i] == ((uint64_t)lanes[l].rank << 56 | lanes[l].where))
+            if (seen[i] == ((uint64_t)lanes->rank[l] << 56 | lanes->where[l]))
                 si = i;
         if (si < 0) {
-            const uint8_t *p = check_shared_ptr(b, lanes[l].rank, lanes[l].where, 8);
+            const uint8_t *p = check_shared_ptr(b, lanes->rank[l], lanes->where[l], 8);
             if (!p)
                 continue;
             si = nseen++;
-            seen[si] = (uint64_t)lanes[l].rank << 56 | lanes[l].where;
+            seen[si] = (uint64_t)lanes->rank[l] << 56 | lanes->where[l];
             memcpy(&st[si], p, 8);
         }
         int completed, overflow, done;
@@ -241,7 +241,7 @@ void sync_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
         st[si] = check_mbar_step(st[si], sub, arg, &completed, &overflow, &done);
         if (overflow)
             note(t, b, SYNC_MBAR_OVERFLOW, (uint32_t)f->fn->index, pc, 0, 0, w->index, l, (uint32_t)arg,
-                 (uint32_t)(before & 0xfffff), (uint32_t)lanes[l].where);
+                 (uint32_t)(before & 0xfffff), (uint32_t)lanes->where[l]);
     }
 }
 

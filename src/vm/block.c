@@ -226,14 +226,22 @@ static void describe_global(const mem_space *mem, uint64_t addr, char *buf, size
     }
 }
 
+/* Notes where lane l's access went (for the access hook). */
+static inline void lane_at(vm_access_lanes *lanes, int l, int space, uint16_t rank, uint64_t off)
+{
+    lanes->where[l] = off;
+    lanes->rank[l] = rank;
+    lanes->space[l] = (uint8_t)space;
+}
+
 static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
                          const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
 {
     vm_launch *L = b->launch;
     int is_store = kind != VM_ACCESS_LOAD;
     const char *what = kind == VM_ACCESS_ATOMIC ? "atomic" : is_store ? "store" : "load";
-    vm_access_lane lanes_buf[VM_WARP];
-    vm_access_lane *lanes = L->hooks && L->hooks->access ? lanes_buf : NULL;
+    vm_access_lanes lanes_buf;
+    vm_access_lanes *lanes = L->hooks && L->hooks->access ? &lanes_buf : NULL;
     const mem_allocation *cache = NULL;
     /* out-of-bounds loads return the fill value instead of faulting (kemu
      * call's interpret.out_of_bounds_reads = "uninitialized") */
@@ -284,7 +292,7 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
         switch (sp) {
         case BC_SPACE_GLOBAL:
             if (lanes)
-                lanes[l] = (vm_access_lane){BC_SPACE_GLOBAL, 0, off};
+                lane_at(lanes, l, BC_SPACE_GLOBAL, 0, off);
             if (!cache || off < cache->base || off + size > cache->base + cache->size) {
                 cache = mem_find(L->mem, off, size);
                 if (!cache) {
@@ -328,7 +336,7 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                                            b->cluster ? b->cluster->n : 1, b->cluster && b->cluster->n == 1 ? "" : "s"));
                     vm_block *other = &b->cluster->blocks[rank];
                     if (lanes)
-                        lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint16_t)rank, off};
+                        lane_at(lanes, l, BC_SPACE_SHARED, (uint16_t)rank, off);
                     if (off + size > other->shared_size || off + size < off)
                         OOB_OR(vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                            "out-of-bounds shared::cluster %s of %u bytes at offset %llu of block rank %llu (%llu bytes of shared memory)",
@@ -343,7 +351,7 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                                    "out-of-bounds shared %s of %u bytes at offset %llu (the block has %llu bytes of shared memory)",
                                    what, size, (unsigned long long)off, (unsigned long long)b->shared_size));
             if (lanes)
-                lanes[l] = (vm_access_lane){BC_SPACE_SHARED, (uint16_t)b->rank, off};
+                lane_at(lanes, l, BC_SPACE_SHARED, (uint16_t)b->rank, off);
             ptrs[l] = b->shared + off;
             break;
         case BC_SPACE_LOCAL:
@@ -352,7 +360,7 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                                    "out-of-bounds local %s of %u bytes at offset %llu (%llu bytes of local memory per thread)",
                                    what, size, (unsigned long long)off, (unsigned long long)L->local_stride));
             if (lanes)
-                lanes[l] = (vm_access_lane){BC_SPACE_LOCAL, 0, off};
+                lane_at(lanes, l, BC_SPACE_LOCAL, 0, off);
             ptrs[l] = w->local + (size_t)l * L->local_stride + off;
             break;
         case BC_SPACE_CONST:
@@ -364,7 +372,7 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                                    "out-of-bounds const load of %u bytes at offset %llu (the module has %llu bytes of constant memory)",
                                    size, (unsigned long long)off, (unsigned long long)L->const_size));
             if (lanes)
-                lanes[l] = (vm_access_lane){BC_SPACE_CONST, 0, off};
+                lane_at(lanes, l, BC_SPACE_CONST, 0, off);
             ptrs[l] = L->const_bank + off;
             break;
         case BC_SPACE_PARAM_KERNEL:
@@ -376,7 +384,7 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                                    "out-of-bounds param load of %u bytes at offset %llu (%llu bytes of parameters)",
                                    size, (unsigned long long)off, (unsigned long long)L->param_size));
             if (lanes)
-                lanes[l] = (vm_access_lane){BC_SPACE_PARAM_KERNEL, 0, off};
+                lane_at(lanes, l, BC_SPACE_PARAM_KERNEL, 0, off);
             ptrs[l] = L->params + off;
             break;
         default:
@@ -385,13 +393,12 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
     next_lane:;
     }
 #undef OOB_OR
-    if (lanes && (m & ~filled))
+    if (lanes && (m & ~filled)) {
+        lanes->one_region = 0;
         L->hooks->access(L->hooks->ctx, b, w, f, pc, kind, m & ~filled, lanes, size);
+    }
     return 0;
 }
-
-/* vm_resolve_watched writes a lane's space and rank as its first 8 bytes */
-_Static_assert(offsetof(vm_access_lane, where) == 8, "vm_access_lane: where at byte 8");
 
 int vm_resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
                        const uint64_t *addr, int64_t imm, unsigned size, int kind, uintptr_t *base_out)
@@ -400,26 +407,20 @@ int vm_resolve_watched(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, 
     int shared;
     if (!L->hooks || !L->hooks->access || !m || !vm_resolve_region(b, space, m, addr, imm, size, base_out, &shared))
         return 0;
-    vm_access_lane lanes[VM_WARP];
-    /* each lane as two 8-byte stores: the space and rank, the address */
-    const vm_access_lane t = {shared ? BC_SPACE_SHARED : BC_SPACE_GLOBAL, shared ? (uint16_t)b->rank : 0, 0};
-    uint64_t hdr;
-    memcpy(&hdr, &t, sizeof hdr);
-    if (shared) {
-        uint64_t base = space == BC_SPACE_SHARED ? 0 : MEM_WINDOW_SHARED;
-        LANES(m, {
-            memcpy(&lanes[l], &hdr, sizeof hdr);
-            lanes[l].where = addr[l] + (uint64_t)imm - base;
-        });
-    } else {
-        if (L->heap_table && b->alloc_cache->kind == MEM_KIND_HEAP)
-            return 0; /* resolve_lanes checks it against the heap's allocations */
-        LANES(m, {
-            memcpy(&lanes[l], &hdr, sizeof hdr);
-            lanes[l].where = addr[l] + (uint64_t)imm;
-        });
-    }
-    L->hooks->access(L->hooks->ctx, b, w, f, pc, kind, m, lanes, size);
+    if (!shared && L->heap_table && b->alloc_cache->kind == MEM_KIND_HEAP)
+        return 0; /* resolve_lanes checks it against the heap's allocations */
+    /* every lane is in one region: the where of all 32 lanes in one pass
+     * (lanes outside m are unspecified), one space and rank */
+    vm_access_lanes lanes;
+    uint64_t off = (uint64_t)imm - (shared && space != BC_SPACE_SHARED ? MEM_WINDOW_SHARED : 0);
+    for (int l = 0; l < VM_WARP; l++)
+        lanes.where[l] = addr[l] + off;
+    uint16_t rank = shared ? (uint16_t)b->rank : 0;
+    for (int l = 0; l < VM_WARP; l++)
+        lanes.rank[l] = rank;
+    memset(lanes.space, shared ? BC_SPACE_SHARED : BC_SPACE_GLOBAL, sizeof lanes.space);
+    lanes.one_region = 1;
+    L->hooks->access(L->hooks->ctx, b, w, f, pc, kind, m, &lanes, size);
     return 1;
 }
 

@@ -16,12 +16,15 @@ struct vm_frame;
 /* Kinds of memory access. */
 enum { VM_ACCESS_LOAD = 0, VM_ACCESS_STORE = 1, VM_ACCESS_ATOMIC = 2 };
 
-/* Where one lane's access went, after generic addresses were resolved. */
-typedef struct vm_access_lane {
-    uint8_t space;     /* BC_SPACE_GLOBAL, SHARED (incl. cluster), LOCAL, CONST, PARAM_KERNEL */
-    uint16_t rank;     /* shared: the index in its group (cluster rank) of the block whose shared memory it is */
-    uint64_t where;    /* global: device address; shared/local/const/param: offset in that space */
-} vm_access_lane;
+/* Where each lane of a warp-wide access went, after generic addresses were
+ * resolved, by lane (32: VM_WARP; entries of lanes outside the access's
+ * mask are unspecified). */
+typedef struct vm_access_lanes {
+    uint64_t where[32];  /* global: device address; shared/local/const/param: offset in that space */
+    uint16_t rank[32];   /* shared: the index in its group (cluster rank) of the block whose shared memory it is */
+    uint8_t space[32];   /* BC_SPACE_GLOBAL, SHARED (incl. cluster), LOCAL, CONST, PARAM_KERNEL */
+    uint8_t one_region;       /* every lane of the mask is in the space (and shared memory) of its lowest lane */
+} vm_access_lanes;
 
 /* Fence scopes. */
 enum { VM_SCOPE_CTA = 0, VM_SCOPE_CLUSTER, VM_SCOPE_GPU, VM_SCOPE_SYS,
@@ -37,7 +40,7 @@ typedef struct vm_hooks {
      * op's source registers). Called after the addresses were checked and
      * before the access is performed. */
     void (*access)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
-                   int kind, uint32_t mask, const vm_access_lane *lanes, unsigned size);
+                   int kind, uint32_t mask, const vm_access_lanes *lanes, unsigned size);
     /* CTA barrier `id` completed: every warp blocked on it is released. */
     void (*barrier)(void *ctx, struct vm_block *b, int id);
     /* Barrier-like warp synchronization (bar.warp.sync, and the

@@ -329,3 +329,34 @@ extern "C" __global__ void atomic_then_read_fixed(const unsigned *in, unsigned *
     if (t < 4)
         out[t] = bins[t];
 }
+
+// ---- tile reads: the shapes a 16x16 tile product reads in -----------------------------
+// A warp of a (16,16) block reads a[ty][k] in two blocks of 16 lanes at one
+// element each and bt[k][tx] with both half-warps on one row (period 16);
+// s[0] is read by every lane. Without the barrier each read races with the
+// other warps' tile stores.
+
+extern "C" __global__ void tile_reads(const float *in, float *out)
+{
+    __shared__ float a[16][16], bt[16][16];
+    unsigned tx = threadIdx.x, ty = threadIdx.y;
+    a[ty][tx] = in[ty * 16 + tx];
+    bt[ty][tx] = in[256 + ty * 16 + tx];
+    float acc = 0.0f;
+    for (unsigned k = 0; k < 16; k++)
+        acc += a[ty][k] * bt[k][tx];
+    out[ty * 16 + tx] = acc + a[0][0];
+}
+
+extern "C" __global__ void tile_reads_fixed(const float *in, float *out)
+{
+    __shared__ float a[16][16], bt[16][16];
+    unsigned tx = threadIdx.x, ty = threadIdx.y;
+    a[ty][tx] = in[ty * 16 + tx];
+    bt[ty][tx] = in[256 + ty * 16 + tx];
+    __syncthreads();
+    float acc = 0.0f;
+    for (unsigned k = 0; k < 16; k++)
+        acc += a[ty][k] * bt[k][tx];
+    out[ty * 16 + tx] = acc + a[0][0];
+}
