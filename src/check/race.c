@@ -83,6 +83,7 @@ void race_thread_free(race_thread *r)
             free(r->async[u].v);
     free(r->async);
     free(r->iv);
+    free(r->mark);
     free(r);
 }
 
@@ -168,6 +169,20 @@ static int ensure_shadow(race_shadow *sh, uint64_t shared_size)
     return 0;
 }
 
+/* The word marks of mark_groups cover n words. */
+static int ensure_mark(race_thread *r, size_t n)
+{
+    if (n <= r->nmark)
+        return 0;
+    uint32_t *m = realloc(r->mark, n * sizeof *m);
+    if (!m)
+        return -1;
+    memset(m + r->nmark, 0, (n - r->nmark) * sizeof *m);
+    r->mark = m;
+    r->nmark = n;
+    return 0;
+}
+
 static void shadow_new_generation(race_shadow *sh)
 {
     if (++sh->gen == 0) {
@@ -227,7 +242,7 @@ void race_block_begin(check_thread *t, vm_block *b)
         return;
     r->block_id[b->rank] = b->linear_id;
     race_shadow *sh = &r->shared[b->rank];
-    if (ensure_shadow(sh, b->shared_size))
+    if (ensure_shadow(sh, b->shared_size) || ensure_mark(r, sh->ncells))
         r->U = 0;
     shadow_new_generation(sh);
 }
@@ -387,6 +402,14 @@ static __attribute__((noinline)) race_tuple *cell_append_ext(race_cell *c)
     return &c->ext[c->n++];
 }
 
+/* The RACE_CELL_* a record of kind adds to its cell. */
+static inline uint8_t cell_flags(uint8_t kind)
+{
+    return (uint8_t)(RACE_CELL_ANY | ((kind & RACE_K_WRITE) ? RACE_CELL_WRITE : 0) |
+                     ((kind & RACE_K_STRONG) ? 0 : (kind & RACE_K_WRITE) ? RACE_CELL_WEAK | RACE_CELL_WEAK_WRITE
+                                                                         : RACE_CELL_WEAK));
+}
+
 /* Compares the access of lanes (kind, bytes of the word, value stored)
  * by proto's warp-instruction with every record of the word of cell c
  * (reporting the races), then merges it into its own record or appends
@@ -457,9 +480,7 @@ merged:
                                                                   : cell_append_ext(c);
     if (!d)
         return;
-    c->flags |= (uint8_t)(RACE_CELL_ANY | ((kind & RACE_K_WRITE) ? RACE_CELL_WRITE : 0) |
-                          ((kind & RACE_K_STRONG) ? 0 : (kind & RACE_K_WRITE) ? RACE_CELL_WEAK | RACE_CELL_WEAK_WRITE
-                                                                              : RACE_CELL_WEAK));
+    c->flags |= cell_flags(kind);
     d->who = who;
     d->clock = p->clock;
     d->wsync = p->wsync;
@@ -483,6 +504,25 @@ static inline race_cell *cell_at(race_shadow *sh, uint64_t w)
         c->flags = 0;
     }
     return c;
+}
+
+/* The first access of a word in generation gen (after a barrier, most):
+ * the cell's one record, nothing to compare with. flags: cell_flags(kind). */
+static inline __attribute__((always_inline)) void cell_first(race_cell *c, uint32_t gen, uint8_t flags,
+                                                             const race_tuple *proto, uint32_t lanes,
+                                                             uint32_t value, uint8_t kind, uint8_t bytes)
+{
+    c->gen = gen;
+    c->n = 1;
+    c->flags = flags;
+    race_tuple *d = &c->inl[0];
+    d->who = proto->who;
+    d->clock = proto->clock;
+    d->lanes = lanes;
+    d->value = value;
+    d->wsync = proto->wsync;
+    d->kind = kind;
+    d->bytes = bytes;
 }
 
 /* Records one lane group's access of `size` bytes at shared offset `addr`
@@ -516,11 +556,16 @@ static inline __attribute__((always_inline)) void record_word(race_thread *r, ra
                                                               const race_tuple *proto, const uint32_t *myvc,
                                                               uint32_t lanes, uint8_t kind, uint32_t value)
 {
-    race_cell *c = cell_at(sh, w);
-    if (!c)
+    if ((w >> 2) >= sh->ncells)
         return;
+    race_cell *c = &sh->cells[w >> 2];
+    uint8_t bytes = (uint8_t)(0xf | (2 << 4));
+    if (c->gen != sh->gen) {
+        cell_first(c, sh->gen, cell_flags(kind), proto, lanes, value, kind, bytes);
+        return;
+    }
     race_where wh = {rank, w};
-    check_cell(r, c, proto, myvc, lanes, value, kind, (uint8_t)(0xf | (2 << 4)), &wh);
+    check_cell(r, c, proto, myvc, lanes, value, kind, bytes, &wh);
 }
 
 /* ---- synchronization locations ------------------------------------------------------ */
@@ -913,6 +958,57 @@ static int tile_groups(const vm_access_lanes *lanes, race_groups *g)
     return 1;
 }
 
+/* group_lanes for lanes of one region (lanes->one_region) in one block's
+ * shared memory at 4-byte aligned offsets (so lanes at one word are at
+ * one offset): each lane finds its word's group through r->mark, which
+ * needs no search whatever the addresses (random bins, broadcasts). Fills
+ * g as group_lanes would. */
+static void mark_groups(race_thread *r, const vm_frame *f, const bc_op *op, const uint64_t *src, int known,
+                        uint32_t mask, const vm_access_lanes *lanes, unsigned size, race_groups *g)
+{
+    if (++r->mark_stamp >= (1u << 27)) {
+        memset(r->mark, 0, r->nmark * sizeof *r->mark);
+        r->mark_stamp = 1;
+    }
+    uint32_t stamp = r->mark_stamp << 5, known_groups = 0;
+    uint64_t rk = (uint64_t)lanes->rank[__builtin_ctz(mask)] << RACE_RANK_SHIFT;
+    int n = 0;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t wo = lanes->where[l];
+        uint32_t *mk = &r->mark[wo >> 2];
+        if ((*mk & ~31u) == stamp) {
+            int j = (int)(*mk & 31);
+            g->lanes[j] |= 1u << l;
+            if (((known_groups >> j) & 1) && !same_stored(f, op, src, g->first[j], l, size))
+                known_groups &= ~(1u << j);
+            continue;
+        }
+        *mk = stamp | (uint32_t)n;
+        g->key[n] = rk | wo;
+        g->lanes[n] = 1u << l;
+        g->first[n] = (int8_t)l;
+        known_groups |= (uint32_t)known << n;
+        n++;
+    }
+    g->n = n;
+    g->known = known_groups;
+}
+
+/* Whether the offsets of the lanes of mask are all 4-byte aligned. */
+static int words_aligned(const uint64_t *w, uint32_t mask)
+{
+    uint64_t o = 0;
+    if (mask == 0xffffffffu) {
+        for (int l = 0; l < VM_WARP; l++)
+            o |= w[l];
+    } else {
+        for (uint32_t mm = mask; mm; mm &= mm - 1)
+            o |= w[__builtin_ctz(mm)];
+    }
+    return !(o & 3);
+}
+
 /* Whether every lane of mask accesses global memory. */
 static int all_global(const vm_access_lanes *lanes, uint32_t mask)
 {
@@ -944,6 +1040,30 @@ static int rising_words(const vm_access_lanes *lanes, uint32_t mask, int nranks)
     return rank;
 }
 
+/* rising_words for lanes of one region (lanes->one_region): whether the
+ * offsets of the lanes of mask are 4-byte aligned and rise from lane to
+ * lane. */
+static int rising_region(const uint64_t *w, uint32_t mask)
+{
+    if (mask == 0xffffffffu) {
+        uint64_t o = 0;
+        for (int l = 0; l < VM_WARP; l++)
+            o |= w[l];
+        int l = 1;
+        while (l < VM_WARP && w[l] > w[l - 1])
+            l++;
+        return l == VM_WARP && !(o & 3);
+    }
+    uint64_t prev = 0;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        if ((w[l] & 3) || (mm != mask && w[l] <= prev))
+            return 0;
+        prev = w[l];
+    }
+    return 1;
+}
+
 /* Records one warp-instruction's rising aligned 4-byte accesses (see
  * rising_words) of block rank's shared memory: what shared_access does
  * for such lanes, without grouping them. src: the stored register when
@@ -954,10 +1074,21 @@ static void shared_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t 
     race_tuple proto = proto_of(r, u, fn, pc);
     const uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
     race_shadow *sh = &r->shared[rank];
+    uint8_t bytes = (uint8_t)(0xf | (2 << 4));
+    uint8_t flags = cell_flags(kind);
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint32_t v = src ? (uint32_t)src[l] : 0; /* the low bytes on a little-endian host, as race_stored_bytes */
-        record_word(r, sh, rank, lanes->where[l], &proto, myvc, 1u << l, kind, v);
+        uint64_t wo = lanes->where[l];
+        if ((wo >> 2) >= sh->ncells)
+            return;
+        race_cell *c = &sh->cells[wo >> 2];
+        if (c->gen != sh->gen) {
+            cell_first(c, sh->gen, flags, &proto, 1u << l, v, kind, bytes);
+            continue;
+        }
+        race_where wh = {rank, wo};
+        check_cell(r, c, &proto, myvc, 1u << l, v, kind, bytes, &wh);
     }
 }
 
@@ -1007,12 +1138,21 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
             global = mask;
         } else if (lanes->rank[first] < r->n) {
             /* one block's shared memory */
-            if (size == 4 && (!known || src) && (rank = rising_words(lanes, mask, r->n)) >= 0)
+            rank = lanes->rank[first];
+            if (size == 4 && (!known || src) && rising_region(lanes->where, mask))
                 shared_words(r, u, rank, fn, pc, (uint8_t)(known ? k | RACE_K_VALUE : k), src, mask, lanes);
             else if (!known && mask == 0xffffffffu && tile_groups(lanes, &g))
                 shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
-            else if (group_lanes(r, f, op, src, known, mask, lanes, size, &g), g.n)
-                shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
+            else {
+                /* one region: the offsets are inside the block's shared
+                 * memory, which r->mark covers (race_block_begin) */
+                if (size >= 4 && words_aligned(lanes->where, mask))
+                    mark_groups(r, f, op, src, known, mask, lanes, size, &g);
+                else
+                    group_lanes(r, f, op, src, known, mask, lanes, size, &g);
+                if (g.n)
+                    shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
+            }
         }
     } else if (all_global(lanes, mask)) {
         global = mask;

@@ -109,6 +109,11 @@ struct race_thread {
     uint32_t *loc_mem;       /* vector clocks of locations */
     size_t loc_mem_used, loc_mem_cap;
     race_unit_async *async;
+    /* grouping the lanes of one warp-instruction by shared word: the
+     * group of word i is mark[i] & 31 when mark[i] >> 5 == mark_stamp */
+    uint32_t *mark;
+    size_t nmark;
+    uint32_t mark_stamp;
     uint64_t cluster_key;
     int warp_level, benign_level;
     /* global memory of the current cluster */

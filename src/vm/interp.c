@@ -1433,14 +1433,25 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             for (unsigned e = 0; e < n; e++) {
                 if (op->code == BC_LD) {
                     uint64_t *E = n > 1 ? SLOT(R, lst[e]) : D;
-                    if (esz == 4 && !sgn)
-                        LANES(m, { uint32_t v; memcpy(&v, ptrs[l] + e * 4, 4); E[l] = v; });
-                    else
-                        LANES(m, { uint64_t v = 0; memcpy(&v, ptrs[l] + e * esz, esz);
-                                   E[l] = sgn ? zmask((uint64_t)sext(v, esz), regw) : v; });
+                    /* fixed sizes: no library call per lane */
+                    switch (esz | (sgn ? 0x100 : 0)) {
+                    case 1: LANES(m, E[l] = ptrs[l][e]); break;
+                    case 2: LANES(m, { uint16_t v; memcpy(&v, ptrs[l] + e * 2, 2); E[l] = v; }); break;
+                    case 4: LANES(m, { uint32_t v; memcpy(&v, ptrs[l] + e * 4, 4); E[l] = v; }); break;
+                    case 8: case 0x108: LANES(m, memcpy(&E[l], ptrs[l] + e * 8, 8)); break;
+                    default: LANES(m, { uint64_t v = 0; memcpy(&v, ptrs[l] + e * esz, esz);
+                                        E[l] = sgn ? zmask((uint64_t)sext(v, esz), regw) : v; }); break;
+                    }
                 } else {
+                    /* fixed sizes: no library call per lane */
                     const uint64_t *E = n > 1 ? SLOT(R, lst[e]) : B;
-                    LANES(m, memcpy(ptrs[l] + e * esz, &E[l], esz));
+                    switch (esz) {
+                    case 1: LANES(m, ptrs[l][e] = (uint8_t)E[l]); break;
+                    case 2: LANES(m, { uint16_t v = (uint16_t)E[l]; memcpy(ptrs[l] + e * 2, &v, 2); }); break;
+                    case 4: LANES(m, { uint32_t v = (uint32_t)E[l]; memcpy(ptrs[l] + e * 4, &v, 4); }); break;
+                    case 8: LANES(m, memcpy(ptrs[l] + e * 8, &E[l], 8)); break;
+                    default: LANES(m, memcpy(ptrs[l] + e * esz, &E[l], esz)); break;
+                    }
                 }
             }
             break;

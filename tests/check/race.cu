@@ -360,3 +360,33 @@ extern "C" __global__ void tile_reads_fixed(const float *in, float *out)
         acc += a[ty][k] * bt[k][tx];
     out[ty * 16 + tx] = acc + a[0][0];
 }
+
+// ---- scattered reads: lanes at words in no order, several at one word ------------------
+// Every thread writes its word of the table, then reads (without the
+// barrier) the word (t * t) % 64 another warp may have written, and the odd
+// lanes add atomically to word (t * 13) % 64: races between warps, and
+// lanes of one warp at one word.
+
+extern "C" __global__ void scatter_reads(const unsigned *in, unsigned *out)
+{
+    __shared__ unsigned table[64];
+    unsigned t = threadIdx.x;
+    table[t] = in[t];
+    unsigned v = table[(t * t) % 64];
+    if (t & 1)
+        atomicAdd(&table[(t * 13) % 64], v);
+    out[t] = v;
+}
+
+extern "C" __global__ void scatter_reads_fixed(const unsigned *in, unsigned *out)
+{
+    __shared__ unsigned table[64];
+    unsigned t = threadIdx.x;
+    table[t] = in[t];
+    __syncthreads();
+    unsigned v = table[(t * t) % 64];
+    __syncthreads();
+    if (t & 1)
+        atomicAdd(&table[(t * 13) % 64], v);
+    out[t] = v;
+}

@@ -4,7 +4,7 @@
 #
 # usage: same_reports.sh PATTERN OPTIONS... < LIST
 #   LIST    one launch per line: PTX KERNEL TOOLS LAUNCH ARG...
-#           (LAUNCH: kemu run options joined by commas, e.g. --grid=6,--block=32)
+#           (LAUNCH: kemu run options joined by commas, e.g. --grid=6,--block=16,16)
 #   OPTIONS each a set of options run against the --threads 1 report
 # Prints "KERNEL: N" per launch (N: lines of its --threads 1 report that
 # match PATTERN) and "compared N reports"; exits 1 when a report differs.
@@ -14,7 +14,7 @@ shift
 report() { $KEMU run "$@" 2>&1 | grep '^=========' ; }
 n=0 bad=0
 while read -r ptx kernel tools launch args; do
-    launch=$(printf '%s' "$launch" | tr ',' ' ')
+    launch=$(printf '%s' "$launch" | sed 's/,--/ --/g')
     # shellcheck disable=SC2086
     base=$(report $ptx --kernel $kernel $launch --tool $tools --threads 1 -- $args)
     for opt in "$@"; do
