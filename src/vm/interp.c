@@ -1400,6 +1400,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             }
             if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz * n, &bp)) {
                 /* every lane in bounds and aligned: plain host accesses */
+            host:
                 for (unsigned e = 0; e < n; e++) {
                     uintptr_t ep = bp + e * esz;
                     if (op->code == BC_LD) {
@@ -1428,30 +1429,23 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 }
                 break;
             }
+            /* watched by a checker (which saw the lanes), yet in bounds and aligned */
+            if (vm_resolve_watched(b, w, f, pc, op->mode, m, A, op->imm, esz * n,
+                                   op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, &bp))
+                goto host;
             if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz * n, op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, ptrs))
                 EXIT_EVENT(VM_EV_FAULT);
             for (unsigned e = 0; e < n; e++) {
                 if (op->code == BC_LD) {
                     uint64_t *E = n > 1 ? SLOT(R, lst[e]) : D;
-                    /* fixed sizes: no library call per lane */
-                    switch (esz | (sgn ? 0x100 : 0)) {
-                    case 1: LANES(m, E[l] = ptrs[l][e]); break;
-                    case 2: LANES(m, { uint16_t v; memcpy(&v, ptrs[l] + e * 2, 2); E[l] = v; }); break;
-                    case 4: LANES(m, { uint32_t v; memcpy(&v, ptrs[l] + e * 4, 4); E[l] = v; }); break;
-                    case 8: case 0x108: LANES(m, memcpy(&E[l], ptrs[l] + e * 8, 8)); break;
-                    default: LANES(m, { uint64_t v = 0; memcpy(&v, ptrs[l] + e * esz, esz);
-                                        E[l] = sgn ? zmask((uint64_t)sext(v, esz), regw) : v; }); break;
-                    }
+                    if (esz == 4 && !sgn)
+                        LANES(m, { uint32_t v; memcpy(&v, ptrs[l] + e * 4, 4); E[l] = v; });
+                    else
+                        LANES(m, { uint64_t v = 0; memcpy(&v, ptrs[l] + e * esz, esz);
+                                   E[l] = sgn ? zmask((uint64_t)sext(v, esz), regw) : v; });
                 } else {
-                    /* fixed sizes: no library call per lane */
                     const uint64_t *E = n > 1 ? SLOT(R, lst[e]) : B;
-                    switch (esz) {
-                    case 1: LANES(m, ptrs[l][e] = (uint8_t)E[l]); break;
-                    case 2: LANES(m, { uint16_t v = (uint16_t)E[l]; memcpy(ptrs[l] + e * 2, &v, 2); }); break;
-                    case 4: LANES(m, { uint32_t v = (uint32_t)E[l]; memcpy(ptrs[l] + e * 4, &v, 4); }); break;
-                    case 8: LANES(m, memcpy(ptrs[l] + e * 8, &E[l], 8)); break;
-                    default: LANES(m, memcpy(ptrs[l] + e * esz, &E[l], esz)); break;
-                    }
+                    LANES(m, memcpy(ptrs[l] + e * esz, &E[l], esz));
                 }
             }
             break;
