@@ -59,6 +59,8 @@ void race_thread_free(race_thread *r)
         for (size_t k = 0; k < r->shared[i].ncells; k++)
             cell_free(&r->shared[i].cells[k]);
         free(r->shared[i].cells);
+        free(r->shared[i].pend);
+        free(r->shared[i].pg);
     }
     free(r->shared);
     free(r->bars);
@@ -183,6 +185,16 @@ static int ensure_mark(race_thread *r, size_t n)
     return 0;
 }
 
+/* No deferred reads; no words read by them or written. */
+static void shadow_clear_extents(race_shadow *sh)
+{
+    sh->npend = sh->npg = 0;
+    sh->plo = sh->wlo = UINT64_MAX;
+    sh->phi = sh->whi = 0;
+}
+
+/* Everything recorded before is ordered before everything after: the
+ * records (and the deferred reads) are dropped. */
 static void shadow_new_generation(race_shadow *sh)
 {
     if (++sh->gen == 0) {
@@ -190,6 +202,7 @@ static void shadow_new_generation(race_shadow *sh)
             sh->cells[i].gen = 0;
         sh->gen = 1;
     }
+    shadow_clear_extents(sh);
 }
 
 static void cluster_reset(race_thread *r, vm_block *b)
@@ -757,20 +770,25 @@ static void mbarrier_op(race_thread *r, vm_block *b, vm_warp *w, const vm_frame 
 
 /* The fixed part of the records of unit u's op (fn, pc) at its current
  * clock. */
-static inline race_tuple proto_of(const race_thread *r, int u, uint32_t fn, uint32_t pc)
+static inline __attribute__((always_inline)) void proto_init(race_tuple *t, const race_thread *r, int u,
+                                                             uint32_t fn, uint32_t pc)
 {
-    race_tuple t;
-    memset(&t, 0, sizeof t);
-    t.who = RACE_WHO(u, fn, pc);
-    t.clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
-    t.wsync = (uint16_t)r->wsync[u];
-    return t;
+    /* field by field: a memset and then narrower stores would make the
+     * first wide read of the record wait for store forwarding */
+    t->who = RACE_WHO(u, fn, pc);
+    t->clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
+    t->lanes = 0;
+    t->value = 0;
+    t->wsync = (uint16_t)r->wsync[u];
+    t->kind = 0;
+    t->bytes = 0;
 }
 
 static void perform(race_thread *r, int u, int rank, uint64_t addr, unsigned size, uint32_t lanes, int kind,
                     uint32_t fn, uint32_t pc, const uint8_t *value)
 {
-    race_tuple proto = proto_of(r, u, fn, pc);
+    race_tuple proto;
+    proto_init(&proto, r, u, fn, pc);
     record(r, rank, addr, size, &proto, r->vc + (size_t)u * (size_t)r->U, lanes, (uint8_t)kind, value);
 }
 
@@ -878,7 +896,8 @@ static uint32_t group_lanes(const race_thread *r, const vm_frame *f, const bc_op
 static void shared_access(race_thread *r, int u, const vm_frame *f, const bc_op *op, uint32_t pc, int k,
                           const uint64_t *src, const race_groups *g, const vm_access_lanes *lanes, unsigned size)
 {
-    race_tuple proto = proto_of(r, u, (uint32_t)f->fn->index, pc);
+    race_tuple proto;
+    proto_init(&proto, r, u, (uint32_t)f->fn->index, pc);
     const uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
     uint8_t value[64];
     for (int j = 0; j < g->n; j++) {
@@ -1071,7 +1090,8 @@ static int rising_region(const uint64_t *w, uint32_t mask)
 static void shared_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t pc, uint8_t kind, const uint64_t *src,
                          uint32_t mask, const vm_access_lanes *lanes)
 {
-    race_tuple proto = proto_of(r, u, fn, pc);
+    race_tuple proto;
+    proto_init(&proto, r, u, fn, pc);
     const uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
     race_shadow *sh = &r->shared[rank];
     uint8_t bytes = (uint8_t)(0xf | (2 << 4));
@@ -1090,6 +1110,131 @@ static void shared_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t 
         race_where wh = {rank, wo};
         check_cell(r, c, &proto, myvc, 1u << l, v, kind, bytes, &wh);
     }
+}
+
+/* ---- deferred reads --------------------------------------------------------------------
+ *
+ * Between two barriers that order everything (a shadow generation), a
+ * weak load of words nothing has written yet in the generation can only
+ * race with a later write. Its records are therefore kept as a list (the
+ * warp-instruction and its lane groups) and put into the cells only when
+ * an access to the words they touch comes: then every deferred read is
+ * recorded, in the order they ran, before that access, so each cell sees
+ * the same sequence of accesses as without deferring and the reports are
+ * the same. When the generation ends first, as in the read phase of a
+ * tiled kernel or a double-buffered scan, the list is dropped unread. */
+
+/* At most this many deferred lane groups per shadow, then they are recorded. */
+#define RACE_PENDING_MAX 65536
+
+/* Records the deferred reads of block rank's shared memory, in order. */
+static void flush_reads(race_thread *r, int rank)
+{
+    race_shadow *sh = &r->shared[rank];
+    for (size_t i = 0; i < sh->npend; i++) {
+        const race_pending *p = &sh->pend[i];
+        race_tuple proto;
+        memset(&proto, 0, sizeof proto);
+        proto.who = p->who;
+        proto.clock = p->clock;
+        proto.wsync = p->wsync;
+        /* no record of the words a deferred read touches is a write (a
+         * write there would have recorded the reads first), so the reader's
+         * vector clock is not consulted: its current one stands in */
+        const uint32_t *myvc = r->vc + (size_t)race_who_unit(p->who) * (size_t)r->U;
+        for (uint32_t j = 0; j < p->n; j++) {
+            const race_pgroup *q = &sh->pg[p->first + j];
+            if (p->size == 4 && !(q->where & 3))
+                record_word(r, sh, rank, q->where, &proto, myvc, q->lanes, 0, 0);
+            else
+                record(r, rank, q->where, p->size, &proto, myvc, q->lanes, 0, NULL);
+        }
+    }
+    sh->npend = sh->npg = 0;
+    sh->plo = UINT64_MAX;
+    sh->phi = 0;
+}
+
+/* Defers a weak load by unit u's op (fn, pc) of `size` bytes per lane
+ * touching the words [lo, hi) of block rank's shared memory: its groups
+ * are g, or (g NULL) each lane of mask at its own word. Returns 0 when
+ * out of memory (the caller records it instead). */
+static int defer_read(race_thread *r, int rank, int u, uint32_t fn, uint32_t pc, unsigned size, const race_groups *g,
+                      uint32_t mask, const vm_access_lanes *lanes, uint64_t lo, uint64_t hi)
+{
+    race_shadow *sh = &r->shared[rank];
+    size_t n = g ? (size_t)g->n : (size_t)__builtin_popcount(mask);
+    if (sh->npg + n > RACE_PENDING_MAX)
+        flush_reads(r, rank);
+    if (util_grow(&sh->pend, &sh->cappend, sh->npend + 1, sizeof *sh->pend) ||
+        util_grow(&sh->pg, &sh->cappg, sh->npg + n, sizeof *sh->pg))
+        return 0;
+    race_pending *p = &sh->pend[sh->npend++];
+    p->who = RACE_WHO(u, fn, pc);
+    p->clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
+    p->wsync = (uint16_t)r->wsync[u];
+    p->size = (uint16_t)size;
+    p->first = (uint32_t)sh->npg;
+    p->n = (uint32_t)n;
+    race_pgroup *q = sh->pg + sh->npg;
+    if (g) {
+        for (int j = 0; j < g->n; j++) {
+            q[j].where = g->key[j] & ((1ull << RACE_RANK_SHIFT) - 1);
+            q[j].lanes = g->lanes[j];
+        }
+    } else {
+        for (uint32_t mm = mask; mm; mm &= mm - 1, q++) {
+            int l = __builtin_ctz(mm);
+            q->where = lanes->where[l];
+            q->lanes = 1u << l;
+        }
+    }
+    sh->npg += n;
+    if (lo < sh->plo)
+        sh->plo = lo;
+    if (hi > sh->phi)
+        sh->phi = hi;
+    return 1;
+}
+
+/* Before an access to the words [lo, hi) of block rank's shared memory
+ * that is recorded now: the deferred reads it may meet are recorded
+ * first, and a write widens the words written. */
+static inline void shadow_before(race_thread *r, int rank, uint64_t lo, uint64_t hi, int write)
+{
+    race_shadow *sh = &r->shared[rank];
+    if (lo < sh->phi && hi > sh->plo)
+        flush_reads(r, rank);
+    if (write) {
+        if (lo < sh->wlo)
+            sh->wlo = lo;
+        if (hi > sh->whi)
+            sh->whi = hi;
+    }
+}
+
+/* shadow_before for accesses whose words are not worked out (lanes in
+ * several blocks' shared memory, cp.async completions): every block of
+ * the group. */
+static void shadow_before_all(race_thread *r, int write)
+{
+    for (int i = 0; i < r->n; i++)
+        shadow_before(r, i, 0, UINT64_MAX, write);
+}
+
+/* The words [lo, hi) the groups g of `size`-byte accesses touch. */
+static void groups_span(const race_groups *g, unsigned size, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t a = UINT64_MAX, z = 0, m = (1ull << RACE_RANK_SHIFT) - 1;
+    for (int j = 0; j < g->n; j++) {
+        uint64_t x = g->key[j] & m;
+        if (x < a)
+            a = x;
+        if (x > z)
+            z = x;
+    }
+    *lo = a & ~3ull;
+    *hi = (z + size + 3) & ~3ull;
 }
 
 void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
@@ -1137,31 +1282,49 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
         if (lanes->space[first] == BC_SPACE_GLOBAL) {
             global = mask;
         } else if (lanes->rank[first] < r->n) {
-            /* one block's shared memory */
+            /* one block's shared memory: each lane at its own word, or
+             * lane groups */
             rank = lanes->rank[first];
-            if (size == 4 && (!known || src) && rising_region(lanes->where, mask))
-                shared_words(r, u, rank, fn, pc, (uint8_t)(known ? k | RACE_K_VALUE : k), src, mask, lanes);
-            else if (!known && mask == 0xffffffffu && tile_groups(lanes, &g))
-                shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
-            else {
-                /* one region: the offsets are inside the block's shared
-                 * memory, which r->mark covers (race_block_begin) */
-                if (size >= 4 && words_aligned(lanes->where, mask))
-                    mark_groups(r, f, op, src, known, mask, lanes, size, &g);
+            int words = size == 4 && (!known || src) && rising_region(lanes->where, mask);
+            uint64_t lo, hi;
+            if (words) {
+                lo = lanes->where[first];
+                hi = lanes->where[31 - __builtin_clz(mask)] + 4;
+            } else {
+                if (!(!known && mask == 0xffffffffu && tile_groups(lanes, &g))) {
+                    /* one region: the offsets are inside the block's shared
+                     * memory, which r->mark covers (race_block_begin) */
+                    if (size >= 4 && words_aligned(lanes->where, mask))
+                        mark_groups(r, f, op, src, known, mask, lanes, size, &g);
+                    else
+                        group_lanes(r, f, op, src, known, mask, lanes, size, &g);
+                }
+                groups_span(&g, size, &lo, &hi);
+            }
+            race_shadow *sh = &r->shared[rank];
+            if (k == 0 && (hi <= sh->wlo || lo >= sh->whi) &&
+                defer_read(r, rank, u, fn, pc, size, words ? NULL : &g, mask, lanes, lo, hi)) {
+                /* deferred */
+            } else {
+                shadow_before(r, rank, lo, hi, (k & RACE_K_WRITE) != 0);
+                if (words)
+                    shared_words(r, u, rank, fn, pc, (uint8_t)(known ? k | RACE_K_VALUE : k), src, mask, lanes);
                 else
-                    group_lanes(r, f, op, src, known, mask, lanes, size, &g);
-                if (g.n)
                     shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
             }
         }
     } else if (all_global(lanes, mask)) {
         global = mask;
     } else if (size == 4 && (!known || src) && (rank = rising_words(lanes, mask, r->n)) >= 0) {
+        shadow_before(r, rank, lanes->where[__builtin_ctz(mask)], lanes->where[31 - __builtin_clz(mask)] + 4,
+                      (k & RACE_K_WRITE) != 0);
         shared_words(r, u, rank, fn, pc, (uint8_t)(known ? k | RACE_K_VALUE : k), src, mask, lanes);
     } else {
         global = group_lanes(r, f, op, src, known, mask, lanes, size, &g);
-        if (g.n)
+        if (g.n) {
+            shadow_before_all(r, (k & RACE_K_WRITE) != 0);
             shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
+        }
     }
     if (global)
         race_global_access(r, u, b, w, f, pc, k | (r->acq[u] ? RACE_K_ACQ : 0), global, lanes, size);
@@ -1220,6 +1383,8 @@ static void async_complete(race_thread *r, int u, uint32_t mask, int all, unsign
 {
     race_unit_async *q = &r->async[u];
     size_t kept = 0;
+    if (q->n)
+        shadow_before_all(r, 1);
     for (size_t i = 0; i < q->n; i++) {
         race_async a = q->v[i];
         int due = ((mask >> a.lane) & 1) && (all || a.group + keep < q->committed);

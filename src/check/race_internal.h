@@ -39,10 +39,33 @@ typedef struct race_cell {
     race_tuple *ext;         /* all records once n > 2 */
 } race_cell;
 
+/* A weak load of shared memory whose records are deferred (race.c,
+ * "deferred reads"): its warp-instruction and its lane groups, pg[first]
+ * to pg[first + n - 1]. */
+typedef struct race_pending {
+    uint64_t who;
+    uint32_t clock;
+    uint16_t wsync;
+    uint16_t size;
+    uint32_t first, n;
+} race_pending;
+
+typedef struct race_pgroup {
+    uint64_t where;          /* byte offset */
+    uint32_t lanes;
+} race_pgroup;
+
 typedef struct race_shadow {
     race_cell *cells;
     size_t ncells;
     uint32_t gen;
+    /* this generation's deferred reads, in the order they ran */
+    race_pending *pend;
+    size_t npend, cappend;
+    race_pgroup *pg;
+    size_t npg, cappg;
+    uint64_t plo, phi;       /* the words they touch lie in [plo, phi) (bytes; empty when plo >= phi) */
+    uint64_t wlo, whi;       /* the words written in this generation lie in [wlo, whi) */
 } race_shadow;
 
 /* A synchronization location (atomics, strong accesses, mbarriers). */
