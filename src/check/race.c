@@ -426,12 +426,13 @@ static inline uint8_t cell_flags(uint8_t kind)
 /* Compares the access of lanes (kind, bytes of the word, value stored)
  * by proto's warp-instruction with every record of the word of cell c
  * (reporting the races), then merges it into its own record or appends
- * one. myvc: the unit's vector clock. Scalars rather than a struct: this
+ * one, and returns its index (-1 when out of memory). myvc: the unit's
+ * vector clock. Scalars rather than a struct: this
  * runs once per lane and word, and a struct just written on the stack
  * makes the loads below wait for store forwarding. */
-static inline __attribute__((always_inline)) void check_cell(race_thread *r, race_cell *c, const race_tuple *p,
-                                                             const uint32_t *myvc, uint32_t lanes, uint32_t value,
-                                                             uint8_t kind, uint8_t bytes, const race_where *wh)
+static inline __attribute__((always_inline)) int check_cell(race_thread *r, race_cell *c, const race_tuple *p,
+                                                            const uint32_t *myvc, uint32_t lanes, uint32_t value,
+                                                            uint8_t kind, uint8_t bytes, const race_where *wh)
 {
     race_tuple *v = cell_tuples(c);
     uint64_t who = p->who;
@@ -441,7 +442,13 @@ static inline __attribute__((always_inline)) void check_cell(race_thread *r, rac
     uint8_t may = (kind & RACE_K_WRITE) ? ((kind & RACE_K_STRONG) ? RACE_CELL_WEAK : RACE_CELL_ANY)
                                         : ((kind & RACE_K_STRONG) ? RACE_CELL_WEAK_WRITE : RACE_CELL_WRITE);
     if (!(c->flags & may)) {
-        /* none: only find its own record (there is at most one) */
+        /* none: only find its own record (there is at most one), first
+         * where the last access to the word left one */
+        int h = c->hint;
+        if (h < n && v[h].who == who && v[h].bytes == bytes && !((v[h].kind ^ kind) & RACE_K_KEY)) {
+            merge = h;
+            goto merged;
+        }
         for (int i = 0; i < n; i++)
             if (v[i].who == who && v[i].bytes == bytes && !((v[i].kind ^ kind) & RACE_K_KEY)) {
                 merge = i;
@@ -486,13 +493,14 @@ merged:
         t->wsync = p->wsync;
         if (!(t->kind & RACE_K_VALUE) || !(kind & RACE_K_VALUE) || t->value != value)
             t->kind &= (uint8_t)~RACE_K_VALUE;
-        return;
+        c->hint = (uint16_t)merge;
+        return merge;
     }
     race_tuple *d = c->n < 2                                      ? &c->inl[c->n++]
                   : c->n > 2 && (uint32_t)c->n < (1u << c->capl) ? &c->ext[c->n++] /* ext holds them all */
                                                                   : cell_append_ext(c);
     if (!d)
-        return;
+        return -1;
     c->flags |= cell_flags(kind);
     d->who = who;
     d->clock = p->clock;
@@ -501,6 +509,8 @@ merged:
     d->value = value;
     d->kind = kind;
     d->bytes = bytes;
+    c->hint = (uint16_t)(c->n - 1);
+    return c->n - 1;
 }
 
 /* The cell of the word at byte offset w of block rank's shared memory,
@@ -521,11 +531,12 @@ static inline race_cell *cell_at(race_shadow *sh, uint64_t w)
 
 /* The first access of a word in generation gen (after a barrier, most):
  * the cell's one record, nothing to compare with. flags: cell_flags(kind). */
-static inline __attribute__((always_inline)) void cell_first(race_cell *c, uint32_t gen, uint8_t flags,
+static inline __attribute__((always_inline)) void cell_first(race_cell *c, uint16_t gen, uint8_t flags,
                                                              const race_tuple *proto, uint32_t lanes,
                                                              uint32_t value, uint8_t kind, uint8_t bytes)
 {
     c->gen = gen;
+    c->hint = 0;
     c->n = 1;
     c->flags = flags;
     race_tuple *d = &c->inl[0];
@@ -1014,6 +1025,70 @@ static void mark_groups(race_thread *r, const vm_frame *f, const bc_op *op, cons
     g->known = known_groups;
 }
 
+/* What mark_groups then shared_access do, in one pass, for 4-byte
+ * accesses at aligned offsets of block rank's shared memory whose bytes
+ * are not compared (loads, atomics, stores of unknown bytes; kind k): the
+ * first lane at a word checks its cell; a later lane at that word joins
+ * the record the first one left, or, when the cell holds records it may
+ * race with, checks the cell again with the lanes of its group so far
+ * (the same findings as one check with the whole group). */
+static void marked_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t pc, uint8_t k, uint32_t mask,
+                         const vm_access_lanes *lanes)
+{
+    race_tuple proto;
+    proto_init(&proto, r, u, fn, pc);
+    const uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
+    race_shadow *sh = &r->shared[rank];
+    if (++r->mark_stamp >= (1u << 27)) {
+        memset(r->mark, 0, r->nmark * sizeof *r->mark);
+        r->mark_stamp = 1;
+    }
+    uint32_t stamp = r->mark_stamp << 5, glanes[VM_WARP];
+    int grec[VM_WARP], n = 0;
+    uint8_t bytes = (uint8_t)(0xf | (2 << 4)), flags = cell_flags(k);
+    uint8_t may = (k & RACE_K_WRITE) ? ((k & RACE_K_STRONG) ? RACE_CELL_WEAK : RACE_CELL_ANY)
+                                     : ((k & RACE_K_STRONG) ? RACE_CELL_WEAK_WRITE : RACE_CELL_WRITE);
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t wo = lanes->where[l];
+        /* one region: inside the block's shared memory (cells and marks cover it) */
+        uint32_t *mk = &r->mark[wo >> 2];
+        race_cell *c = &sh->cells[wo >> 2];
+        race_where wh = {rank, wo};
+        if ((*mk & ~31u) == stamp) {
+            int j = (int)(*mk & 31);
+            glanes[j] |= 1u << l;
+            if ((c->flags & may) || grec[j] < 0)
+                grec[j] = check_cell(r, c, &proto, myvc, glanes[j], 0, k, bytes, &wh);
+            else
+                cell_tuples(c)[grec[j]].lanes |= 1u << l;
+            continue;
+        }
+        int j = n++;
+        *mk = stamp | (uint32_t)j;
+        glanes[j] = 1u << l;
+        if (c->gen != sh->gen) {
+            cell_first(c, sh->gen, flags, &proto, 1u << l, 0, k, bytes);
+            grec[j] = 0;
+        } else {
+            grec[j] = check_cell(r, c, &proto, myvc, 1u << l, 0, k, bytes, &wh);
+        }
+    }
+}
+
+/* The lowest and highest offset of the lanes of mask. */
+static void lanes_span(const uint64_t *w, uint32_t mask, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t a = UINT64_MAX, z = 0;
+    for (uint32_t mm = mask; mm; mm &= mm - 1) {
+        uint64_t x = w[__builtin_ctz(mm)];
+        a = x < a ? x : a;
+        z = x > z ? x : z;
+    }
+    *lo = a;
+    *hi = z;
+}
+
 /* Whether the offsets of the lanes of mask are all 4-byte aligned. */
 static int words_aligned(const uint64_t *w, uint32_t mask)
 {
@@ -1282,33 +1357,46 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
         if (lanes->space[first] == BC_SPACE_GLOBAL) {
             global = mask;
         } else if (lanes->rank[first] < r->n) {
-            /* one block's shared memory: each lane at its own word, or
-             * lane groups */
+            /* one block's shared memory: each lane at its own word, lane
+             * groups, or lanes at aligned words in any order (grouped as
+             * they are recorded) */
             rank = lanes->rank[first];
-            int words = size == 4 && (!known || src) && rising_region(lanes->where, mask);
+            enum { WORDS, GROUPS, MARKED } shape;
             uint64_t lo, hi;
-            if (words) {
+            if (size == 4 && (!known || src) && rising_region(lanes->where, mask)) {
+                shape = WORDS;
                 lo = lanes->where[first];
                 hi = lanes->where[31 - __builtin_clz(mask)] + 4;
+            } else if (!known && mask == 0xffffffffu && tile_groups(lanes, &g)) {
+                shape = GROUPS;
+                groups_span(&g, size, &lo, &hi);
+            } else if (size == 4 && !known && words_aligned(lanes->where, mask)) {
+                shape = MARKED;
+                lanes_span(lanes->where, mask, &lo, &hi);
+                hi += 4;
             } else {
-                if (!(!known && mask == 0xffffffffu && tile_groups(lanes, &g))) {
-                    /* one region: the offsets are inside the block's shared
-                     * memory, which r->mark covers (race_block_begin) */
-                    if (size >= 4 && words_aligned(lanes->where, mask))
-                        mark_groups(r, f, op, src, known, mask, lanes, size, &g);
-                    else
-                        group_lanes(r, f, op, src, known, mask, lanes, size, &g);
-                }
+                /* one region: the offsets are inside the block's shared
+                 * memory, which r->mark covers (race_block_begin) */
+                shape = GROUPS;
+                if (size >= 4 && words_aligned(lanes->where, mask))
+                    mark_groups(r, f, op, src, known, mask, lanes, size, &g);
+                else
+                    group_lanes(r, f, op, src, known, mask, lanes, size, &g);
                 groups_span(&g, size, &lo, &hi);
             }
             race_shadow *sh = &r->shared[rank];
-            if (k == 0 && (hi <= sh->wlo || lo >= sh->whi) &&
-                defer_read(r, rank, u, fn, pc, size, words ? NULL : &g, mask, lanes, lo, hi)) {
-                /* deferred */
-            } else {
+            int deferred = 0;
+            if (k == 0 && (hi <= sh->wlo || lo >= sh->whi)) {
+                if (shape == MARKED)
+                    mark_groups(r, f, op, src, known, mask, lanes, size, &g);
+                deferred = defer_read(r, rank, u, fn, pc, size, shape == WORDS ? NULL : &g, mask, lanes, lo, hi);
+            }
+            if (!deferred) {
                 shadow_before(r, rank, lo, hi, (k & RACE_K_WRITE) != 0);
-                if (words)
+                if (shape == WORDS)
                     shared_words(r, u, rank, fn, pc, (uint8_t)(known ? k | RACE_K_VALUE : k), src, mask, lanes);
+                else if (shape == MARKED)
+                    marked_words(r, u, rank, fn, pc, (uint8_t)k, mask, lanes);
                 else
                     shared_access(r, u, f, op, pc, k, src, &g, lanes, size);
             }

@@ -31,7 +31,8 @@ static inline uint32_t race_who_pc(uint64_t who) { return (uint32_t)who; }
 enum { RACE_CELL_ANY = 1, RACE_CELL_WRITE = 2, RACE_CELL_WEAK = 4, RACE_CELL_WEAK_WRITE = 8 };
 
 typedef struct race_cell {
-    uint32_t gen;
+    uint16_t gen;
+    uint16_t hint;           /* the record last merged or appended (a warp's next access finds its own first) */
     uint16_t n;              /* records */
     uint8_t capl;            /* capacity of ext: 1 << capl, or 0 */
     uint8_t flags;           /* RACE_CELL_* of the records */
@@ -58,7 +59,7 @@ typedef struct race_pgroup {
 typedef struct race_shadow {
     race_cell *cells;
     size_t ncells;
-    uint32_t gen;
+    uint16_t gen;
     /* this generation's deferred reads, in the order they ran */
     race_pending *pend;
     size_t npend, cappend;
