@@ -55,14 +55,27 @@ void native_softmax(const float *x, float *y, unsigned rows, unsigned cols)
     }
 }
 
+/* The kernel's algorithm (bench/kernels/scan.cu): per 256-element block,
+ * Hillis-Steele steps with offsets 1, 2, ..., 128 over two buffers. (A
+ * running sum does an eighth of the additions: until 2026-11-29 the twin
+ * was one, which made scan's slowdown 8x what the same algorithm gives.)
+ * n is a multiple of 256. */
 void native_block_scan(const int *in, int *out, unsigned n)
 {
-    int running = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (i % 256 == 0)
-            running = 0;
-        running += in[i];
-        out[i] = running;
+    int buf[2][256];
+    for (unsigned base = 0; base < n; base += 256) {
+        int src = 0;
+        memcpy(buf[0], in + base, sizeof buf[0]);
+        for (unsigned offset = 1; offset < 256; offset <<= 1) {
+            const int *s = buf[src];
+            int *d = buf[1 - src];
+            for (unsigned t = 0; t < offset; t++)
+                d[t] = s[t];
+            for (unsigned t = offset; t < 256; t++)
+                d[t] = s[t] + s[t - offset];
+            src = 1 - src;
+        }
+        memcpy(out + base, buf[src], sizeof buf[src]);
     }
 }
 
