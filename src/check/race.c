@@ -157,32 +157,16 @@ static int ensure_ranks(race_thread *r, int n)
     return 0;
 }
 
+/* The cells of sh cover a block's shared memory of shared_size bytes. */
 static int ensure_shadow(race_shadow *sh, uint64_t shared_size)
 {
-    size_t need = (size_t)((shared_size + 3) / 4);
-    if (need <= sh->ncells)
-        return 0;
-    race_cell *c = realloc(sh->cells, need * sizeof *c);
-    if (!c)
-        return -1;
-    memset(c + sh->ncells, 0, (need - sh->ncells) * sizeof *c);
-    sh->cells = c;
-    sh->ncells = need;
-    return 0;
+    return util_grow(&sh->cells, &sh->ncells, (size_t)((shared_size + 3) / 4), sizeof *sh->cells);
 }
 
-/* The word marks of mark_groups cover n words. */
+/* The word marks of mark_groups and marked_words cover n words. */
 static int ensure_mark(race_thread *r, size_t n)
 {
-    if (n <= r->nmark)
-        return 0;
-    uint32_t *m = realloc(r->mark, n * sizeof *m);
-    if (!m)
-        return -1;
-    memset(m + r->nmark, 0, (n - r->nmark) * sizeof *m);
-    r->mark = m;
-    r->nmark = n;
-    return 0;
+    return util_grow(&r->mark, &r->nmark, n, sizeof *r->mark);
 }
 
 /* No deferred reads; no words read by them or written. */
