@@ -270,6 +270,11 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
         return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
     }
     (void)nblocks;
+    /* clusters taken at a time: one for small grids (balance); for large
+     * grids of short blocks, enough that taking them is not what the
+     * threads wait on, still at least 64 chunks a thread */
+    uint64_t chunk64 = nclusters / ((uint64_t)nthreads * 64);
+    int chunk = chunk64 < 1 ? 1 : chunk64 > 16 ? 16 : (int)chunk64;
     double t0 = vm_now();
 #pragma omp parallel num_threads(nthreads) reduction(+ : winstr, tinstr)
     {
@@ -292,7 +297,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
             free(cluster);
             cluster = NULL;
         }
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, chunk)
         for (uint64_t ci = 0; ci < nclusters; ci++) {
             if (!cluster)
                 continue;
