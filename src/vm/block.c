@@ -31,18 +31,35 @@ double vm_now(void)
 
 vm_frame *vm_frame_new(vm_block *b, vm_warp *w, const bc_function *fn, uint32_t local_base)
 {
-    (void)b;
     (void)w;
-    vm_frame *f = calloc(1, sizeof *f);
-    if (!f)
-        return NULL;
-    f->fn = fn;
-    f->regs = calloc((size_t)(fn->nslots ? fn->nslots : 1) * VM_WARP, sizeof(uint64_t));
-    f->preds = calloc(fn->npreds ? fn->npreds : 1, sizeof(uint32_t));
-    if (!f->regs || !f->preds) {
-        vm_frame_free(f);
-        return NULL;
+    uint32_t nslots = fn->nslots ? fn->nslots : 1, npreds = fn->npreds ? fn->npreds : 1;
+    vm_frame *f = NULL;
+    /* a spare frame large enough, registers and predicates cleared as a
+     * new one's */
+    for (vm_frame **pp = b ? &b->spare_frames : NULL; pp && *pp; pp = &(*pp)->parent)
+        if ((*pp)->slots_cap >= nslots && (*pp)->preds_cap >= npreds) {
+            f = *pp;
+            *pp = f->parent;
+            memset(f->regs, 0, (size_t)nslots * VM_WARP * sizeof *f->regs);
+            memset(f->preds, 0, npreds * sizeof *f->preds);
+            break;
+        }
+    if (!f) {
+        f = calloc(1, sizeof *f);
+        if (!f)
+            return NULL;
+        f->regs = calloc((size_t)nslots * VM_WARP, sizeof(uint64_t));
+        f->preds = calloc(npreds, sizeof(uint32_t));
+        f->slots_cap = nslots;
+        f->preds_cap = npreds;
+        if (!f->regs || !f->preds) {
+            vm_frame_free(f);
+            return NULL;
+        }
     }
+    f->fn = fn;
+    f->parent = NULL;
+    f->ret_pc = f->call_index = f->lanes = 0;
     for (uint32_t i = 0; i < fn->nconsts; i++) {
         uint64_t *s = SLOT(f->regs, fn->const_slots[i]);
         uint64_t v = fn->const_values[i];
@@ -60,6 +77,12 @@ void vm_frame_free(vm_frame *f)
     free(f->regs);
     free(f->preds);
     free(f);
+}
+
+void vm_frame_release(vm_block *b, vm_frame *f)
+{
+    f->parent = b->spare_frames;
+    b->spare_frames = f;
 }
 
 /* ---- groups ------------------------------------------------------------- */
@@ -989,5 +1012,10 @@ void vm_block_free(vm_block *b)
     free(b->warps);
     free(b->shared);
     util_buffer_free(&b->printf_out);
+    while (b->spare_frames) {
+        vm_frame *f = b->spare_frames;
+        b->spare_frames = f->parent;
+        vm_frame_free(f);
+    }
     memset(b, 0, sizeof *b);
 }

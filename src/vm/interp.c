@@ -1807,7 +1807,7 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 g->mask = m;
                 f->lanes &= ~m;
                 if (!f->lanes)
-                    vm_frame_free(f);
+                    vm_frame_release(b, f);
                 LEAVE(VM_EV_REPICK);
             }
             /* returning from the kernel exits */

@@ -27,7 +27,8 @@ typedef struct vm_frame {
     uint32_t ret_pc;         /* caller pc to resume */
     uint32_t call_index;     /* caller's bc_call for return copies */
     uint32_t lanes;          /* lanes currently inside this frame */
-    struct vm_frame *parent;
+    struct vm_frame *parent; /* the caller's frame; in a block's spare frames, the next one */
+    uint32_t slots_cap, preds_cap; /* registers and predicates regs and preds hold */
 } vm_frame;
 
 enum { VM_G_RUN = 0, VM_G_WAIT_SYNC, VM_G_WAIT_BAR };
@@ -109,6 +110,7 @@ typedef struct vm_block {
     struct vm_cluster *cluster;
     unsigned rank;           /* %cluster_ctarank */
     const mem_allocation *alloc_cache; /* the allocation the last global access hit */
+    vm_frame *spare_frames;  /* callee frames returned from, for the next calls (no allocation per call) */
 } vm_block;
 
 /* Blocks of one cluster run together on one host thread, their warps

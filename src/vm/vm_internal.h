@@ -28,6 +28,8 @@ enum { VM_EV_REPICK = 0, VM_EV_YIELD, VM_EV_FAULT };
 
 vm_frame *vm_frame_new(vm_block *b, vm_warp *w, const bc_function *fn, uint32_t local_base);
 void vm_frame_free(vm_frame *f);
+/* A callee frame returned from: kept in b's spare frames for a later call. */
+void vm_frame_release(vm_block *b, vm_frame *f);
 
 /* Splits lanes `lanes` of group g off into a new group at pc `pc`. */
 void vm_group_split(vm_warp *w, vm_group *g, uint32_t lanes, uint32_t pc);
