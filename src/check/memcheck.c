@@ -57,26 +57,10 @@ static int classify(vm_block *b, int space, uint64_t a, unsigned size, int kind,
     vm_launch *L = b->launch;
     int sp = space;
     uint64_t off = a;
-    if (sp == BC_SPACE_GENERIC) {
-        if (a < MEM_WINDOW_SHARED) {
-            sp = BC_SPACE_GLOBAL;
-        } else if (a < MEM_WINDOW_SHARED + MEM_WINDOW_SIZE) {
-            sp = BC_SPACE_SHARED_CLUSTER;
-            off = a - MEM_WINDOW_SHARED;
-        } else if (a >= MEM_WINDOW_LOCAL && a < MEM_WINDOW_LOCAL + MEM_WINDOW_SIZE) {
-            sp = BC_SPACE_LOCAL;
-            off = a - MEM_WINDOW_LOCAL;
-        } else if (a >= MEM_WINDOW_CONST && a < MEM_WINDOW_CONST + MEM_WINDOW_SIZE) {
-            sp = BC_SPACE_CONST;
-            off = a - MEM_WINDOW_CONST;
-        } else if (a >= MEM_WINDOW_PARAM && a < MEM_WINDOW_PARAM + MEM_WINDOW_SIZE) {
-            sp = BC_SPACE_PARAM_KERNEL;
-            off = a - MEM_WINDOW_PARAM;
-        } else {
-            *out_space = BC_SPACE_GENERIC;
-            util_buffer_printf(why, "Address 0x%llx is in no address space", (unsigned long long)a);
-            return 1;
-        }
+    if (sp == BC_SPACE_GENERIC && (sp = vm_generic_space(a, &off)) == BC_SPACE_GENERIC) {
+        *out_space = BC_SPACE_GENERIC;
+        util_buffer_printf(why, "Address 0x%llx is in no address space", (unsigned long long)a);
+        return 1;
     }
     *out_space = sp;
     if (size > 1 && (off & (size - 1)) && (size & (size - 1)) == 0) {

@@ -287,27 +287,10 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
         const uint8_t *lane_fill = fill;
         int sp = space;
         uint64_t off = a;
-        if (sp == BC_SPACE_GENERIC) {
-            if (a < MEM_WINDOW_SHARED) {
-                sp = BC_SPACE_GLOBAL;
-            } else if (a < MEM_WINDOW_SHARED + MEM_WINDOW_SIZE) {
-                sp = BC_SPACE_SHARED_CLUSTER;
-                off = a - MEM_WINDOW_SHARED;
-            } else if (a >= MEM_WINDOW_LOCAL && a < MEM_WINDOW_LOCAL + MEM_WINDOW_SIZE) {
-                sp = BC_SPACE_LOCAL;
-                off = a - MEM_WINDOW_LOCAL;
-            } else if (a >= MEM_WINDOW_CONST && a < MEM_WINDOW_CONST + MEM_WINDOW_SIZE) {
-                sp = BC_SPACE_CONST;
-                off = a - MEM_WINDOW_CONST;
-            } else if (a >= MEM_WINDOW_PARAM && a < MEM_WINDOW_PARAM + MEM_WINDOW_SIZE) {
-                sp = BC_SPACE_PARAM_KERNEL;
-                off = a - MEM_WINDOW_PARAM;
-            } else {
-                OOB_OR(vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
-                                   "illegal address: generic %s of %u bytes at 0x%llx is in no address space",
-                                   what, size, (unsigned long long)a));
-            }
-        }
+        if (sp == BC_SPACE_GENERIC && (sp = vm_generic_space(a, &off)) == BC_SPACE_GENERIC)
+            OOB_OR(vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                               "illegal address: generic %s of %u bytes at 0x%llx is in no address space", what,
+                               size, (unsigned long long)a));
         if (size > 1 && (off & (size - 1)) && (size & (size - 1)) == 0)
             return vm_fault_at(b, w, f, pc, (uint32_t)l, 716,
                                "misaligned address: %s %s of %u bytes at 0x%llx is not %u-byte aligned",

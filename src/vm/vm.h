@@ -233,6 +233,25 @@ void vm_block_free(vm_block *b);
  * Returns 0 normally, -1 on a fault. */
 int vm_warp_run(vm_block *b, vm_warp *w);
 
+/* The space a generic address points into and its offset there (a
+ * global address is its own offset), or BC_SPACE_GENERIC when it is in no
+ * window. */
+static inline int vm_generic_space(uint64_t a, uint64_t *off)
+{
+    static const int windows[] = {BC_SPACE_SHARED_CLUSTER, BC_SPACE_LOCAL, BC_SPACE_CONST, BC_SPACE_PARAM_KERNEL};
+    *off = a;
+    if (a < MEM_WINDOW_SHARED)
+        return BC_SPACE_GLOBAL;
+    uint64_t k = a / MEM_WINDOW_SIZE - 1; /* MEM_WINDOW_SHARED, LOCAL, CONST, PARAM follow each other */
+    if (k >= sizeof windows / sizeof *windows)
+        return BC_SPACE_GENERIC;
+    *off = a % MEM_WINDOW_SIZE;
+    return windows[k];
+}
+_Static_assert(MEM_WINDOW_SHARED == MEM_WINDOW_SIZE && MEM_WINDOW_LOCAL == 2 * MEM_WINDOW_SIZE &&
+                   MEM_WINDOW_CONST == 3 * MEM_WINDOW_SIZE && MEM_WINDOW_PARAM == 4 * MEM_WINDOW_SIZE,
+               "vm_generic_space: the windows follow each other");
+
 /* Raises a fault for the lanes of `mask` at op `op` of `frame` (the first
  * lane is named). Returns -1. */
 int vm_fault_at(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uint32_t lane,
