@@ -121,37 +121,52 @@ CUDART_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t even
     return cudart_result(e);
 }
 
-CUDART_API cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags)
+/* The flags, priority and id of a valid stream, read under the runtime
+ * lock (the legacy and per-thread default streams: 0, 0, 0). out: the
+ * caller's result pointer (NULL: cudaErrorInvalidValue). */
+static cudaError_t stream_props(cudaStream_t stream, const void *out, unsigned *flags, int *priority,
+                                unsigned long long *id)
 {
-    if (!flags)
-        return cudart_result(cudaErrorInvalidValue);
+    if (!out)
+        return cudaErrorInvalidValue;
     cudart_lock();
     cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
-    if (!e)
-        *flags = stream && stream != CUDART_STREAM_LEGACY && stream != CUDART_STREAM_PER_THREAD ? stream->flags : 0;
+    int own = stream && stream != CUDART_STREAM_LEGACY && stream != CUDART_STREAM_PER_THREAD;
+    *flags = !e && own ? stream->flags : 0;
+    *priority = !e && own ? stream->priority : 0;
+    *id = !e && own ? stream->id : 0;
     cudart_unlock();
+    return e;
+}
+
+CUDART_API cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags)
+{
+    unsigned f;
+    int p;
+    unsigned long long i;
+    cudaError_t e = stream_props(stream, flags, &f, &p, &i);
+    if (!e)
+        *flags = f;
     return cudart_result(e);
 }
 
 CUDART_API cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority)
 {
-    if (!priority)
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    unsigned f;
+    int p;
+    unsigned long long i;
+    cudaError_t e = stream_props(stream, priority, &f, &p, &i);
     if (!e)
-        *priority = stream && stream != CUDART_STREAM_LEGACY && stream != CUDART_STREAM_PER_THREAD ? stream->priority : 0;
-    cudart_unlock();
+        *priority = p;
     return cudart_result(e);
 }
 
 CUDART_API cudaError_t cudaStreamGetDevice(cudaStream_t stream, int *device)
 {
-    if (!device)
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
-    cudart_unlock();
+    unsigned f;
+    int p;
+    unsigned long long i;
+    cudaError_t e = stream_props(stream, device, &f, &p, &i);
     if (!e)
         *device = 0;
     return cudart_result(e);
@@ -159,13 +174,12 @@ CUDART_API cudaError_t cudaStreamGetDevice(cudaStream_t stream, int *device)
 
 CUDART_API cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long *id)
 {
-    if (!id)
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    unsigned f;
+    int p;
+    unsigned long long i;
+    cudaError_t e = stream_props(stream, id, &f, &p, &i);
     if (!e)
-        *id = stream && stream != CUDART_STREAM_LEGACY && stream != CUDART_STREAM_PER_THREAD ? stream->id : 0;
-    cudart_unlock();
+        *id = i;
     return cudart_result(e);
 }
 

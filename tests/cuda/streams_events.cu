@@ -47,6 +47,15 @@ int main()
     CHECK(cudaStreamGetPriority(s3, &prio));
     EXPECT(flags == cudaStreamNonBlocking);
     EXPECT(prio == greatest);
+    unsigned long long id1 = 0, id2 = 0;
+    int dev = -1;
+    CHECK(cudaStreamGetId(s1, &id1));
+    CHECK(cudaStreamGetId(s2, &id2));
+    EXPECT(id1 != id2);
+    CHECK(cudaStreamGetDevice(s1, &dev));
+    EXPECT(dev == 0);
+    EXPECT(cudaStreamGetFlags(s1, NULL) == cudaErrorInvalidValue);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
 
     int *h, *a, *b;
     CHECK(cudaMallocHost(&h, n * sizeof(int)));
