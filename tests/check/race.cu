@@ -390,3 +390,42 @@ extern "C" __global__ void scatter_reads_fixed(const unsigned *in, unsigned *out
         atomicAdd(&table[(t * 13) % 64], v);
     out[t] = v;
 }
+
+// ---- reads racecheck defers, and a barrier among part of the block -------------------
+// Warps 0 and 1 read s[] (nothing wrote it since the barrier, so racecheck
+// lists the reads instead of recording them); warp 0 meets warp 2 at named
+// barrier 1, then warp 2 overwrites s[]: ordered after warp 0's reads, not
+// after warp 1's (WAR). In the fixed twin warp 1 joins the barrier too.
+
+extern "C" __global__ void partial_order(const float *in, float *out)
+{
+    __shared__ float s[64];
+    unsigned t = threadIdx.x, w = t / 32;
+    if (t < 64)
+        s[t] = in[t];
+    __syncthreads();
+    float v = 0.0f;
+    if (w < 2)
+        v = s[t % 64] + s[(t * 7) % 64];
+    if (w == 0 || w == 2)
+        asm volatile("bar.sync 1, 64;" ::: "memory");
+    if (w == 2)
+        s[t % 64] = v + 1.0f;
+    out[t] = v;
+}
+
+extern "C" __global__ void partial_order_fixed(const float *in, float *out)
+{
+    __shared__ float s[64];
+    unsigned t = threadIdx.x, w = t / 32;
+    if (t < 64)
+        s[t] = in[t];
+    __syncthreads();
+    float v = 0.0f;
+    if (w < 2)
+        v = s[t % 64] + s[(t * 7) % 64];
+    asm volatile("bar.sync 1, 96;" ::: "memory");
+    if (w == 2)
+        s[t % 64] = v + 1.0f;
+    out[t] = v;
+}
