@@ -429,3 +429,24 @@ extern "C" __global__ void partial_order_fixed(const float *in, float *out)
         s[t % 64] = v + 1.0f;
     out[t] = v;
 }
+
+// ---- more reads in one barrier interval than racecheck lists ------------------------------
+// Warp 0 reads s[] 32 words at a time, iters times (5000: 160000 lane
+// groups, more than the 65536 racecheck lists before recording them);
+// warp 1 overwrites s[32..63] with no barrier in between (WAR).
+
+extern "C" __global__ void many_reads(const float *in, float *out, int iters)
+{
+    __shared__ float s[256];
+    unsigned t = threadIdx.x, w = t / 32;
+    for (unsigned i = t; i < 256; i += blockDim.x)
+        s[i] = in[i];
+    __syncthreads();
+    float v = 0.0f;
+    if (w == 0)
+        for (int i = 0; i < iters; i++)
+            v += s[(i * 32 + t) % 256];
+    if (w == 1)
+        s[t] = 1.0f;
+    out[t] = v;
+}
