@@ -44,35 +44,27 @@ static ptx_type first_type(lowerer *L)
 
 static int ok(lowerer *L, uint32_t s) { (void)L; return s != BC_NONE; }
 
-/* Emits op code of type ty with operands d, a[, b[, c]]: the sources of
- * type ty, but c of type c_ty (mad.wide's double-width addend). NULL after
- * an error. */
-static bc_op *emit_dabc(lowerer *L, bc_opcode code, ptx_type ty, int nsrc, ptx_type c_ty)
+/* d, a[, b[, c]] all of type ty */
+static int lower_simple(lowerer *L, bc_opcode code, ptx_type ty, int nsrc)
 {
     if (!want_ops(L, 1 + nsrc, 1 + nsrc))
-        return NULL;
+        return 0;
     uint32_t d = lower_dst(L, &OPS[0]);
     uint32_t s[3] = {BC_NONE, BC_NONE, BC_NONE};
     for (int i = 0; i < nsrc; i++) {
-        s[i] = lower_src(L, &OPS[1 + i], i == 2 ? c_ty : ty);
+        s[i] = lower_src(L, &OPS[1 + i], ty);
         if (!ok(L, s[i]))
-            return NULL;
+            return 0;
     }
     if (!ok(L, d))
-        return NULL;
+        return 0;
     bc_op *op = lower_emit(L, code);
     op->type = (uint8_t)ty;
     op->d = d;
     op->a = s[0];
     op->b = s[1];
     op->c = s[2];
-    return op;
-}
-
-/* d, a[, b[, c]] all of type ty */
-static int lower_simple(lowerer *L, bc_opcode code, ptx_type ty, int nsrc)
-{
-    return emit_dabc(L, code, ty, nsrc, ty) != NULL;
+    return 1;
 }
 
 static uint32_t float_flags(lowerer *L)
@@ -149,12 +141,29 @@ static int lower_arith(lowerer *L, const char *opc)
     } else {
         return unsupported(L);
     }
-    /* mad.wide: c is double width */
-    ptx_type c_ty = code != BC_MAD_WIDE ? ty : ty == PTX_T_U32 ? PTX_T_U64 : ty == PTX_T_S32 ? PTX_T_S64
-                                          : ty == PTX_T_U16 ? PTX_T_U32 : PTX_T_S32;
-    bc_op *op = emit_dabc(L, code, ty, nsrc, c_ty);
-    if (!op)
+    if (!want_ops(L, 1 + nsrc, 1 + nsrc))
         return 0;
+    uint32_t d = lower_dst(L, &OPS[0]);
+    uint32_t s[3] = {BC_NONE, BC_NONE, BC_NONE};
+    for (int i = 0; i < nsrc; i++) {
+        ptx_type sty = ty;
+        /* mad.wide: c is double width */
+        if (i == 2 && (code == BC_MAD_WIDE)) {
+            sty = ty == PTX_T_U32 ? PTX_T_U64 : ty == PTX_T_S32 ? PTX_T_S64 :
+                  ty == PTX_T_U16 ? PTX_T_U32 : PTX_T_S32;
+        }
+        s[i] = lower_src(L, &OPS[1 + i], sty);
+        if (!ok(L, s[i]))
+            return 0;
+    }
+    if (!ok(L, d))
+        return 0;
+    bc_op *op = lower_emit(L, code);
+    op->type = (uint8_t)ty;
+    op->d = d;
+    op->a = s[0];
+    op->b = s[1];
+    op->c = s[2];
     op->flags = ff;
     op->mode = (uint16_t)rnd;
     if (code == BC_MUL24 || code == BC_MAD24)
