@@ -407,6 +407,15 @@ static inline uint8_t cell_flags(uint8_t kind)
                                                                          : RACE_CELL_WEAK));
 }
 
+/* The RACE_CELL_* of the records an access of kind may race with: any if
+ * it is a weak write, the weak ones if it is strong, the writes if it
+ * reads. */
+static inline uint8_t cell_may(uint8_t kind)
+{
+    return (kind & RACE_K_WRITE) ? ((kind & RACE_K_STRONG) ? RACE_CELL_WEAK : RACE_CELL_ANY)
+                                 : ((kind & RACE_K_STRONG) ? RACE_CELL_WEAK_WRITE : RACE_CELL_WRITE);
+}
+
 /* Compares the access of lanes (kind, bytes of the word, value stored)
  * by proto's warp-instruction with every record of the word of cell c
  * (reporting the races), then merges it into its own record or appends
@@ -421,10 +430,7 @@ static inline __attribute__((always_inline)) int check_cell(race_thread *r, race
     race_tuple *v = cell_tuples(c);
     uint64_t who = p->who;
     int n = c->n, merge = -1;
-    /* the records this access may race with: any if it is a weak write,
-     * the weak ones if it is strong, the writes if it reads */
-    uint8_t may = (kind & RACE_K_WRITE) ? ((kind & RACE_K_STRONG) ? RACE_CELL_WEAK : RACE_CELL_ANY)
-                                        : ((kind & RACE_K_STRONG) ? RACE_CELL_WEAK_WRITE : RACE_CELL_WRITE);
+    uint8_t may = cell_may(kind);
     if (!(c->flags & may)) {
         /* none: only find its own record (there is at most one), first
          * where the last access to the word left one */
@@ -972,6 +978,17 @@ static int tile_groups(const vm_access_lanes *lanes, race_groups *g)
     return 1;
 }
 
+/* A new stamp for r->mark (a warp-instruction's marks), shifted past the
+ * 5 bits of group index a mark holds beside it. */
+static uint32_t next_mark_stamp(race_thread *r)
+{
+    if (++r->mark_stamp >= (1u << 27)) {
+        memset(r->mark, 0, r->nmark * sizeof *r->mark);
+        r->mark_stamp = 1;
+    }
+    return r->mark_stamp << 5;
+}
+
 /* group_lanes for lanes of one region (lanes->one_region) in one block's
  * shared memory at 4-byte aligned offsets (so lanes at one word are at
  * one offset): each lane finds its word's group through r->mark, which
@@ -980,11 +997,7 @@ static int tile_groups(const vm_access_lanes *lanes, race_groups *g)
 static void mark_groups(race_thread *r, const vm_frame *f, const bc_op *op, const uint64_t *src, int known,
                         uint32_t mask, const vm_access_lanes *lanes, unsigned size, race_groups *g)
 {
-    if (++r->mark_stamp >= (1u << 27)) {
-        memset(r->mark, 0, r->nmark * sizeof *r->mark);
-        r->mark_stamp = 1;
-    }
-    uint32_t stamp = r->mark_stamp << 5, known_groups = 0;
+    uint32_t stamp = next_mark_stamp(r), known_groups = 0;
     uint64_t rk = (uint64_t)lanes->rank[__builtin_ctz(mask)] << RACE_RANK_SHIFT;
     int n = 0;
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
@@ -1023,15 +1036,10 @@ static void marked_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t 
     proto_init(&proto, r, u, fn, pc);
     const uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
     race_shadow *sh = &r->shared[rank];
-    if (++r->mark_stamp >= (1u << 27)) {
-        memset(r->mark, 0, r->nmark * sizeof *r->mark);
-        r->mark_stamp = 1;
-    }
-    uint32_t stamp = r->mark_stamp << 5, glanes[VM_WARP];
+    uint32_t stamp = next_mark_stamp(r), glanes[VM_WARP];
     int grec[VM_WARP], n = 0;
     uint8_t bytes = (uint8_t)(0xf | (2 << 4)), flags = cell_flags(k);
-    uint8_t may = (k & RACE_K_WRITE) ? ((k & RACE_K_STRONG) ? RACE_CELL_WEAK : RACE_CELL_ANY)
-                                     : ((k & RACE_K_STRONG) ? RACE_CELL_WEAK_WRITE : RACE_CELL_WRITE);
+    uint8_t may = cell_may(k);
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint64_t wo = lanes->where[l];
@@ -1123,19 +1131,18 @@ static int rising_words(const vm_access_lanes *lanes, uint32_t mask, int nranks)
  * lane. */
 static int rising_region(const uint64_t *w, uint32_t mask)
 {
+    if (!words_aligned(w, mask))
+        return 0;
     if (mask == 0xffffffffu) {
-        uint64_t o = 0;
-        for (int l = 0; l < VM_WARP; l++)
-            o |= w[l];
         int l = 1;
         while (l < VM_WARP && w[l] > w[l - 1])
             l++;
-        return l == VM_WARP && !(o & 3);
+        return l == VM_WARP;
     }
     uint64_t prev = 0;
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        if ((w[l] & 3) || (mm != mask && w[l] <= prev))
+        if (mm != mask && w[l] <= prev)
             return 0;
         prev = w[l];
     }
@@ -1153,21 +1160,10 @@ static void shared_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t 
     proto_init(&proto, r, u, fn, pc);
     const uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
     race_shadow *sh = &r->shared[rank];
-    uint8_t bytes = (uint8_t)(0xf | (2 << 4));
-    uint8_t flags = cell_flags(kind);
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint32_t v = src ? (uint32_t)src[l] : 0; /* the low bytes on a little-endian host, as race_stored_bytes */
-        uint64_t wo = lanes->where[l];
-        if ((wo >> 2) >= sh->ncells)
-            return;
-        race_cell *c = &sh->cells[wo >> 2];
-        if (c->gen != sh->gen) {
-            cell_first(c, sh->gen, flags, &proto, 1u << l, v, kind, bytes);
-            continue;
-        }
-        race_where wh = {rank, wo};
-        check_cell(r, c, &proto, myvc, 1u << l, v, kind, bytes, &wh);
+        record_word(r, sh, rank, lanes->where[l], &proto, myvc, 1u << l, kind, v);
     }
 }
 
@@ -1192,21 +1188,16 @@ static void flush_reads(race_thread *r, int rank)
     race_shadow *sh = &r->shared[rank];
     for (size_t i = 0; i < sh->npend; i++) {
         const race_pending *p = &sh->pend[i];
-        race_tuple proto;
-        memset(&proto, 0, sizeof proto);
-        proto.who = p->who;
-        proto.clock = p->clock;
-        proto.wsync = p->wsync;
         /* no record of the words a deferred read touches is a write (a
          * write there would have recorded the reads first), so the reader's
          * vector clock is not consulted: its current one stands in */
-        const uint32_t *myvc = r->vc + (size_t)race_who_unit(p->who) * (size_t)r->U;
+        const uint32_t *myvc = r->vc + (size_t)race_who_unit(p->proto.who) * (size_t)r->U;
         for (uint32_t j = 0; j < p->n; j++) {
             const race_pgroup *q = &sh->pg[p->first + j];
             if (p->size == 4 && !(q->where & 3))
-                record_word(r, sh, rank, q->where, &proto, myvc, q->lanes, 0, 0);
+                record_word(r, sh, rank, q->where, &p->proto, myvc, q->lanes, 0, 0);
             else
-                record(r, rank, q->where, p->size, &proto, myvc, q->lanes, 0, NULL);
+                record(r, rank, q->where, p->size, &p->proto, myvc, q->lanes, 0, NULL);
         }
     }
     sh->npend = sh->npg = 0;
@@ -1229,10 +1220,8 @@ static int defer_read(race_thread *r, int rank, int u, uint32_t fn, uint32_t pc,
         util_grow(&sh->pg, &sh->cappg, sh->npg + n, sizeof *sh->pg))
         return 0;
     race_pending *p = &sh->pend[sh->npend++];
-    p->who = RACE_WHO(u, fn, pc);
-    p->clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
-    p->wsync = (uint16_t)r->wsync[u];
-    p->size = (uint16_t)size;
+    proto_init(&p->proto, r, u, fn, pc);
+    p->size = size;
     p->first = (uint32_t)sh->npg;
     p->n = (uint32_t)n;
     race_pgroup *q = sh->pg + sh->npg;

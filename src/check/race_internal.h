@@ -44,10 +44,8 @@ typedef struct race_cell {
  * "deferred reads"): its warp-instruction and its lane groups, pg[first]
  * to pg[first + n - 1]. */
 typedef struct race_pending {
-    uint64_t who;
-    uint32_t clock;
-    uint16_t wsync;
-    uint16_t size;
+    race_tuple proto;        /* who, clock and wsync of its records */
+    uint32_t size;           /* bytes per lane */
     uint32_t first, n;
 } race_pending;
 
