@@ -1,0 +1,107 @@
+#!/bin/sh
+# make check: tests/gpu/crosscheck.sh and tests/gpu/bundle.sh against the
+# libcuda stand-in (tests/cuda-standin/), so that the one script meant for a
+# GPU machine is known to work before it gets there.
+#  - every line of kernels.txt launches on both backends: the table has one
+#    row per line, nothing differs or fails (the stand-in is the emulator);
+#  - a perturbed copy back (KEMU_STANDIN_PERTURB) is a DIFFER row, exit 1,
+#    with the kernel's output in TABLE.md.log;
+#  - no driver library: exit 3 and kemu's one line, no table;
+#  - a bundle (bundle.sh) runs the cross-check with the machine's C library
+#    and with the bundled loader.
+#
+# Environment: KEMU, top_srcdir, top_builddir (set by make check).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+KEMU=${KEMU:-$top_builddir/src/kemu}
+standin=$top_builddir/tests/cuda-standin/.libs/libcuda.so.1
+[ -x "$KEMU" ] || { echo "FAIL: $KEMU is not built"; exit 1; }
+[ -f "$standin" ] || { echo "FAIL: the stand-in $standin is not built"; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+xc() { # xc TABLE ARGS...: the cross-check against the stand-in, exit status in $st
+    out=$1
+    shift
+    KEMU_CUDA_LIBRARY=$standin KEMU=${XC_KEMU:-$KEMU} sh "$top_srcdir/tests/gpu/crosscheck.sh" -o "$out" "$@" \
+        > "$out.stderr" 2>&1
+    st=$?
+}
+
+# ---- every kernel ---------------------------------------------------------
+xc "$tmp/all.md"
+lines=$(grep -c -v -e '^#' -e '^[[:space:]]*$' "$top_srcdir/tests/gpu/kernels.txt")
+rows=$(grep -c '^| [a-z]*/' "$tmp/all.md" 2>/dev/null || echo 0)
+if [ "$st" -ne 0 ]; then
+    fail "crosscheck over every kernel exited $st"
+    cat "$tmp/all.md.stderr"
+    [ -f "$tmp/all.md.log" ] && cat "$tmp/all.md.log"
+fi
+[ "$rows" -eq "$lines" ] || fail "the table has $rows rows for $lines lines of kernels.txt"
+grep -q '^- GPU: kemu stand-in sm_90 (CUDA device 0)$' "$tmp/all.md" || fail "no GPU line in the table"
+grep -q "^- $lines kernels in [0-9]* s: [0-9]* agree, 0 differ, [0-9]* order-dependent, 0 failed, 0 unavailable, [0-9]* skipped$" \
+    "$tmp/all.md" || fail "the counts line: $(grep '^- [0-9]* kernels' "$tmp/all.md")"
+# every line not marked skip or order-dependent agrees (a kernel marked
+# order-dependent may agree too), every line not marked skip runs
+unmarked=$(grep -v -e '^#' -e '^[[:space:]]*$' -e '^skip ' -e ' # order:' "$top_srcdir/tests/gpu/kernels.txt" | grep -c .)
+runs=$(grep -v -e '^#' -e '^[[:space:]]*$' -e '^skip ' "$top_srcdir/tests/gpu/kernels.txt" | grep -c .)
+agree=$(grep -c '| agree |' "$tmp/all.md")
+order=$(grep -c '| order-dependent:' "$tmp/all.md")
+[ "$agree" -ge "$unmarked" ] || fail "$agree rows agree, at least $unmarked expected"
+[ $((agree + order)) -eq "$runs" ] || fail "$agree rows agree and $order are order-dependent, of $runs run"
+grep -q '^| samples/saxpy/saxpy.ptx:saxpy | y.npy f32\[1000\] | 0 | agree | [0-9.]* | [0-9.]* |$' "$tmp/all.md" ||
+    fail "no saxpy row: $(grep saxpy "$tmp/all.md")"
+grep -q '^| tests/kernels/texture.sm_80.O3.ptx:tex1d_fetch | - | - | skipped: ' "$tmp/all.md" ||
+    fail "no skipped row for tex1d_fetch"
+
+# ---- one element differs ----------------------------------------------------
+KEMU_STANDIN_PERTURB=0 xc "$tmp/perturb.md" -k samples/saxpy/
+[ "$st" -eq 1 ] || fail "a perturbed output: crosscheck exited $st, not 1"
+grep -q '^| samples/saxpy/saxpy.ptx:saxpy | y.npy f32\[1000\] (1 differ) | [1-9][0-9]* | \*\*DIFFER\*\* |' "$tmp/perturb.md" ||
+    fail "no DIFFER row: $(grep saxpy "$tmp/perturb.md")"
+grep -q '^- 1 kernels in [0-9]* s: 0 agree, 1 differ,' "$tmp/perturb.md" || fail "the perturbed counts line"
+grep -q 'first at \[0\]' "$tmp/perturb.md.log" 2>/dev/null || fail "the log lacks the kernel's comparison line"
+
+# ---- no driver library --------------------------------------------------------
+KEMU_CUDA_LIBRARY=$tmp/none/libcuda.so.1 KEMU=$KEMU sh "$top_srcdir/tests/gpu/crosscheck.sh" -o "$tmp/none.md" \
+    > "$tmp/none.stderr" 2>&1
+st=$?
+[ "$st" -eq 3 ] || fail "without a driver library crosscheck exited $st, not 3"
+grep -q 'cuda backend unavailable: ' "$tmp/none.stderr" || fail "no unavailable line: $(cat "$tmp/none.stderr")"
+[ ! -e "$tmp/none.md" ] || fail "a table was written without a GPU"
+
+# ---- a bundle ---------------------------------------------------------------
+libkemu=$(ls "$top_builddir"/.libs/libkemu.so.[0-9]* 2>/dev/null | head -n 1)
+if [ -z "$libkemu" ] || ! command -v ldd >/dev/null 2>&1; then
+    echo "SKIP part: no shared libkemu or no ldd, the bundle is not tested"
+elif ldd "$libkemu" | grep -q -e libasan -e libubsan; then
+    echo "SKIP part: a sanitizer build, the bundle is not tested"
+else
+    if ! top_builddir=$top_builddir sh "$top_srcdir/tests/gpu/bundle.sh" "$tmp/bundle" > "$tmp/bundle.out" 2>&1; then
+        fail "bundle.sh failed: $(cat "$tmp/bundle.out")"
+    else
+        for f in bin/kemu lib/libkemu.so.0 lib/libffi.so.8 kemu; do
+            [ -f "$tmp/bundle/$f" ] || fail "the bundle lacks $f"
+        done
+        ls "$tmp/bundle/glibc"/ld-linux* > /dev/null 2>&1 || fail "the bundle lacks the loader"
+        for mode in system bundled; do
+            v=$(KEMU_BUNDLE_LOADER=$mode "$tmp/bundle/kemu" --version 2>&1)
+            [ "$v" = "$("$KEMU" --version)" ] || fail "bundle ($mode): --version said: $v"
+            KEMU_BUNDLE_LOADER=$mode XC_KEMU=$tmp/bundle/kemu xc "$tmp/b-$mode.md" -k samples/
+            [ "$st" -eq 0 ] || { fail "bundle ($mode): crosscheck exited $st"; cat "$tmp/b-$mode.md.stderr"; }
+            grep -q '^- 5 kernels in [0-9]* s: 5 agree, 0 differ,' "$tmp/b-$mode.md" 2>/dev/null ||
+                fail "bundle ($mode): the counts line"
+        done
+    fi
+fi
+
+if [ "$fails" -ne 0 ]; then
+    echo "$fails failure(s)"
+    exit 1
+fi
+echo "PASS: crosscheck.sh over $lines kernels against the stand-in; perturbed, no-driver and bundle runs"
