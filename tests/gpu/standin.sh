@@ -2,6 +2,8 @@
 # make check: tests/gpu/crosscheck.sh and tests/gpu/bundle.sh against the
 # libcuda stand-in (tests/cuda-standin/), so that the one script meant for a
 # GPU machine is known to work before it gets there.
+#  - kernels.txt has a line (run or skip) for every kernel of tests/kernels/
+#    and samples/;
 #  - every line of kernels.txt launches on both backends: the table has one
 #    row per line, nothing differs or fails (the stand-in is the emulator);
 #  - a perturbed copy back (KEMU_STANDIN_PERTURB) is a DIFFER row, exit 1,
@@ -32,6 +34,22 @@ xc() { # xc TABLE ARGS...: the cross-check against the stand-in, exit status in 
         > "$out.stderr" 2>&1
     st=$?
 }
+
+# ---- kernels.txt names every kernel of tests/kernels/ and samples/ --------
+# (run or skipped): a kernel added there without a line would go unchecked
+for ptx in "$top_srcdir"/tests/kernels/*.O3.ptx "$top_srcdir"/samples/*/*.ptx; do
+    rel=${ptx#"$top_srcdir"/}
+    stem=${rel%%.*}
+    entries=$(sed -n 's/^\.\(visible \)\{0,1\}\.entry \([A-Za-z_][A-Za-z0-9_$]*\).*/\2/p' "$ptx")
+    count=$(printf '%s\n' "$entries" | grep -c .)
+    for e in $entries; do
+        grep -v '^#' "$top_srcdir/tests/gpu/kernels.txt" | grep -q -e "^$stem\.[^ ]* .*--kernel $e " \
+            -e "^skip $stem\.[^ ]* $e " || {
+            # a file of one kernel needs no --kernel
+            [ "$count" -eq 1 ] && grep -q "^$rel " "$top_srcdir/tests/gpu/kernels.txt"
+        } || fail "tests/gpu/kernels.txt has no line for $rel: $e"
+    done
+done
 
 # ---- every kernel ---------------------------------------------------------
 xc "$tmp/all.md"
@@ -94,7 +112,7 @@ else
             [ "$v" = "$("$KEMU" --version)" ] || fail "bundle ($mode): --version said: $v"
             KEMU_BUNDLE_LOADER=$mode XC_KEMU=$tmp/bundle/kemu xc "$tmp/b-$mode.md" -k samples/
             [ "$st" -eq 0 ] || { fail "bundle ($mode): crosscheck exited $st"; cat "$tmp/b-$mode.md.stderr"; }
-            grep -q '^- 5 kernels in [0-9]* s: 5 agree, 0 differ,' "$tmp/b-$mode.md" 2>/dev/null ||
+            grep -q '^- 6 kernels in [0-9]* s: 5 agree, 0 differ,' "$tmp/b-$mode.md" 2>/dev/null ||
                 fail "bundle ($mode): the counts line"
         done
     fi
