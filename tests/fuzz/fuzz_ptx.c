@@ -13,34 +13,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
+#include "guarded.h"
 #include "kemu/kemu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* Maps size bytes (rounded up to pages) plus one PROT_NONE guard page and
- * returns where a buffer of `size` bytes must start to end at the guard.
- * *mapping and *mapping_size receive what to munmap. NULL on failure. */
-static char *map_guarded(size_t size, void **mapping, size_t *mapping_size)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t data_pages = (size + page - 1) / page;
-    if (data_pages == 0)
-        data_pages = 1;
-    size_t total = (data_pages + 1) * page;
-    char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED)
-        return NULL;
-    if (mprotect(base + data_pages * page, page, PROT_NONE) != 0) {
-        munmap(base, total);
-        return NULL;
-    }
-    *mapping = base;
-    *mapping_size = total;
-    return base + data_pages * page - size;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -49,21 +26,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *setting = getenv("KEMU_FUZZ_NUL_TERMINATE");
         nul_terminate = setting && strcmp(setting, "1") == 0;
     }
-    void *mapping = NULL;
-    size_t mapping_size = 0;
-    char *text = map_guarded(size + (size_t)nul_terminate, &mapping, &mapping_size);
-    if (!text)
+    fuzz_guarded buffer;
+    if (fuzz_guarded_copy(&buffer, data, size, (size_t)nul_terminate))
         return 0;
-    if (size)
-        memcpy(text, data, size);
-    if (nul_terminate)
-        text[size] = 0;
+    const char *text = buffer.data;
 
     kemu_device *device = NULL;
     kemu_error error;
     memset(&error, 0, sizeof error);
     if (kemu_device_create(NULL, &device, &error) != KEMU_OK) {
-        munmap(mapping, mapping_size);
+        fuzz_guarded_free(&buffer);
         return 0;
     }
     kemu_module *module = NULL;
@@ -87,12 +59,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         kemu_module_unload(module);
     } else {
-        /* An error must come with a terminated, non-empty message. */
-        size_t message_length = strnlen(error.message, sizeof error.message);
-        if (message_length == 0 || message_length == sizeof error.message)
-            __builtin_trap();
+        fuzz_check_message(error.message, sizeof error.message);
     }
     kemu_device_destroy(device);
-    munmap(mapping, mapping_size);
+    fuzz_guarded_free(&buffer);
     return 0;
 }

@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target tests/fuzz/fuzz_ptx.c with clang, ASan and
-# UBSan against the library sources listed in Makefile.am's
-# libkemu_la_SOURCES, then fuzzes the PTX front end for a bounded time.
+# Builds the libFuzzer targets of tests/fuzz/ with clang, ASan and UBSan
+# against the library sources listed in Makefile.am's libkemu_la_SOURCES,
+# then fuzzes each for a bounded time:
+#   ptx     fuzz_ptx.c: the PTX front end (lexer, parser, layout, lowering);
+#           seeds tests/fuzz/corpus/, reproducers tests/fuzz/regressions/
+#   npy     fuzz_npy.c: the .npy reader; seeds tests/fixtures/npy/,
+#           reproducers tests/fuzz/regressions-npy/
+#   fatbin  fuzz_fatbin.c: the CUDA fatbinary reader and its zstd/LZ4
+#           decompression; seeds tests/fixtures/fatbin/, reproducers
+#           tests/fuzz/regressions-fatbin/
 #
-#   tests/fuzz/run.sh                 fuzz for FUZZ_SECONDS (default 60)
-#   tests/fuzz/run.sh FILE...         run only the given inputs (reproduce)
+#   tests/fuzz/run.sh                 fuzz each target for FUZZ_SECONDS (default 60)
+#   tests/fuzz/run.sh FILE...         run only the given inputs (reproduce); the
+#                                     target is the one FUZZ_TARGETS names, else
+#                                     the one whose regressions folder holds FILE,
+#                                     else ptx
 #
-# Environment: FUZZ_SECONDS, FUZZ_JOBS (parallel fuzzing processes, default
-# 1), CC (default clang), FUZZ_WORKDIR (keep the build and the grown corpus
-# there instead of a temporary directory), FUZZ_EXTRA_CFLAGS (e.g.
+# Environment: FUZZ_TARGETS (default "ptx npy fatbin"), FUZZ_SECONDS (per
+# target), FUZZ_JOBS (parallel fuzzing processes, default 1), CC (default
+# clang), FUZZ_WORKDIR (keep the builds and the grown corpora there instead of
+# a temporary directory), FUZZ_EXTRA_CFLAGS (e.g.
 # -fno-sanitize=float-cast-overflow to step past a known bug),
-# KEMU_FUZZ_NUL_TERMINATE=1 (end the text with a NUL byte, to step past
+# KEMU_FUZZ_NUL_TERMINATE=1 (end the PTX text with a NUL byte, to step past
 # over-reads of it; see fuzz_ptx.c), top_builddir (where config.h is).
-# Exits non-zero when the fuzzer finds a crash, a sanitizer error, a hang
+# Exits non-zero when a fuzzer finds a crash, a sanitizer error, a hang
 # (-timeout=10), a leak or an over-limit allocation (-rss_limit_mb=2048) and
-# prints the reproducer. Every file in tests/fuzz/regressions/ is replayed
-# first and must pass.
+# prints the reproducer. Every reproducer of a target's regressions folder is
+# replayed before it is fuzzed and must pass.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +35,10 @@ builddir=${top_builddir:-$top}
 cc=${CC:-clang}
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-1}
+targets=${FUZZ_TARGETS:-ptx npy fatbin}
+for t in $targets; do
+    case $t in ptx | npy | fatbin) ;; *) echo "fuzz: unknown target '$t' (ptx, npy, fatbin)" >&2; exit 2 ;; esac
+done
 
 if ! command -v "$cc" >/dev/null 2>&1; then
     echo "fuzz: $cc not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
@@ -79,7 +94,7 @@ flags=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all
 # after -fsanitize, so that they can switch single checks off
 # shellcheck disable=SC2206 # FUZZ_EXTRA_CFLAGS is a list of flags
 extra=(${FUZZ_EXTRA_CFLAGS:-})
-echo "fuzz: building $work/fuzz_ptx with $cc" >&2
+echo "fuzz: building the library for $targets with $cc" >&2
 mkdir -p "$work/obj"
 objs=()
 for src in $sources; do
@@ -90,63 +105,109 @@ done
 printf '%s\n' $sources | TOP="$top" WORK="$work" xargs -P "$(nproc)" -I{} sh -c \
     'src="$1"; shift; obj=$(printf %s "$src" | tr / _); exec "$@" -c "$TOP/$src" -o "$WORK/obj/$obj.o"' \
     sh {} "$cc" "${flags[@]}" -fsanitize="fuzzer-no-link,$sanitizers" "${extra[@]}" "${incdirs[@]}" "${pkgcflags[@]}"
-"$cc" "${flags[@]}" -fsanitize="fuzzer,$sanitizers" "${extra[@]}" "${incdirs[@]}" "$here/fuzz_ptx.c" "${objs[@]}" \
-    "${libs[@]}" -o "$work/fuzz_ptx"
+for t in $targets; do
+    "$cc" "${flags[@]}" -fsanitize="fuzzer,$sanitizers" "${extra[@]}" "${incdirs[@]}" "${pkgcflags[@]}" \
+        "$here/fuzz_$t.c" "${objs[@]}" "${libs[@]}" -o "$work/fuzz_$t"
+done
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-common=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -detect_leaks=1
-        -dict="$here/ptx.dict" -print_final_stats=1)
+common=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -detect_leaks=1 -print_final_stats=1)
+shopt -s nullglob
+
+# per target: its options, seed files and reproducers
+target_options() {
+    case $1 in
+    ptx) echo "-dict=$here/ptx.dict -max_len=32768" ;;
+    npy) echo "-max_len=4096" ;;
+    fatbin) echo "-max_len=16384" ;;
+    esac
+}
+target_seeds() {
+    case $1 in
+    ptx) printf '%s\n' "$here"/corpus/* ;;
+    npy) printf '%s\n' "$top"/tests/fixtures/npy/*.npy ;;
+    fatbin) printf '%s\n' "$top"/tests/fixtures/fatbin/*.fatbin "$top"/tests/fixtures/fatbin/*.bin ;;
+    esac
+}
+target_regressions() {
+    case $1 in
+    ptx) printf '%s\n' "$here"/regressions/* ;;
+    *) printf '%s\n' "$here/regressions-$1"/* ;;
+    esac
+}
 
 # Reproduce mode: run only the given files.
 if [ $# -gt 0 ]; then
-    exec "$work/fuzz_ptx" "${common[@]}" "$@"
+    status=0
+    for f in "$@"; do
+        t=ptx
+        if [ "$(echo $targets | wc -w)" -eq 1 ]; then
+            t=$targets
+        else
+            case $f in *regressions-npy/*) t=npy ;; *regressions-fatbin/*) t=fatbin ;; esac
+        fi
+        [ -x "$work/fuzz_$t" ] || { echo "fuzz: target $t was not built (FUZZ_TARGETS)" >&2; exit 2; }
+        # shellcheck disable=SC2046 # options split on purpose
+        "$work/fuzz_$t" "${common[@]}" $(target_options "$t") "$f" || status=$?
+    done
+    exit $status
 fi
 
-# Known bugs first: each regression input must now load or fail cleanly.
-shopt -s nullglob
-regressions=("$here"/regressions/*)
+# Known bugs first: each regression input must now be read or refused cleanly.
 failed=0
-for f in "${regressions[@]}"; do
-    if "$work/fuzz_ptx" "${common[@]}" "$f" >"$work/regression.log" 2>&1; then
-        echo "fuzz: regression ok:   ${f#"$top"/}" >&2
-    else
-        grep -E 'ERROR|SUMMARY|^    #[0-9]+ .* in (kemu|ptx|bc|lex|util|mem|exec|vm|parse|lower)' "$work/regression.log" | head -n 12 >&2 || true
-        echo "fuzz: regression FAIL: ${f#"$top"/}" >&2
-        failed=1
-    fi
+for t in $targets; do
+    while IFS= read -r f; do
+        [ -n "$f" ] || continue
+        # shellcheck disable=SC2046
+        if "$work/fuzz_$t" "${common[@]}" $(target_options "$t") "$f" >"$work/regression.log" 2>&1; then
+            echo "fuzz: regression ok:   ${f#"$top"/}" >&2
+        else
+            grep -E 'ERROR|SUMMARY|^    #[0-9]+ .* in (kemu|ptx|bc|lex|util|mem|exec|vm|parse|lower|io|cudart)' \
+                "$work/regression.log" | head -n 12 >&2 || true
+            echo "fuzz: regression FAIL: ${f#"$top"/}" >&2
+            failed=1
+        fi
+    done < <(target_regressions "$t")
 done
 if [ $failed -ne 0 ]; then
     echo "fuzz: regression inputs fail (reproduce with: tests/fuzz/run.sh FILE)" >&2
     exit 1
 fi
 
-# The seed corpus is copied so fuzzing never writes into the source tree.
-mkdir -p "$work/corpus" "$work/artifacts"
-cp "$here"/corpus/* "$work/corpus/"
 parallel=()
 if [ "$jobs" -gt 1 ]; then
     parallel=(-jobs="$jobs" -workers="$jobs")
 fi
-status=0
-(cd "$work" && ./fuzz_ptx "${common[@]}" -max_len=32768 -max_total_time="$seconds" "${parallel[@]}" \
-     -artifact_prefix="$work/artifacts/" corpus) >"$work/fuzz.log" 2>&1 || status=$?
-# with -jobs>1 the per-job logs hold the details; the recommended
-# dictionary libFuzzer prints at exit is left out
-cat "$work"/fuzz.log "$work"/fuzz-*.log 2>/dev/null | grep -v -e '^"' -e '^###### ' | tail -n 60 >&2
+for t in $targets; do
+    # The seeds are copied so fuzzing never writes into the source tree.
+    mkdir -p "$work/corpus-$t" "$work/artifacts-$t"
+    while IFS= read -r f; do
+        [ -n "$f" ] && cp "$f" "$work/corpus-$t/"
+    done < <(target_seeds "$t")
+    status=0
+    # shellcheck disable=SC2046
+    (cd "$work" && "./fuzz_$t" "${common[@]}" $(target_options "$t") -max_total_time="$seconds" "${parallel[@]}" \
+         -artifact_prefix="$work/artifacts-$t/" "corpus-$t") >"$work/fuzz-$t.log" 2>&1 || status=$?
+    # with -jobs>1 the per-job logs hold the details; the recommended
+    # dictionary libFuzzer prints at exit is left out
+    echo "fuzz: ---- $t" >&2
+    cat "$work/fuzz-$t.log" "$work"/fuzz-[0-9]*.log 2>/dev/null | grep -v -e '^"' -e '^###### ' | tail -n 30 >&2
+    rm -f "$work"/fuzz-[0-9]*.log
 
-found=("$work"/artifacts/*)
-if [ $status -ne 0 ] || [ ${#found[@]} -gt 0 ]; then
-    echo "fuzz: FAILED (status $status)" >&2
-    for f in "${found[@]}"; do
-        echo "---- reproducer $f ($(wc -c <"$f") bytes), base64:" >&2
-        base64 "$f" >&2
-        echo "---- as text:" >&2
-        head -c 2000 "$f" | cat -v >&2
-        echo >&2
-    done
-    trap - EXIT
-    echo "fuzz: work directory kept: $work; reproduce with: tests/fuzz/run.sh FILE" >&2
-    exit 1
-fi
-echo "fuzz: no crash, hang or leak in ${seconds}s" >&2
+    found=("$work/artifacts-$t"/*)
+    if [ $status -ne 0 ] || [ ${#found[@]} -gt 0 ]; then
+        echo "fuzz: $t FAILED (status $status)" >&2
+        for f in "${found[@]}"; do
+            echo "---- reproducer $f ($(wc -c <"$f") bytes), base64:" >&2
+            base64 "$f" >&2
+            echo "---- as text:" >&2
+            head -c 2000 "$f" | cat -v >&2
+            echo >&2
+        done
+        trap - EXIT
+        echo "fuzz: work directory kept: $work; reproduce with: FUZZ_TARGETS=$t tests/fuzz/run.sh FILE" >&2
+        exit 1
+    fi
+    echo "fuzz: $t: no crash, hang or leak in ${seconds}s" >&2
+done
