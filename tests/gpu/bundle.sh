@@ -13,7 +13,7 @@
 # machine's own C library when that is recent enough, and the bundled loader
 # and C library otherwise (KEMU_BUNDLE_LOADER=system|bundled forces one). Either
 # way the CUDA driver is found as usual (dlopen("libcuda.so.1"), or
-# KEMU_CUDA_LIBRARY).
+# KEMU_CUDA_LIBRARY). DIR/REVISION names the git revision of the sources.
 #
 # Then, on the GPU machine:  KEMU=DIR/kemu tests/gpu/crosscheck.sh
 set -eu
@@ -84,5 +84,8 @@ bundled) exec "\$d/glibc/$loader" --library-path "\$d/lib:\$d/glibc\${LD_LIBRARY
 esac
 EOF
 chmod +x "$dir/kemu"
+# the sources it was built from, for crosscheck.sh's table ("-dirty": with
+# uncommitted changes)
+(cd "$SRC" && git describe --always --dirty --abbrev=7 2>/dev/null || echo unknown) > "$dir/REVISION"
 size=$(du -sk "$dir" | cut -f1)
 echo "bundle: $dir ($size KiB): run $dir/kemu" >&2

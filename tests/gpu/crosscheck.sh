@@ -78,7 +78,12 @@ driver=
 if command -v nvidia-smi >/dev/null 2>&1; then
     driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader -i "$device" 2>/dev/null | head -1)
 fi
+# the revision of the sources (a bundle made by bundle.sh says which it was
+# built from: the tree it runs in may have no .git)
 revision=$(cd "$SRC" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -f "$(dirname "$KEMU")/REVISION" ]; then
+    revision=$(cat "$(dirname "$KEMU")/REVISION")
+fi
 
 # ---- one kernel ----------------------------------------------------------------
 rows=$tmp/rows

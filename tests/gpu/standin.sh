@@ -114,6 +114,8 @@ else
             [ "$st" -eq 0 ] || { fail "bundle ($mode): crosscheck exited $st"; cat "$tmp/b-$mode.md.stderr"; }
             grep -q '^- 6 kernels in [0-9]* s: 5 agree, 0 differ,' "$tmp/b-$mode.md" 2>/dev/null ||
                 fail "bundle ($mode): the counts line"
+            grep -q "^- kemu: .*, revision $(cat "$tmp/bundle/REVISION")\$" "$tmp/b-$mode.md" 2>/dev/null ||
+                fail "bundle ($mode): the table does not give the bundle's revision"
         done
     fi
 fi
