@@ -9,6 +9,10 @@
 #   fatbin  fuzz_fatbin.c: the CUDA fatbinary reader and its zstd/LZ4
 #           decompression; seeds tests/fixtures/fatbin/, reproducers
 #           tests/fuzz/regressions-fatbin/
+#   call    fuzz_call.c: `kemu call`'s JSON spec reader and kemu_call_run's
+#           checks and launch (needs jansson); seeds the specs of
+#           samples/call/ and tests/e2e/cases/call-*/, reproducers
+#           tests/fuzz/regressions-call/
 #
 #   tests/fuzz/run.sh                 fuzz each target for FUZZ_SECONDS (default 60)
 #   tests/fuzz/run.sh FILE...         run only the given inputs (reproduce); the
@@ -16,7 +20,7 @@
 #                                     the one whose regressions folder holds FILE,
 #                                     else ptx
 #
-# Environment: FUZZ_TARGETS (default "ptx npy fatbin"), FUZZ_SECONDS (per
+# Environment: FUZZ_TARGETS (default "ptx npy fatbin call"), FUZZ_SECONDS (per
 # target), FUZZ_JOBS (parallel fuzzing processes, default 1), CC (default
 # clang), FUZZ_WORKDIR (keep the builds and the grown corpora there instead of
 # a temporary directory), FUZZ_EXTRA_CFLAGS (e.g.
@@ -35,9 +39,9 @@ builddir=${top_builddir:-$top}
 cc=${CC:-clang}
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-1}
-targets=${FUZZ_TARGETS:-ptx npy fatbin}
+targets=${FUZZ_TARGETS:-ptx npy fatbin call}
 for t in $targets; do
-    case $t in ptx | npy | fatbin) ;; *) echo "fuzz: unknown target '$t' (ptx, npy, fatbin)" >&2; exit 2 ;; esac
+    case $t in ptx | npy | fatbin | call) ;; *) echo "fuzz: unknown target '$t' (ptx, npy, fatbin, call)" >&2; exit 2 ;; esac
 done
 
 if ! command -v "$cc" >/dev/null 2>&1; then
@@ -81,9 +85,15 @@ if command -v pkg-config >/dev/null 2>&1; then
     libs+=($(pkg-config --libs libffi libzstd liblz4 2>/dev/null || echo -lffi -lzstd -llz4))
     # shellcheck disable=SC2207
     pkgcflags=($(pkg-config --cflags libffi libzstd liblz4 2>/dev/null || true))
+    # shellcheck disable=SC2207
+    jansson_libs=($(pkg-config --libs jansson 2>/dev/null || echo -ljansson))
+    # shellcheck disable=SC2207
+    jansson_cflags=($(pkg-config --cflags jansson 2>/dev/null || true))
 else
     libs+=(-lffi -lzstd -llz4)
     pkgcflags=()
+    jansson_libs=(-ljansson)
+    jansson_cflags=()
 fi
 
 # The library gets coverage instrumentation (fuzzer-no-link); only the
@@ -106,9 +116,16 @@ printf '%s\n' $sources | TOP="$top" WORK="$work" xargs -P "$(nproc)" -I{} sh -c 
     'src="$1"; shift; obj=$(printf %s "$src" | tr / _); exec "$@" -c "$TOP/$src" -o "$WORK/obj/$obj.o"' \
     sh {} "$cc" "${flags[@]}" -fsanitize="fuzzer-no-link,$sanitizers" "${extra[@]}" "${incdirs[@]}" "${pkgcflags[@]}"
 for t in $targets; do
+    # the call target also takes the kemu program's spec reader, and jansson
+    more=()
+    [ "$t" = call ] && more=("$top/src/call/spec.c" "${jansson_cflags[@]}" "${jansson_libs[@]}")
     "$cc" "${flags[@]}" -fsanitize="fuzzer,$sanitizers" "${extra[@]}" "${incdirs[@]}" "${pkgcflags[@]}" \
-        "$here/fuzz_$t.c" "${objs[@]}" "${libs[@]}" -o "$work/fuzz_$t"
+        "$here/fuzz_$t.c" "${more[@]}" "${objs[@]}" "${libs[@]}" -o "$work/fuzz_$t"
 done
+# the modules fuzz_call runs the specs with
+mkdir -p "$work/call-ptx"
+cp "$top/samples/call/reverse_scale.ptx" "$top/tests/e2e/cases/call-kernels/call_kernels.ptx" "$work/call-ptx/"
+export FUZZ_CALL_PTX_DIR="$work/call-ptx"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -121,6 +138,7 @@ target_options() {
     ptx) echo "-dict=$here/ptx.dict -max_len=32768" ;;
     npy) echo "-max_len=4096" ;;
     fatbin) echo "-max_len=16384" ;;
+    call) echo "-dict=$here/call.dict -max_len=8192" ;;
     esac
 }
 target_seeds() {
@@ -128,6 +146,7 @@ target_seeds() {
     ptx) printf '%s\n' "$here"/corpus/* ;;
     npy) printf '%s\n' "$top"/tests/fixtures/npy/*.npy ;;
     fatbin) printf '%s\n' "$top"/tests/fixtures/fatbin/*.fatbin "$top"/tests/fixtures/fatbin/*.bin ;;
+    call) printf '%s\n' "$top"/samples/call/*.json "$top"/samples/call/limits/*.json "$top"/tests/e2e/cases/call-*/*.json ;;
     esac
 }
 target_regressions() {
@@ -145,7 +164,7 @@ if [ $# -gt 0 ]; then
         if [ "$(echo $targets | wc -w)" -eq 1 ]; then
             t=$targets
         else
-            case $f in *regressions-npy/*) t=npy ;; *regressions-fatbin/*) t=fatbin ;; esac
+            case $f in *regressions-npy/*) t=npy ;; *regressions-fatbin/*) t=fatbin ;; *regressions-call/*) t=call ;; esac
         fi
         [ -x "$work/fuzz_$t" ] || { echo "fuzz: target $t was not built (FUZZ_TARGETS)" >&2; exit 2; }
         # shellcheck disable=SC2046 # options split on purpose
@@ -163,7 +182,7 @@ for t in $targets; do
         if "$work/fuzz_$t" "${common[@]}" $(target_options "$t") "$f" >"$work/regression.log" 2>&1; then
             echo "fuzz: regression ok:   ${f#"$top"/}" >&2
         else
-            grep -E 'ERROR|SUMMARY|^    #[0-9]+ .* in (kemu|ptx|bc|lex|util|mem|exec|vm|parse|lower|io|cudart)' \
+            grep -E 'ERROR|SUMMARY|^    #[0-9]+ .* in (kemu|ptx|bc|lex|util|mem|exec|vm|parse|lower|io|cudart|call)' \
                 "$work/regression.log" | head -n 12 >&2 || true
             echo "fuzz: regression FAIL: ${f#"$top"/}" >&2
             failed=1
@@ -182,8 +201,17 @@ fi
 for t in $targets; do
     # The seeds are copied so fuzzing never writes into the source tree.
     mkdir -p "$work/corpus-$t" "$work/artifacts-$t"
+    n=0
     while IFS= read -r f; do
-        [ -n "$f" ] && cp "$f" "$work/corpus-$t/"
+        [ -n "$f" ] || continue
+        n=$((n + 1))
+        # call specs name their PTX by a path of the tree: fuzz_call knows
+        # the modules by file name
+        if [ "$t" = call ]; then
+            sed 's|"ptx": *"[^"]*/\([^"/]*\)"|"ptx": "\1"|' "$f" > "$work/corpus-$t/seed-$n.json"
+        else
+            cp "$f" "$work/corpus-$t/"
+        fi
     done < <(target_seeds "$t")
     status=0
     # shellcheck disable=SC2046
