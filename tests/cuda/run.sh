@@ -7,9 +7,15 @@
 # and exit status, plus the messages for programs kemu cannot run.
 # Exits 77 (automake's SKIP) when nvcc is absent.
 #
+# With KEMU_CUDA_NATIVE=1 the same programs run directly, on the machine's
+# GPU through NVIDIA's runtime, with the same expectations: on a GPU machine
+# that checks the programs (and so what kemu is held to) against the
+# hardware. Runs that only make sense under kemu (kemu exec options, kemu's
+# own messages and ABI checks) are skipped then.
+#
 # Environment: KEMU (the kemu command), NVCC, top_srcdir, top_builddir,
 # KEMU_CUDA_TESTS (space-separated names to run only those), KEMU_KEEP=1
-# (keep the build directory).
+# (keep the build directory), KEMU_CUDA_NATIVE=1.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +31,8 @@ if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
     echo "SKIP: nvcc not found; the CUDA program tests need it"
     exit 77
 fi
-if [ ! -x "$KEMU" ]; then
+native=${KEMU_CUDA_NATIVE:-0}
+if [ "$native" != 1 ] && [ ! -x "$KEMU" ]; then
     echo "FAIL: $KEMU is not built"
     exit 1
 fi
@@ -146,9 +153,18 @@ check() {
     done
     [ $# -gt 0 ] && shift
     selected "$name" || selected "$binary" || return 0
+    if [ "$native" = 1 ] && [ -n "$opts" ]; then
+        skipped=$((skipped + 1))
+        echo "SKIP: $name (kemu exec$opts)"
+        return 0
+    fi
     built "$binary" || return 0
-    # shellcheck disable=SC2086
-    timeout 300 $exec_env "$KEMU" exec $opts -- "$work/$binary" "$@" > "$work/$name.out" 2> "$work/$name.err"
+    if [ "$native" = 1 ]; then
+        timeout 300 "$work/$binary" "$@" > "$work/$name.out" 2> "$work/$name.err"
+    else
+        # shellcheck disable=SC2086
+        timeout 300 $exec_env "$KEMU" exec $opts -- "$work/$binary" "$@" > "$work/$name.out" 2> "$work/$name.err"
+    fi
     rc=$?
     problem=""
     if [ $rc -ne 0 ]; then
@@ -190,6 +206,11 @@ expect_message() {
     done
     [ $# -gt 0 ] && shift
     selected "$name" || selected "$binary" || return 0
+    if [ "$native" = 1 ]; then
+        skipped=$((skipped + 1))
+        echo "SKIP: $name (a kemu message)"
+        return 0
+    fi
     built "$binary" || return 0
     # shellcheck disable=SC2086
     timeout 300 $exec_env "$KEMU" exec $opts -- "$work/$binary" "$@" > "$work/$name.out" 2> "$work/$name.err"
@@ -287,7 +308,8 @@ check cooperative cooperative
 check cooperative_checkers cooperative --tool racecheck,synccheck,initcheck,memcheck --error-exitcode 9
 for mode in illegal misaligned assert trap reset; do
     check "faults_$mode" faults -- "$mode"
-    selected "faults_$mode" && [ -f "$work/faults_$mode.err" ] && ! grep -q "^kemu: kernel '.*' faulted" "$work/faults_$mode.err" &&
+    [ "$native" != 1 ] && selected "faults_$mode" && [ -f "$work/faults_$mode.err" ] &&
+        ! grep -q "^kemu: kernel '.*' faulted" "$work/faults_$mode.err" &&
         fail "faults_$mode" "no kemu fault message on stderr"
 done
 
@@ -305,7 +327,13 @@ fi
 expect_message static_runtime elementwise_static 2 "rebuild it with \`nvcc -cudart shared\`"
 expect_message cubin_only_message cubin_only 0 "embed it with -gencode arch=compute_XX,code=compute_XX"
 expect_message ptx_too_new elementwise_sm90ptx 1 "above the emulated sm_80" --arch sm_80
-if selected not_cuda; then
+if [ "$native" = 1 ]; then
+    for name in not_cuda abi_layout cudart12; do
+        selected "$name" || continue
+        skipped=$((skipped + 1))
+        echo "SKIP: $name (about kemu itself)"
+    done
+elif selected not_cuda; then
     $exec_env "$KEMU" exec /bin/true > "$work/not_cuda.out" 2> "$work/not_cuda.err"
     rc=$?
     if [ $rc -eq 2 ] && grep -q "does not use the CUDA runtime" "$work/not_cuda.err"; then
@@ -316,7 +344,7 @@ if selected not_cuda; then
 fi
 
 # kemu's struct layouts against CUDA's headers
-if selected abi_layout; then
+if [ "$native" != 1 ] && selected abi_layout; then
     CC=${CC:-cc}
     if [ -n "$cuda_include" ] && [ -f "$cuda_include/cuda_runtime_api.h" ] &&
         $CC -I"$top_srcdir/src" -I"$top_builddir" -o "$work/abi_kemu" "$here/abi_layout.c" 2> "$work/abi_layout.err" &&
@@ -335,7 +363,7 @@ if selected abi_layout; then
 fi
 
 # the libcudart.so.12 flavour exports the CUDA 12 symbol versions
-if selected cudart12; then
+if [ "$native" != 1 ] && selected cudart12; then
     dir=${KEMU_CUDART_DIR:-$top_builddir/lib/kemu}
     if [ -f "$dir/libcudart.so.12" ] && command -v readelf > /dev/null 2>&1; then
         if readelf -dV "$dir/libcudart.so.12" | grep -q "Name: libcudart.so.12" &&

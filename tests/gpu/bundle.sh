@@ -6,7 +6,8 @@
 # usage: tests/gpu/bundle.sh DIR
 # (in a build tree apart from the sources, set top_builddir to it)
 #
-# DIR/bin/kemu and DIR/lib/libkemu.so.0 are the built program and library;
+# DIR/bin/kemu and DIR/lib/libkemu.so.0 are the built program and library,
+# DIR/lib/kemu/ kemu's libcudart.so.13 and .12 (for `kemu exec`);
 # DIR/lib also gets every other shared library they need (libffi, libzstd,
 # liblz4, libjansson, libgomp, ...) and DIR/glibc the C library and dynamic
 # loader they were linked against. DIR/kemu is the command to run: it uses the
@@ -37,14 +38,22 @@ rm -rf "$dir/bin" "$dir/lib" "$dir/glibc" "$dir/kemu"
 mkdir -p "$dir/bin" "$dir/lib" "$dir/glibc"
 cp "$prog" "$dir/bin/kemu"
 cp -L "$lib" "$dir/lib/libkemu.so.0"
+# kemu's CUDA runtime for `kemu exec`, found next to libkemu (lib/kemu/)
+runtimes=$(ls "$BUILD"/lib/kemu/libcudart.so.* 2>/dev/null || true)
+for rt in $runtimes; do
+    mkdir -p "$dir/lib/kemu"
+    cp -L "$rt" "$dir/lib/kemu/"
+done
 
 # Every library the program and libkemu load, as this machine resolves them.
 # The C library's own parts (and the loader) go to glibc/: they must come
 # together from one glibc, and only the bundled loader may load them.
-deps=$(LD_LIBRARY_PATH="$BUILD/.libs" ldd "$prog" "$lib" |
+# shellcheck disable=SC2086 # runtimes: paths without blanks, or none
+deps=$(LD_LIBRARY_PATH="$BUILD/.libs" ldd "$prog" "$lib" $runtimes |
     sed -n 's/^[[:space:]]*\([^ ]*\) => \(\/[^ ]*\) .*/\1 \2/p; s/^[[:space:]]*\(\/[^ ]*ld-linux[^ ]*\) .*/loader \1/p' |
     sort -u)
-missing=$(LD_LIBRARY_PATH="$BUILD/.libs" ldd "$prog" "$lib" | grep 'not found' || true)
+# shellcheck disable=SC2086
+missing=$(LD_LIBRARY_PATH="$BUILD/.libs" ldd "$prog" "$lib" $runtimes | grep 'not found' || true)
 if [ -n "$missing" ]; then
     echo "bundle: a library kemu needs is missing here:" >&2
     printf '%s\n' "$missing" >&2

@@ -3,15 +3,19 @@
 # runs `kemu run --backend both` (emulator and GPU from identical inputs)
 # over every kernel listed in tests/gpu/kernels.txt (all of tests/kernels/
 # and samples/), and writes a Markdown table: kernel, output buffers, max
-# ULP distance, verdict, and the time on each backend. docs/fidelity.md
-# explains the table and keeps the latest one.
+# ULP distance, verdict, and the time on each backend. With -p it also runs
+# the self-checking CUDA programs of tests/cuda/ on the GPU (NVIDIA's runtime)
+# and under `kemu exec`, and adds a table of both verdicts. docs/fidelity.md
+# explains the tables and keeps the latest ones.
 #
-# usage: tests/gpu/crosscheck.sh [-o TABLE.md] [-d DEVICE] [-k TEXT] [-j JOBS]
+# usage: tests/gpu/crosscheck.sh [-o TABLE.md] [-d DEVICE] [-k TEXT] [-j JOBS] [-p]
 #   -o FILE    where the table goes (default: ./fidelity-table.md); the full
 #              output of every kernel that did not agree goes to FILE.log
 #   -d N       the CUDA device to use (default 0)
 #   -k TEXT    only the lines of kernels.txt that contain TEXT
 #   -j N       make -j for the build (default: the number of CPUs)
+#   -p         the CUDA programs too (needs nvcc; KEMU_CUDA_TESTS picks some,
+#              as for tests/cuda/run.sh)
 # environment:
 #   KEMU=PATH             use this kemu instead of building one
 #   KEMU_CUDA_LIBRARY     the driver library to load (default libcuda.so.1)
@@ -31,13 +35,15 @@ table=fidelity-table.md
 device=0
 filter=
 jobs=$(nproc 2>/dev/null || echo 2)
-while getopts o:d:k:j: opt; do
+programs=0
+while getopts o:d:k:j:p opt; do
     case $opt in
     o) table=$OPTARG ;;
     d) device=$OPTARG ;;
     k) filter=$OPTARG ;;
     j) jobs=$OPTARG ;;
-    *) sed -n '9,17p' "$0" >&2; exit 2 ;;
+    p) programs=1 ;;
+    *) sed -n '11,21p' "$0" >&2; exit 2 ;;
     esac
 done
 timeout_s=${CROSSCHECK_TIMEOUT:-60}
@@ -177,6 +183,60 @@ while IFS= read -r line || [ -n "$line" ]; do
 done < "$here/kernels.txt"
 elapsed=$(($(date +%s) - started))
 
+# ---- the CUDA programs (-p) --------------------------------------------------------
+# tests/cuda/run.sh twice: natively on the GPU, then under kemu exec. Each
+# prints "PASS: NAME", "FAIL: NAME: WHY", "SKIP: NAME (WHY)" or "XFAIL: NAME
+# (WHY)" per program run; a program's own lines ("PASS name", "FAIL: FILE:...")
+# do not match NAME's form.
+prows=$tmp/program-rows
+pn=0 pagree=0 pgpu=0 pkemu=0 pboth=0 ponly=0
+program_status() { # FILE NAME: PASS, FAIL: WHY, SKIP (WHY), XFAIL (WHY) or -
+    awk -v name="$2" '
+        ($1 == "PASS:" || $1 == "FAIL:" || $1 == "SKIP:" || $1 == "XFAIL:") {
+            n = $2; sub(/[:,]$/, "", n)
+            if (n != name) next
+            st = substr($1, 1, length($1) - 1)
+            rest = $0; sub(/^[A-Z]*: [a-z0-9_]*[:,]? */, "", rest)
+            found = rest == "" ? st : st == "FAIL" ? st ": " rest : st " " rest
+        }
+        END { print (found == "" ? "-" : found) }' "$1" | sed 's/|/\\|/g'
+}
+if [ "$programs" = 1 ]; then
+    echo "crosscheck: the CUDA programs of tests/cuda/ on the GPU, then under kemu exec" >&2
+    pstarted=$(date +%s)
+    CUDA_VISIBLE_DEVICES=$device KEMU_CUDA_NATIVE=1 sh "$SRC/tests/cuda/run.sh" > "$tmp/programs-gpu" 2>&1
+    pgpu_status=$?
+    KEMU=$KEMU sh "$SRC/tests/cuda/run.sh" > "$tmp/programs-kemu" 2>&1
+    pkemu_status=$?
+    pelapsed=$(($(date +%s) - pstarted))
+    if [ "$pgpu_status" -eq 77 ] || [ "$pkemu_status" -eq 77 ]; then
+        echo "crosscheck: -p needs nvcc: $(head -n 1 "$tmp/programs-gpu")" >&2
+        programs=skipped
+    else
+        : > "$prows"
+        names=$(cat "$tmp/programs-gpu" "$tmp/programs-kemu" |
+            sed -n 's/^\(PASS\|FAIL\|SKIP\|XFAIL\): \([a-z0-9_]*\)[:, ]*.*/\2/p; s/^\(PASS\|FAIL\|SKIP\|XFAIL\): \([a-z0-9_]*\)$/\2/p' |
+            awk '!seen[$0]++')
+        for name in $names; do
+            g=$(program_status "$tmp/programs-gpu" "$name")
+            k=$(program_status "$tmp/programs-kemu" "$name")
+            pn=$((pn + 1))
+            case "$g/$k" in
+            PASS/PASS) verdict=agree; pagree=$((pagree + 1)) ;;
+            PASS/*) verdict="**kemu fails**"; pkemu=$((pkemu + 1)) ;;
+            FAIL*/PASS | XFAIL*/PASS) verdict="**the GPU fails**"; pgpu=$((pgpu + 1)) ;;
+            FAIL*/FAIL* | FAIL*/XFAIL* | XFAIL*/FAIL* | XFAIL*/XFAIL*) verdict="**both fail**"; pboth=$((pboth + 1)) ;;
+            *) verdict="kemu only"; ponly=$((ponly + 1)) ;;
+            esac
+            printf '| %s | %s | %s | %s |\n' "$name" "$g" "$k" "$verdict" >> "$prows"
+        done
+        if [ $((pgpu + pkemu + pboth)) -gt 0 ]; then
+            { echo "==== tests/cuda/run.sh on the GPU (KEMU_CUDA_NATIVE=1)"; cat "$tmp/programs-gpu"
+              echo "==== tests/cuda/run.sh under kemu exec"; cat "$tmp/programs-kemu"; } >> "$log"
+        fi
+    fi
+fi
+
 # ---- the table -------------------------------------------------------------------
 {
     echo "## Cross-check table"
@@ -190,9 +250,25 @@ elapsed=$(($(date +%s) - started))
     echo "| kernel | buffers | max ULP | verdict | emu s | cuda s |"
     echo "|---|---|---|---|---|---|"
     cat "$rows"
+    if [ "$programs" = 1 ]; then
+        echo
+        echo "## CUDA programs (tests/cuda/)"
+        echo
+        echo "- $pn runs in ${pelapsed} s: $pagree agree, $pgpu fail on the GPU only, $pkemu fail under kemu only," \
+            "$pboth fail on both, $ponly run under kemu only"
+        echo
+        echo "| program | GPU | kemu exec | verdict |"
+        echo "|---|---|---|---|"
+        cat "$prows"
+    elif [ "$programs" = skipped ]; then
+        echo
+        echo "CUDA programs (tests/cuda/): not run, nvcc not found"
+    fi
 } > "$table"
 echo "crosscheck: $n kernels: $agree agree, $differ differ, $order order-dependent, $failed failed," \
     "$unavailable unavailable, $skipped skipped; table in $table" >&2
-[ -s "$log" ] && echo "crosscheck: output of the kernels that did not agree: $log" >&2
+[ -s "$log" ] && echo "crosscheck: the output of what did not agree: $log" >&2
+[ "$programs" = 1 ] && echo "crosscheck: $pn CUDA program runs: $pagree agree, $pgpu fail on the GPU only," \
+    "$pkemu fail under kemu only, $pboth fail on both, $ponly run under kemu only" >&2
 [ -s "$log" ] || rm -f "$log"
-[ "$differ" -eq 0 ] && [ "$failed" -eq 0 ]
+[ "$differ" -eq 0 ] && [ "$failed" -eq 0 ] && { [ "$programs" != 1 ] || [ $((pgpu + pkemu + pboth)) -eq 0 ]; }

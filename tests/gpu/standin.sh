@@ -9,8 +9,10 @@
 #  - a perturbed copy back (KEMU_STANDIN_PERTURB) is a DIFFER row, exit 1,
 #    with the kernel's output in TABLE.md.log;
 #  - no driver library: exit 3 and kemu's one line, no table;
+#  - -p: a CUDA program's row gives its verdicts on the GPU (here, without
+#    one, a failure) and under kemu exec (a pass);
 #  - a bundle (bundle.sh) runs the cross-check with the machine's C library
-#    and with the bundled loader.
+#    and with the bundled loader, and kemu exec with it.
 #
 # Environment: KEMU, top_srcdir, top_builddir (set by make check).
 set -u
@@ -93,6 +95,32 @@ st=$?
 grep -q 'cuda backend unavailable: ' "$tmp/none.stderr" || fail "no unavailable line: $(cat "$tmp/none.stderr")"
 [ ! -e "$tmp/none.md" ] || fail "a table was written without a GPU"
 
+# ---- the CUDA programs (-p) -------------------------------------------------
+# natively they need a GPU: here they fail (or pass, on a machine with one);
+# under kemu exec they pass; the table has a row per run with both verdicts
+# (elementwise_threads1 selects it and the other runs of its program)
+KEMU_CUDA_TESTS=elementwise_threads1 xc "$tmp/programs.md" -k samples/saxpy/ -p
+if grep -q '^CUDA programs (tests/cuda/): not run, nvcc not found$' "$tmp/programs.md"; then
+    echo "SKIP part: nvcc not found, crosscheck -p runs no CUDA programs"
+else
+    grep -q '^## CUDA programs (tests/cuda/)$' "$tmp/programs.md" || fail "-p: no CUDA programs table"
+    runs=$(sed -n 's/^- \([0-9]*\) runs in [0-9]* s: .*/\1/p' "$tmp/programs.md")
+    prow=$(sed -n '/^## CUDA programs/,$p' "$tmp/programs.md" | grep -v '^| program |' | grep -c '^| [a-z0-9_]* | ')
+    [ -n "$runs" ] && [ "$runs" -eq "$prow" ] && [ "$prow" -ge 2 ] ||
+        fail "-p: $prow rows; the counts line: $(grep '^- [0-9]* runs' "$tmp/programs.md")"
+    grep -q -e '^| elementwise | PASS | PASS | agree |$' -e '^| elementwise | FAIL: [^|]* | PASS | \*\*the GPU fails\*\* |$' \
+        "$tmp/programs.md" || fail "-p: the elementwise row: $(grep '^| elementwise ' "$tmp/programs.md")"
+    grep -q '^| elementwise_threads1 | SKIP (kemu exec --threads 1) | PASS | kemu only |$' "$tmp/programs.md" ||
+        fail "-p: the elementwise_threads1 row: $(grep '^| elementwise_threads1 ' "$tmp/programs.md")"
+    if grep -q '^| elementwise | PASS | PASS | agree |$' "$tmp/programs.md"; then
+        [ "$st" -eq 0 ] || fail "-p: everything agrees, yet crosscheck exited $st"
+    else
+        [ "$st" -eq 1 ] || fail "-p: a program fails on the GPU, yet crosscheck exited $st"
+        grep -q '^==== tests/cuda/run.sh on the GPU' "$tmp/programs.md.log" 2>/dev/null ||
+            fail "-p: the log lacks the programs' output"
+    fi
+fi
+
 # ---- a bundle ---------------------------------------------------------------
 libkemu=$(ls "$top_builddir"/.libs/libkemu.so.[0-9]* 2>/dev/null | head -n 1)
 if [ -z "$libkemu" ] || ! command -v ldd >/dev/null 2>&1; then
@@ -116,6 +144,13 @@ else
                 fail "bundle ($mode): the counts line"
             grep -q "^- kemu: .*, revision $(cat "$tmp/bundle/REVISION")\$" "$tmp/b-$mode.md" 2>/dev/null ||
                 fail "bundle ($mode): the table does not give the bundle's revision"
+            # kemu exec finds kemu's libcudart in the bundle (lib/kemu/)
+            if command -v "${NVCC:-nvcc}" > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+                KEMU_BUNDLE_LOADER=$mode KEMU=$tmp/bundle/kemu KEMU_CUDA_TESTS=elementwise_raw \
+                    sh "$top_srcdir/tests/cuda/run.sh" > "$tmp/b-$mode.exec" 2>&1 &&
+                    grep -q '^PASS: elementwise_raw$' "$tmp/b-$mode.exec" ||
+                    fail "bundle ($mode): kemu exec: $(tail -n 5 "$tmp/b-$mode.exec")"
+            fi
         done
     fi
 fi
