@@ -161,7 +161,8 @@ if [ $# -gt 0 ]; then
     status=0
     for f in "$@"; do
         t=ptx
-        if [ "$(echo $targets | wc -w)" -eq 1 ]; then
+        read -ra named <<< "$targets"
+        if [ "${#named[@]}" -eq 1 ]; then
             t=$targets
         else
             case $f in *regressions-npy/*) t=npy ;; *regressions-fatbin/*) t=fatbin ;; *regressions-call/*) t=call ;; esac

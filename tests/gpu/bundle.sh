@@ -34,7 +34,7 @@ command -v ldd >/dev/null 2>&1 || { echo "bundle: ldd not found" >&2; exit 1; }
 dir=$1
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-rm -rf "$dir/bin" "$dir/lib" "$dir/glibc" "$dir/kemu"
+rm -rf "${dir:?}/bin" "${dir:?}/lib" "${dir:?}/glibc" "${dir:?}/kemu"
 mkdir -p "$dir/bin" "$dir/lib" "$dir/glibc"
 cp "$prog" "$dir/bin/kemu"
 cp -L "$lib" "$dir/lib/libkemu.so.0"
