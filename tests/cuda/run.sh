@@ -302,8 +302,8 @@ check memory_api memory_api
 check launch_api launch_api
 check texture texture
 check cluster cluster
-# grid.sync() needs the grid workspace (%envreg1/%envreg2) and all blocks
-# resident at once; kemu's core provides neither yet: the kernel traps
+# grid.sync(): the grid workspace (%envreg1/%envreg2) and every block
+# co-resident (docs/cudart.md, "Cooperative launches")
 check cooperative cooperative
 check cooperative_checkers cooperative --tool racecheck,synccheck,initcheck,memcheck --error-exitcode 9
 for mode in illegal misaligned assert trap reset; do
