@@ -36,6 +36,17 @@ if [ "$native" != 1 ] && [ ! -x "$KEMU" ]; then
     echo "FAIL: $KEMU is not built"
     exit 1
 fi
+# natively, the programs load NVIDIA's libcudart.so.13: the toolkit's, where
+# the loader would not find it by itself
+if [ "$native" = 1 ]; then
+    for d in lib64 lib targets/x86_64-linux/lib; do
+        d=$(cd "$(dirname "$NVCC")/../$d" 2>/dev/null && pwd) || continue
+        [ -f "$d/libcudart.so.13" ] || [ -f "$d/libcudart.so.12" ] || continue
+        LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        export LD_LIBRARY_PATH
+        break
+    done
+fi
 cuda_include=$(cd "$(dirname "$NVCC")/../include" 2>/dev/null && pwd)
 
 # In a sanitizer build, kemu's libcudart is instrumented: the programs it is
