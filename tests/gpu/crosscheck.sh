@@ -24,8 +24,9 @@
 # Exit status: 0 when every kernel agrees (or differs only where kernels.txt
 # marks it order-dependent), 1 when some kernel disagrees, faults or fails,
 # 3 when no GPU can be used (the one line from kemu says why).
-# It needs about a minute of GPU time for the ~115 kernels (each one is a
-# separate process: driver initialization and the PTX JIT dominate).
+# It needs about a minute of GPU time for the ~130 kernels (each one is a
+# separate process: driver initialization and the PTX JIT dominate); -p adds
+# a few minutes, mostly nvcc.
 set -u
 set -f # kernel arguments are split on blanks, never globbed
 
