@@ -22,7 +22,8 @@
 #   CROSSCHECK_TIMEOUT    seconds per kernel (default 60)
 #
 # Exit status: 0 when every kernel agrees (or differs only where kernels.txt
-# marks it order-dependent), 1 when some kernel disagrees, faults or fails,
+# marks it order-dependent), 1 when some kernel disagrees, faults or fails
+# (or, with -p, a CUDA program fails on the GPU or under kemu exec),
 # 3 when no GPU can be used (the one line from kemu says why).
 # It needs about a minute of GPU time for the ~130 kernels (each one is a
 # separate process: driver initialization and the PTX JIT dominate); -p adds
