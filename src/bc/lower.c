@@ -333,8 +333,19 @@ static uint32_t lower_symbol_value(lowerer *L, const ptx_operand *o, int *space_
     return BC_NONE;
 }
 
+/* A vector of one element, "{ %r1 }", stands for the element: ptxas takes it
+ * where a scalar goes, and Triton writes the values of its ld/st inline
+ * assembly that way. */
+static const ptx_operand *unwrap_single(const ptx_operand *o)
+{
+    while (o->kind == PTX_OP_VECTOR && o->nelems == 1 && !o->negate)
+        o = &o->elems[0];
+    return o;
+}
+
 uint32_t lower_src(lowerer *L, const ptx_operand *o, ptx_type ty)
 {
+    o = unwrap_single(o);
     switch (o->kind) {
     case PTX_OP_REG:
         if (o->var->type == PTX_T_PRED) {
@@ -365,6 +376,7 @@ uint32_t lower_src(lowerer *L, const ptx_operand *o, ptx_type ty)
 
 uint32_t lower_dst(lowerer *L, const ptx_operand *o)
 {
+    o = unwrap_single(o);
     if (o->kind == PTX_OP_SINK)
         return lower_temp(L);
     if (o->kind != PTX_OP_REG) {

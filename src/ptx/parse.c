@@ -556,7 +556,11 @@ static int parse_var_decl(parser *p, ptx_space space, int flags_extern, int flag
                 error_at(p, tk.line, tk.col, ".align must be a power of two");
                 return 0;
             }
-            align = (unsigned)a;
+            /* after .ptr it is the alignment of the memory the parameter
+             * points to, not the parameter's own (PTX ISA 5.1.6.3); Triton
+             * writes ".param .u64 .ptr .global .align 1 p" */
+            if (!is_ptr)
+                align = (unsigned)a;
         } else if (tok_is(&tk, ".v2")) {
             vec = 2;
         } else if (tok_is(&tk, ".v4")) {

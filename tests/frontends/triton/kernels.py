@@ -1,0 +1,102 @@
+"""Triton kernels whose PTX kemu must load and run (tests/e2e/cases/frontend-triton-*).
+
+Run with Triton installed (pip install triton numpy; no GPU needed):
+    python3 kernels.py
+It compiles each kernel for sm_80 (Triton 3.x, num_warps=4) and writes
+NAME.sm80.ptx, the inputs (seeded NumPy data) and the references NumPy
+computes, REF_*.npy. The committed files are its output, so the tests run
+where Triton is absent. Triton's PTX differs from nvcc's: `.ptr .global
+.align 1` parameters, one-element vector operands `{ %r1 }` in its ld/st
+inline assembly, two extra pointer parameters (global and profile scratch)
+after the kernel's own, and the shared memory in one `.extern .shared`
+array sized at launch (`--shared`, the compile's metadata.shared).
+"""
+import json
+import numpy as np
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(in_ptr + row * n_cols + offs, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    e = tl.exp(x)
+    s = tl.sum(e, axis=0)
+    tl.store(out_ptr + row * n_cols + offs, e / s, mask=mask)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],
+                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def compile_ptx(fn, signature, constexprs):
+    k = triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs),
+                       target=GPUTarget("cuda", 80, 32))
+    with open(f"{fn.__name__}.sm80.ptx", "w") as f:
+        f.write(k.asm["ptx"])
+    return {"shared": k.metadata.shared, "num_warps": k.metadata.num_warps}
+
+
+def main():
+    meta = {
+        "triton": triton.__version__,
+        "add_kernel": compile_ptx(add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
+                                               "BLOCK": "constexpr"}, {"BLOCK": 256}),
+        "softmax_kernel": compile_ptx(softmax_kernel, {"out_ptr": "*fp32", "in_ptr": "*fp32", "n_cols": "i32",
+                                                       "BLOCK": "constexpr"}, {"BLOCK": 512}),
+        "matmul_kernel": compile_ptx(matmul_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32",
+                                                     "M": "i32", "N": "i32", "K": "i32", "BM": "constexpr",
+                                                     "BN": "constexpr", "BK": "constexpr"},
+                                     {"BM": 64, "BN": 64, "BK": 32}),
+    }
+    with open("metadata.json", "w") as f:
+        json.dump(meta, f, indent=1, sort_keys=True)
+        f.write("\n")
+    rng = np.random.default_rng(2026)
+    x = rng.standard_normal(1000).astype(np.float32)
+    y = rng.standard_normal(1000).astype(np.float32)
+    np.save("x.npy", x)
+    np.save("y.npy", y)
+    np.save("REF_add.npy", x + y)
+    a = rng.standard_normal((100, 300)).astype(np.float32)
+    np.save("a.npy", a)
+    e = np.exp(a.astype(np.float64) - a.max(1, keepdims=True))
+    np.save("REF_softmax.npy", (e / e.sum(1, keepdims=True)).astype(np.float32))
+    A = rng.standard_normal((100, 70)).astype(np.float16)
+    B = rng.standard_normal((70, 150)).astype(np.float16)
+    np.save("A.npy", A)
+    np.save("B.npy", B)
+    np.save("REF_matmul.npy", (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float32))
+
+
+if __name__ == "__main__":
+    main()
