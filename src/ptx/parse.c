@@ -872,10 +872,11 @@ static int parse_operand(parser *p, ptx_operand *o)
     }
     if (is_punct(&t, '{')) {
         o->kind = PTX_OP_VECTOR;
-        ptx_operand tmp[16];
+        /* the widest PTX writes: wgmma.mma_async m64n256 f32 accumulators */
+        ptx_operand tmp[128];
         int n = 0;
         for (;;) {
-            if (n == 16) {
+            if (n == 128) {
                 error_at(p, t.line, t.col, "vector operand has too many elements");
                 return 0;
             }

@@ -2,6 +2,7 @@
  * form, module directives, declarations, operands, and the exact error
  * messages with positions. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +144,47 @@ START_TEST(operands)
 }
 END_TEST
 
+/* ".align N" after ".ptr" is the alignment of the memory the parameter
+ * points to (PTX ISA 5.1.6.3; Triton writes it), not the parameter's own;
+ * before ".ptr" or without it, it is the parameter's. */
+START_TEST(ptr_param_align)
+{
+    ptx_module *m = parse_ok(
+        ".version 8.8\n.target sm_80\n.address_size 64\n"
+        ".visible .entry k(.param .u64 .ptr .global .align 1 a, .param .u32 n,\n"
+        " .param .u64 .ptr .align 16 b, .param .align 16 .b8 s[8])\n{\n ret;\n}\n");
+    ptx_function *f = m->functions[0];
+    ck_assert_int_eq(f->nparams, 4);
+    ck_assert_uint_eq(f->params[0]->align, 8);
+    ck_assert_uint_eq(f->params[1]->align, 4);
+    ck_assert_uint_eq(f->params[2]->align, 8);
+    ck_assert_uint_eq(f->params[3]->align, 16);
+    ptx_module_free(m);
+}
+END_TEST
+
+/* Vector operands up to 128 elements (wgmma's widest accumulator list);
+ * one more is an error at the brace. */
+START_TEST(wide_vector_operands)
+{
+    char src[8192];
+    int n = snprintf(src, sizeof src, ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                      ".visible .entry k()\n{\n .reg .b32 %%r<130>;\n mov.b32 {");
+    for (int i = 0; i < 128; i++)
+        n += snprintf(src + n, sizeof src - (size_t)n, "%s%%r%d", i ? ", " : "", i);
+    snprintf(src + n, sizeof src - (size_t)n, "}, 0;\n ret;\n}\n");
+    ptx_module *m = parse_ok(src);
+    ck_assert_int_eq(m->functions[0]->body[0].insn.ops[0].nelems, 128);
+    ptx_module_free(m);
+    n = snprintf(src, sizeof src, ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                  ".visible .entry k()\n{\n .reg .b32 %%r<130>;\n mov.b32 {");
+    for (int i = 0; i < 129; i++)
+        n += snprintf(src + n, sizeof src - (size_t)n, "%s%%r%d", i ? ", " : "", i);
+    snprintf(src + n, sizeof src - (size_t)n, "}, 0;\n ret;\n}\n");
+    parse_fail(src, 7, 10, "vector operand has too many elements");
+}
+END_TEST
+
 START_TEST(scoped_call_params)
 {
     ptx_module *m = parse_ok(
@@ -195,6 +237,8 @@ static Suite *suite(void)
     tcase_add_test(tc, lex_dotted_and_comments);
     tcase_add_test(tc, module_directives_and_params);
     tcase_add_test(tc, operands);
+    tcase_add_test(tc, ptr_param_align);
+    tcase_add_test(tc, wide_vector_operands);
     tcase_add_test(tc, scoped_call_params);
     tcase_add_test(tc, errors_have_positions);
     tcase_add_test(tc, error_caret_line);
