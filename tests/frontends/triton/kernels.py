@@ -58,6 +58,51 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
+@triton.jit
+def layernorm_kernel(x_ptr, y_ptr, w_ptr, n, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + row * n + offs, mask=m, other=0.).to(tl.float32)
+    mean = tl.sum(x, 0) / n
+    d = tl.where(m, x - mean, 0.)
+    var = tl.sum(d * d, 0) / n
+    w = tl.load(w_ptr + offs, mask=m, other=0.).to(tl.float32)
+    tl.store(y_ptr + row * n + offs, (d * tl.rsqrt(var + eps) * w).to(tl.bfloat16), mask=m)
+
+
+@triton.jit
+def histogram_kernel(x_ptr, h_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    v = tl.load(x_ptr + offs, mask=m, other=0)
+    tl.atomic_add(h_ptr + (v & 63), 1, mask=m)
+
+
+@triton.jit
+def cumsum_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), 0))
+
+
+@triton.jit
+def argmax_kernel(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n + offs, mask=offs < n, other=-float("inf"))
+    tl.store(o_ptr + row, tl.argmax(x, 0))
+
+
+def to_bf16(a):
+    """float32 -> bfloat16 bits, round to nearest even (as tl.bfloat16)."""
+    u = np.asarray(a, np.float32).view(np.uint32)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def from_bf16(u):
+    return (u.astype(np.uint32) << 16).view(np.float32)
+
+
 def compile_ptx(fn, signature, constexprs, cc=80):
     k = triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs),
                        target=GPUTarget("cuda", cc, 32))
@@ -77,6 +122,15 @@ def main():
                                                      "M": "i32", "N": "i32", "K": "i32", "BM": "constexpr",
                                                      "BN": "constexpr", "BK": "constexpr"},
                                      {"BM": 64, "BN": 64, "BK": 32}),
+        "layernorm_kernel": compile_ptx(layernorm_kernel, {"x_ptr": "*bf16", "y_ptr": "*bf16", "w_ptr": "*bf16",
+                                                           "n": "i32", "eps": "fp32", "BLOCK": "constexpr"},
+                                        {"BLOCK": 256}),
+        "histogram_kernel": compile_ptx(histogram_kernel, {"x_ptr": "*i32", "h_ptr": "*i32", "n": "i32",
+                                                           "BLOCK": "constexpr"}, {"BLOCK": 512}),
+        "cumsum_kernel": compile_ptx(cumsum_kernel, {"x_ptr": "*i32", "y_ptr": "*i32", "BLOCK": "constexpr"},
+                                     {"BLOCK": 256}),
+        "argmax_kernel": compile_ptx(argmax_kernel, {"x_ptr": "*fp32", "o_ptr": "*i32", "n": "i32",
+                                                     "BLOCK": "constexpr"}, {"BLOCK": 128}),
         # for Hopper, tl.dot becomes wgmma.mma_async, which kemu does not run
         # yet: the e2e case checks that it says so
         "matmul_kernel.sm90": compile_ptx(matmul_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32",
@@ -102,6 +156,26 @@ def main():
     np.save("A.npy", A)
     np.save("B.npy", B)
     np.save("REF_matmul.npy", (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float32))
+    # layernorm over bf16 rows (saved as '<V2', kemu's bf16); the reference
+    # rounds the float result to bf16 as the kernel's store does
+    xb = to_bf16(rng.standard_normal((50, 200)))
+    wb = to_bf16(rng.standard_normal(200))
+    np.save("xb.npy", xb.view("V2"))
+    np.save("wb.npy", wb.view("V2"))
+    xf = from_bf16(xb).astype(np.float64)
+    mu = xf.mean(1, keepdims=True)
+    var = ((xf - mu) ** 2).mean(1, keepdims=True)
+    ln = (xf - mu) / np.sqrt(var + 1e-5) * from_bf16(wb)
+    np.save("REF_layernorm.npy", to_bf16(ln.astype(np.float32)).view("V2"))
+    v = rng.integers(0, 1000, 5000).astype(np.int32)
+    np.save("v.npy", v)
+    np.save("REF_histogram.npy", np.bincount(v & 63, minlength=64).astype(np.int32))
+    c = rng.integers(-100, 100, 256).astype(np.int32)
+    np.save("c.npy", c)
+    np.save("REF_cumsum.npy", np.cumsum(c).astype(np.int32))
+    am = rng.standard_normal((30, 100)).astype(np.float32)
+    np.save("am.npy", am)
+    np.save("REF_argmax.npy", am.argmax(1).astype(np.int32))
 
 
 if __name__ == "__main__":
