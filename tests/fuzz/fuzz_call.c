@@ -24,6 +24,7 @@
 #include "guarded.h"
 #include "kemu/call.h"
 #include "kemu/kemu.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -34,31 +35,6 @@ static struct {
     char *text;
     size_t length;
 } modules[] = {{"reverse_scale.ptx", NULL, 0}, {"call_kernels.ptx", NULL, 0}};
-
-static char *read_file(const char *path, size_t *length)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *text = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 4096 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *grown = realloc(text, cap);
-            if (!grown)
-                break;
-            text = grown;
-        }
-        size_t got = fread(text + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    fclose(f);
-    *length = n;
-    return text;
-}
 
 static void remove_scratch(void)
 {
@@ -74,9 +50,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", dir ? dir : ".", modules[i].name);
-        modules[i].text = read_file(path, &modules[i].length);
-        if (!modules[i].text) {
-            fprintf(stderr, "fuzz_call: cannot read %s (set FUZZ_CALL_PTX_DIR)\n", path);
+        kemu_error error;
+        if (util_read_file(path, &modules[i].text, &modules[i].length, &error) != KEMU_OK) {
+            fprintf(stderr, "fuzz_call: %s (set FUZZ_CALL_PTX_DIR)\n", error.message);
             abort();
         }
     }

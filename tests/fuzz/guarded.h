@@ -13,12 +13,12 @@
 typedef struct fuzz_guarded {
     void *mapping;       /* what to munmap */
     size_t mapping_size;
-    char *data;          /* the copy; data + size is the guard page */
+    char *data;          /* the copy; the guard page follows its extra bytes */
 } fuzz_guarded;
 
 /* Copies size bytes of input into a new guarded buffer, followed by `extra`
- * zero bytes (counted in neither size nor the guard). Returns 0, or -1 when
- * the mapping fails. */
+ * zero bytes and then the guard page. Returns 0, or -1 when the mapping
+ * fails. */
 static inline int fuzz_guarded_copy(fuzz_guarded *g, const void *input, size_t size, size_t extra)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
