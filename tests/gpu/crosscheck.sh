@@ -217,7 +217,7 @@ if [ "$programs" = 1 ]; then
     else
         : > "$prows"
         names=$(cat "$tmp/programs-gpu" "$tmp/programs-kemu" |
-            sed -n 's/^\(PASS\|FAIL\|SKIP\|XFAIL\): \([a-z0-9_]*\)[:, ]*.*/\2/p; s/^\(PASS\|FAIL\|SKIP\|XFAIL\): \([a-z0-9_]*\)$/\2/p' |
+            sed -n 's/^\(PASS\|FAIL\|SKIP\|XFAIL\): \([a-z0-9_][a-z0-9_]*\)\([:, ].*\)\{0,1\}$/\2/p' |
             awk '!seen[$0]++')
         for name in $names; do
             g=$(program_status "$tmp/programs-gpu" "$name")

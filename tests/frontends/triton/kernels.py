@@ -112,16 +112,16 @@ def compile_ptx(fn, signature, constexprs, cc=80):
 
 
 def main():
+    matmul_signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
+                        "BM": "constexpr", "BN": "constexpr", "BK": "constexpr"}
+    matmul_tiles = {"BM": 64, "BN": 64, "BK": 32}
     meta = {
         "triton": triton.__version__,
         "add_kernel": compile_ptx(add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
                                                "BLOCK": "constexpr"}, {"BLOCK": 256}),
         "softmax_kernel": compile_ptx(softmax_kernel, {"out_ptr": "*fp32", "in_ptr": "*fp32", "n_cols": "i32",
                                                        "BLOCK": "constexpr"}, {"BLOCK": 512}),
-        "matmul_kernel": compile_ptx(matmul_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32",
-                                                     "M": "i32", "N": "i32", "K": "i32", "BM": "constexpr",
-                                                     "BN": "constexpr", "BK": "constexpr"},
-                                     {"BM": 64, "BN": 64, "BK": 32}),
+        "matmul_kernel": compile_ptx(matmul_kernel, matmul_signature, matmul_tiles),
         "layernorm_kernel": compile_ptx(layernorm_kernel, {"x_ptr": "*bf16", "y_ptr": "*bf16", "w_ptr": "*bf16",
                                                            "n": "i32", "eps": "fp32", "BLOCK": "constexpr"},
                                         {"BLOCK": 256}),
@@ -133,10 +133,7 @@ def main():
                                                      "BLOCK": "constexpr"}, {"BLOCK": 128}),
         # for Hopper, tl.dot becomes wgmma.mma_async, which kemu does not run
         # yet: the e2e case checks that it says so
-        "matmul_kernel.sm90": compile_ptx(matmul_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32",
-                                                          "M": "i32", "N": "i32", "K": "i32", "BM": "constexpr",
-                                                          "BN": "constexpr", "BK": "constexpr"},
-                                          {"BM": 64, "BN": 64, "BK": 32}, cc=90),
+        "matmul_kernel.sm90": compile_ptx(matmul_kernel, matmul_signature, matmul_tiles, cc=90),
     }
     with open("metadata.json", "w") as f:
         json.dump(meta, f, indent=1, sort_keys=True)
