@@ -5,6 +5,7 @@
  * their input's buffer; smem scratch in the launch's dynamic shared
  * memory), launches once and reads the outputs back. This room builds on
  * the public API and never touches the interpreter. */
+#include "call/call_gpu.h"
 #include "call/call_internal.h"
 #include "check/check_internal.h"
 #include "exec/call_support.h"
@@ -41,6 +42,14 @@ typedef struct call_state {
     int oob_shared_class;        /* 1 + fill class of the last smem scratch, 0 none */
     uint8_t *shared_image;       /* the smem scratch, filled by dtype (copied into every block) */
     uint64_t shared_image_size;
+    io_array *scratch_host;      /* gmem scratch as filled on the host (for the GPU) */
+    /* the GPU side (call_run_gpu) */
+    call_gpu *gpu;
+    cuda_backend *backend;
+    uint64_t *gpu_input, *gpu_output, *gpu_scratch;
+    uint64_t *gpu_values;
+    uint32_t *gpu_values32;
+    void **gpu_args;
 } call_state;
 
 #define FAIL(st, path, ...) call_fail(c->result, c->err, st, path, __VA_ARGS__)
@@ -398,7 +407,10 @@ static kemu_status place_operands(call_state *c, kemu_launch_config *lc)
                 return FAIL(KEMU_ERR_OUT_OF_MEMORY, where, "%s", msg);
             io_fill_uninit(a.data, a.count, a.dtype, fill);
             st = upload(c, &a, &c->scratch_device[i], where);
-            io_array_free(&a);
+            if (c->gpu)
+                c->scratch_host[i] = a; /* the GPU gets the same bytes */
+            else
+                io_array_free(&a);
             if (st)
                 return st;
         } else {
@@ -466,7 +478,8 @@ static kemu_status enable_racecheck(call_state *c)
     return kemu_device_set_checks(c->dev, &cfg, c->err);
 }
 
-static kemu_status launch_and_collect(call_state *c, const kemu_launch_config *lc)
+/* The emulator's launch, with the call's fills. */
+static kemu_status emu_launch(call_state *c, const kemu_launch_config *lc)
 {
     const kemu_call_spec *s = c->spec;
     kemu_call_result *r = c->result;
@@ -486,8 +499,15 @@ static kemu_status launch_and_collect(call_state *c, const kemu_launch_config *l
     c->dev->shared_init_size = 0;
     if (!r)
         kemu_report_free(&local);
-    if (st)
-        return st;
+    return st;
+}
+
+/* Reads the outputs back (from the emulator, or from the GPU when
+ * from_gpu), writes the spec's files and moves the data into the result. */
+static kemu_status collect_outputs(call_state *c, int from_gpu)
+{
+    const kemu_call_spec *s = c->spec;
+    kemu_call_result *r = c->result;
     if (r) {
         r->outputs = calloc((size_t)s->noutputs + 1, sizeof *r->outputs);
         if (!r->outputs)
@@ -497,10 +517,13 @@ static kemu_status launch_and_collect(call_state *c, const kemu_launch_config *l
     for (int o = 0; o < s->noutputs; o++) {
         io_array *a = &c->outputs[o];
         size_t bytes = a->count * io_dtype_size(a->dtype);
-        char path[64], msg[1024];
+        char path[64], msg[2048];
         snprintf(path, sizeof path, "outputs[%d]", o);
         kemu_error e;
-        if (kemu_memcpy_dtoh(c->dev, a->data, c->output_device[o], bytes, &e))
+        if (from_gpu) {
+            if (cuda_backend_copy_to_host(c->backend, a->data, c->gpu_output[o], bytes, msg, sizeof msg))
+                return FAIL(KEMU_ERR_IO, path, "cuda: %s", msg);
+        } else if (kemu_memcpy_dtoh(c->dev, a->data, c->output_device[o], bytes, &e))
             return FAIL(e.status, path, "%s", e.message);
         if (s->outputs[o].npy && io_npy_write(s->outputs[o].npy, a, msg, sizeof msg)) {
             snprintf(path, sizeof path, "outputs[%d].npy", o);
@@ -522,10 +545,220 @@ static kemu_status launch_and_collect(call_state *c, const kemu_launch_config *l
     return KEMU_OK;
 }
 
+/* The GPU side stops: status and message in gpu, the message in err. */
+static kemu_status gpu_stop(call_state *c, cuda_status st)
+{
+    c->gpu->status = st;
+    return FAIL(KEMU_ERR_UNSUPPORTED, NULL, "%s", c->gpu->message);
+}
+
+static kemu_status gpu_upload(call_state *c, const void *data, size_t bytes, uint64_t *address, const char *path)
+{
+    char msg[1024];
+    if (cuda_backend_alloc(c->backend, bytes, address, msg, sizeof msg) ||
+        cuda_backend_copy_to_device(c->backend, *address, data, bytes, msg, sizeof msg)) {
+        snprintf(c->gpu->message, sizeof c->gpu->message, "%s: %s", path, msg);
+        return gpu_stop(c, CUDA_STATUS_FAILED);
+    }
+    return KEMU_OK;
+}
+
+/* The PTX the GPU runs: the spec's, wrapped when there is smem scratch. */
+static kemu_status gpu_ptx(call_state *c, char **text, size_t *len)
+{
+    const kemu_call_spec *s = c->spec;
+    kemu_error e;
+    if (s->ptx_text) {
+        *len = s->ptx_length ? s->ptx_length : strlen(s->ptx_text);
+        if (!(*text = malloc(*len + 1)))
+            return FAIL(KEMU_ERR_OUT_OF_MEMORY, NULL, "out of memory");
+        memcpy(*text, s->ptx_text, *len);
+        (*text)[*len] = 0;
+    } else if (util_read_file(s->ptx, text, len, &e))
+        return FAIL(e.status, "ptx", "%s", e.message);
+    int np = kemu_kernel_param_count(c->kernel), any_smem = 0;
+    call_wrap_param *wp = calloc((size_t)np + 1, sizeof *wp);
+    if (!wp)
+        return FAIL(KEMU_ERR_OUT_OF_MEMORY, NULL, "out of memory");
+    /* the emulator's scratch offsets from the 128-aligned dynamic start */
+    uint64_t start = (exec_kernel_dynamic_shared_base(c->kernel) + CALL_SCRATCH_ALIGN - 1) / CALL_SCRATCH_ALIGN *
+                     CALL_SCRATCH_ALIGN;
+    for (int i = 0; i < np; i++) {
+        kemu_param_info pi;
+        char path[64];
+        int smem;
+        kemu_kernel_param(c->kernel, i, &pi);
+        operand_of_param(s, i, path, sizeof path, &smem);
+        wp[i].name = pi.name;
+        wp[i].size = pi.size;
+        wp[i].smem = smem;
+        if (smem)
+            wp[i].smem_offset = c->scratch_device[i - s->ninputs - s->noutputs] - start;
+        any_smem |= smem;
+    }
+    kemu_status st = KEMU_OK;
+    if (any_smem) {
+        char *wrapped, msg[512];
+        size_t wlen;
+        if (call_wrap_smem_scratch(*text, *len, kemu_kernel_name(c->kernel), np, wp, &wrapped, &wlen, msg,
+                                   sizeof msg))
+            st = FAIL(KEMU_ERR_UNSUPPORTED, c->kernel_path, "cannot give the GPU the smem scratch: %s", msg);
+        else {
+            free(*text);
+            *text = wrapped;
+            *len = wlen;
+            c->gpu->wrapped = 1;
+        }
+    }
+    free(wp);
+    return st;
+}
+
+/* Opens the GPU, JIT-loads the PTX and uploads the operands as the
+ * emulator has them before its launch. */
+static kemu_status gpu_prepare(call_state *c)
+{
+    const kemu_call_spec *s = c->spec;
+    call_gpu *g = c->gpu;
+    cuda_status cst = cuda_backend_open(g->ordinal, &c->backend, g->message, sizeof g->message);
+    if (cst)
+        return gpu_stop(c, cst == CUDA_STATUS_UNAVAILABLE ? cst : CUDA_STATUS_FAILED);
+    snprintf(g->device_name, sizeof g->device_name, "%s", cuda_backend_device_name(c->backend));
+    g->sm = cuda_backend_device_sm(c->backend);
+    int target = cuda_kernel_target_sm(c->kernel);
+    if (target > g->sm) {
+        snprintf(g->message, sizeof g->message, "CUDA device %d (%s) is sm_%d, but %s targets sm_%d", g->ordinal,
+                 g->device_name, g->sm, s->ptx ? s->ptx : "the call's PTX", target);
+        return gpu_stop(c, CUDA_STATUS_UNAVAILABLE);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    kemu_status st = gpu_ptx(c, &text, &len);
+    if (st) {
+        free(text);
+        return st;
+    }
+    cst = cuda_backend_load_ptx(c->backend, text, len, kemu_kernel_name(c->kernel), g->message, sizeof g->message);
+    free(text);
+    if (cst) {
+        const char *log = cuda_backend_jit_log(c->backend);
+        if (*log)
+            g->jit_log = strdup(log);
+        return gpu_stop(c, cst == CUDA_STATUS_UNAVAILABLE ? cst : CUDA_STATUS_FAILED);
+    }
+    size_t ni = (size_t)s->ninputs + 1, no = (size_t)s->noutputs + 1, ns = (size_t)s->nscratch + 1;
+    size_t np = (size_t)kemu_kernel_param_count(c->kernel) + 1;
+    c->gpu_input = calloc(ni, sizeof *c->gpu_input);
+    c->gpu_output = calloc(no, sizeof *c->gpu_output);
+    c->gpu_scratch = calloc(ns, sizeof *c->gpu_scratch);
+    c->gpu_values = calloc(np, sizeof *c->gpu_values);
+    c->gpu_values32 = calloc(np, sizeof *c->gpu_values32);
+    c->gpu_args = calloc(np, sizeof *c->gpu_args);
+    if (!c->gpu_input || !c->gpu_output || !c->gpu_scratch || !c->gpu_values || !c->gpu_values32 || !c->gpu_args)
+        return FAIL(KEMU_ERR_OUT_OF_MEMORY, NULL, "out of memory");
+    char path[64];
+    for (int i = 0; i < s->ninputs; i++) {
+        const io_array *a = &c->inputs[i];
+        snprintf(path, sizeof path, "inputs[%d]", i);
+        if ((st = gpu_upload(c, a->data, a->count * io_dtype_size(a->dtype), &c->gpu_input[i], path)))
+            return st;
+    }
+    for (int o = 0; o < s->noutputs; o++) {
+        const io_array *a = &c->outputs[o];
+        snprintf(path, sizeof path, "outputs[%d]", o);
+        if (c->output_alias[o] >= 0)
+            c->gpu_output[o] = c->gpu_input[c->output_alias[o]];
+        else if ((st = gpu_upload(c, a->data, a->count * io_dtype_size(a->dtype), &c->gpu_output[o], path)))
+            return st;
+    }
+    for (int i = 0; i < s->nscratch; i++) {
+        const io_array *a = &c->scratch_host[i];
+        snprintf(path, sizeof path, "scratch[%d]", i);
+        if (s->scratch[i].memory_space == KEMU_CALL_GMEM &&
+            (st = gpu_upload(c, a->data, a->count * io_dtype_size(a->dtype), &c->gpu_scratch[i], path)))
+            return st;
+    }
+    for (int i = 0; i < (int)np - 1; i++) {
+        uint64_t v = i < s->ninputs ? c->gpu_input[i]
+                   : i < s->ninputs + s->noutputs ? c->gpu_output[i - s->ninputs]
+                   : c->gpu_scratch[i - s->ninputs - s->noutputs]; /* smem: found by the wrapper */
+        kemu_param_info pi;
+        kemu_kernel_param(c->kernel, i, &pi);
+        c->gpu_values[i] = v;
+        c->gpu_values32[i] = (uint32_t)v;
+        c->gpu_args[i] = pi.size == 4 ? (void *)&c->gpu_values32[i] : (void *)&c->gpu_values[i];
+    }
+    return KEMU_OK;
+}
+
+/* --backend both: the GPU's outputs into gpu->outputs. */
+static kemu_status gpu_copy_outputs(call_state *c)
+{
+    const kemu_call_spec *s = c->spec;
+    call_gpu *g = c->gpu;
+    g->outputs = calloc((size_t)s->noutputs + 1, sizeof *g->outputs);
+    if (!g->outputs)
+        return FAIL(KEMU_ERR_OUT_OF_MEMORY, NULL, "out of memory");
+    g->noutputs = s->noutputs;
+    for (int o = 0; o < s->noutputs; o++) {
+        io_array *a = &g->outputs[o];
+        char path[64], msg[2048];
+        snprintf(path, sizeof path, "outputs[%d]", o);
+        *a = c->outputs[o];
+        a->data = NULL;
+        if (io_array_alloc(a, msg, sizeof msg))
+            return FAIL(KEMU_ERR_OUT_OF_MEMORY, path, "%s", msg);
+        if (cuda_backend_copy_to_host(c->backend, a->data, c->gpu_output[o], a->count * io_dtype_size(a->dtype),
+                                      msg, sizeof msg))
+            return FAIL(KEMU_ERR_IO, path, "cuda: %s", msg);
+    }
+    return KEMU_OK;
+}
+
+/* The launch on the GPU (after the emulator's, with --backend both). */
+static kemu_status gpu_run(call_state *c, const kemu_launch_config *lc)
+{
+    call_gpu *g = c->gpu;
+    kemu_status st = gpu_prepare(c);
+    if (st)
+        return st;
+    if (g->use_emulator) {
+        if (g->user_tolerance)
+            cuda_tolerance_from_user(g->user_tolerance, &g->tolerance);
+        else
+            cuda_tolerance_for_kernel(c->kernel, &g->tolerance);
+        st = emu_launch(c, lc);
+        if (st == KEMU_ERR_KERNEL_FAULT)
+            g->emu_faulted = 1;
+        else if (st || (st = collect_outputs(c, 0)))
+            return st;
+    }
+    cuda_status cst = cuda_backend_launch(c->backend, lc, c->gpu_args, &g->seconds, g->message, sizeof g->message);
+    if (cst == CUDA_STATUS_KERNEL_FAULT)
+        g->faulted = 1;
+    else if (cst)
+        return gpu_stop(c, cst);
+    if (g->emu_faulted)
+        return KEMU_ERR_KERNEL_FAULT; /* err holds the emulator's report */
+    if (g->faulted)
+        return FAIL(KEMU_ERR_KERNEL_FAULT, NULL, "cuda: %s", g->message);
+    return g->use_emulator ? gpu_copy_outputs(c) : collect_outputs(c, 1);
+}
+
 static void call_state_free(call_state *c)
 {
     free(c->shared_image);
     const kemu_call_spec *s = c->spec;
+    for (int i = 0; c->scratch_host && i < s->nscratch; i++)
+        io_array_free(&c->scratch_host[i]);
+    free(c->scratch_host);
+    free(c->gpu_input);
+    free(c->gpu_output);
+    free(c->gpu_scratch);
+    free(c->gpu_values);
+    free(c->gpu_values32);
+    free(c->gpu_args);
+    cuda_backend_close(c->backend); /* frees the GPU's buffers */
     for (int i = 0; c->inputs && i < s->ninputs; i++) {
         io_array_free(&c->inputs[i]);
         if (c->input_device[i])
@@ -583,8 +816,9 @@ static kemu_status run_checked(call_state *c)
     c->param_values = calloc(np, sizeof *c->param_values);
     c->param_values32 = calloc(np, sizeof *c->param_values32);
     c->args = calloc(np, sizeof *c->args);
+    c->scratch_host = calloc(ns, sizeof *c->scratch_host);
     if (!c->inputs || !c->outputs || !c->output_alias || !c->input_device || !c->output_device ||
-        !c->scratch_device || !c->param_values || !c->param_values32 || !c->args)
+        !c->scratch_device || !c->param_values || !c->param_values32 || !c->args || !c->scratch_host)
         return FAIL(KEMU_ERR_OUT_OF_MEMORY, NULL, "out of memory");
     kemu_launch_config lc;
     if ((st = load_inputs(c)) || (st = prepare_outputs(c)) || (st = check_output_paths(c)) ||
@@ -592,12 +826,18 @@ static kemu_status run_checked(call_state *c)
         return st;
     if (c->result)
         snprintf(c->result->kernel, sizeof c->result->kernel, "%s", kemu_kernel_name(c->kernel));
-    if (s->interpret.detect_races && (st = enable_racecheck(c)))
+    int use_emulator = !c->gpu || c->gpu->use_emulator;
+    if (use_emulator && s->interpret.detect_races && (st = enable_racecheck(c)))
         return st;
-    return launch_and_collect(c, &lc);
+    if (c->gpu)
+        return gpu_run(c, &lc);
+    if ((st = emu_launch(c, &lc)))
+        return st;
+    return collect_outputs(c, 0);
 }
 
-kemu_status kemu_call_run(kemu_device *dev, const kemu_call_spec *spec, kemu_call_result *result, kemu_error *err)
+static kemu_status call_run(kemu_device *dev, const kemu_call_spec *spec, call_gpu *gpu, kemu_call_result *result,
+                            kemu_error *err)
 {
     if (result)
         memset(result, 0, sizeof *result);
@@ -609,9 +849,36 @@ kemu_status kemu_call_run(kemu_device *dev, const kemu_call_spec *spec, kemu_cal
     c.spec = spec;
     c.result = result;
     c.err = err;
+    c.gpu = gpu;
     kemu_status st = run_checked(&c);
     call_state_free(&c);
     return st;
+}
+
+kemu_status kemu_call_run(kemu_device *dev, const kemu_call_spec *spec, kemu_call_result *result, kemu_error *err)
+{
+    return call_run(dev, spec, NULL, result, err);
+}
+
+kemu_status call_run_gpu(kemu_device *dev, const kemu_call_spec *spec, call_gpu *gpu, kemu_call_result *result,
+                         kemu_error *err)
+{
+    gpu->status = CUDA_STATUS_OK;
+    gpu->message[0] = 0;
+    return call_run(dev, spec, gpu, result, err);
+}
+
+void call_gpu_free(call_gpu *gpu)
+{
+    if (!gpu)
+        return;
+    for (int o = 0; gpu->outputs && o < gpu->noutputs; o++)
+        io_array_free(&gpu->outputs[o]);
+    free(gpu->outputs);
+    gpu->outputs = NULL;
+    gpu->noutputs = 0;
+    free(gpu->jit_log);
+    gpu->jit_log = NULL;
 }
 
 void kemu_call_result_free(kemu_call_result *r)

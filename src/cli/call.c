@@ -4,11 +4,13 @@
  * 2), launches the kernel through kemu_call_run, writes the outputs and
  * prints a summary. Checker options are those of `kemu run`. */
 #include "config.h"
+#include "call/call_gpu.h"
 #include "call/spec.h"
 #include "cli/checks.h"
 #include "cli/cli.h"
 #include "cli/outputs.h"
 #include "io/array.h"
+#include "io/npy.h"
 #include "kemu/call.h"
 #include "kemu/kemu.h"
 
@@ -21,6 +23,7 @@ int cli_call_main(int argc, char **argv);
 const char cli_call_usage[] =
     "usage: kemu call SPEC.json [--threads N] [--arch sm_XX] [--schedule MODE] [--timeout SECONDS]\n"
     "                 [--out-dir DIR] [--tool TOOL[,TOOL...]] [checker options]\n"
+    "                 [--backend emu|cuda|both] [--device N] [--ulps N] [--rtol X] [--atol X]\n"
     "\n"
     "Runs a Pallas-style kernel call described in JSON (docs/call-spec.md): inputs,\n"
     "outputs (optionally aliased to inputs) and scratch are the kernel's parameters in\n"
@@ -32,8 +35,15 @@ const char cli_call_usage[] =
     "Checker options: --tool memcheck,racecheck,initcheck,synccheck --log-file F\n"
     "  --error-exitcode N --print-limit N --report-file F --leak-check full|no\n"
     "  --racecheck-warp LEVEL --racecheck-benign LEVEL (interpret.detect_races adds racecheck).\n"
-    "Exit status: 0 success, 1 the kernel faulted, 2 usage, spec, PTX or input error,\n"
-    "or a call interpret mode refuses.\n";
+    "--backend cuda runs the same PTX, operands and launch on CUDA device N (--device,\n"
+    "default 0) through the driver (libcuda.so.1, loaded at run time); --backend both\n"
+    "runs the emulator and the GPU from identical operands, writes the GPU's outputs\n"
+    "as NAME.cuda.npy and compares every output (integers exactly, floats by ULP\n"
+    "distance: 0 unless the kernel uses approximate instructions; --ulps, --rtol and\n"
+    "--atol override). smem scratch reaches the kernel on the GPU through a wrapper\n"
+    "entry (docs/call-spec.md).\n"
+    "Exit status: 0 success, 1 the kernel faulted or the backends disagree, 2 usage,\n"
+    "spec, PTX or input error, or a call interpret mode refuses, 3 no usable GPU.\n";
 
 static int parse_threads(const char *v, int *out)
 {
@@ -89,12 +99,149 @@ static void print_summary(const call_spec_doc *doc, const kemu_call_result *r)
     }
 }
 
+/* The summary line's launch part: "kernel K: grid (..) block (..)[ cluster
+ * (..)][ scratch N B shared]". */
+static void launch_text(const kemu_call_result *r, char *buf, size_t len)
+{
+    char cluster[64] = "", scratch[64] = "";
+    if (r->cluster[0] || r->cluster[1] || r->cluster[2])
+        snprintf(cluster, sizeof cluster, " cluster (%u,%u,%u)", r->cluster[0] ? r->cluster[0] : 1,
+                 r->cluster[1] ? r->cluster[1] : 1, r->cluster[2] ? r->cluster[2] : 1);
+    if (r->shared_bytes)
+        snprintf(scratch, sizeof scratch, " scratch %zu B shared", r->shared_bytes);
+    snprintf(buf, len, "kernel %s: grid (%u,%u,%u) block (%u,%u,%u)%s%s", r->kernel, r->grid[0], r->grid[1],
+             r->grid[2], r->block[0], r->block[1], r->block[2], cluster, scratch);
+}
+
+/* How an output is named in comparison lines: its file, else its name. */
+static void output_label(const call_spec_doc *doc, int o, char *buf, size_t len)
+{
+    const kemu_call_array *a = &doc->spec.outputs[o];
+    if (a->npy)
+        snprintf(buf, len, "%s", a->npy);
+    else if (a->name)
+        snprintf(buf, len, "%s", a->name);
+    else
+        snprintf(buf, len, "outputs[%d]", o);
+}
+
+/* --backend cuda|both: runs the call on the GPU (and the emulator), prints
+ * the summary and the comparison, and returns the exit status. */
+static int call_on_gpu(const call_spec_doc *doc, kemu_device *dev, int use_emu, int ordinal,
+                       const io_compare_opts *user_tolerance, kemu_call_result *result, kemu_error *err)
+{
+    call_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    gpu.ordinal = ordinal;
+    gpu.use_emulator = use_emu;
+    gpu.user_tolerance = user_tolerance;
+    kemu_status st = call_run_gpu(dev, &doc->spec, &gpu, result, err);
+    if (result->report.printf_length)
+        fwrite(result->report.printf_output, 1, result->report.printf_length, stdout);
+    fflush(stdout);
+    int exit_code = CLI_EXIT_USAGE;
+    char launch[512];
+    launch_text(result, launch, sizeof launch);
+    if (gpu.status == CUDA_STATUS_UNAVAILABLE) {
+        fprintf(stderr, "kemu call: cuda backend unavailable: %s\n", gpu.message);
+        exit_code = CLI_EXIT_UNAVAILABLE;
+    } else if (gpu.status != CUDA_STATUS_OK) {
+        fprintf(stderr, "kemu call: error: cuda: %s\n", gpu.message);
+        if (gpu.jit_log && *gpu.jit_log) {
+            fprintf(stderr, "  JIT error log:\n");
+            for (const char *p = gpu.jit_log; *p;) {
+                const char *nl = strchr(p, '\n');
+                int n = nl ? (int)(nl - p) : (int)strlen(p);
+                fprintf(stderr, "    %.*s\n", n, p);
+                p += n + (nl ? 1 : 0);
+            }
+        }
+    } else if (st == KEMU_ERR_KERNEL_FAULT) {
+        if (gpu.emu_faulted)
+            fprintf(stderr, "kemu: %s\n", err->message);
+        if (gpu.faulted)
+            fprintf(stderr, "kemu: cuda: %s\n", gpu.message);
+        fprintf(stderr, "%s faulted on %s\n  no outputs written\n", launch,
+                gpu.emu_faulted && gpu.faulted ? "both backends" : gpu.emu_faulted ? "the emulator" : "the GPU");
+        exit_code = CLI_EXIT_FAIL;
+    } else if (st != KEMU_OK) {
+        if (result->limit)
+            fprintf(stderr, "kemu: error: %s: %s\nhint: %s\n", result->exception, err->message, result->hint);
+        else if (st == KEMU_ERR_PARSE)
+            fprintf(stderr, "%s%s", err->message,
+                    err->message[0] && err->message[strlen(err->message) - 1] != '\n' ? "\n" : "");
+        else
+            fprintf(stderr, "kemu call: error: %s\n", err->message);
+    } else if (!use_emu) {
+        printf("%s, %.3f s on CUDA device %d (%s)\n", launch, gpu.seconds, ordinal, gpu.device_name);
+        for (int o = 0; o < result->noutputs; o++) {
+            io_array a;
+            char label[1200], name[1024];
+            if (output_view(&result->outputs[o], &a))
+                continue;
+            output_label(doc, o, name, sizeof name);
+            snprintf(label, sizeof label, "%s %s", result->outputs[o].written ? "wrote" : "output", name);
+            cli_print_array_summary(stdout, label, &a);
+        }
+        exit_code = CLI_EXIT_OK;
+    } else {
+        printf("%s, emu %.3f s, cuda %.3f s on CUDA device %d (%s)\n", launch, result->report.seconds, gpu.seconds,
+               ordinal, gpu.device_name);
+        printf("  tolerance %s\n", gpu.tolerance.description);
+        int differing = 0;
+        exit_code = CLI_EXIT_OK;
+        for (int o = 0; o < result->noutputs && o < gpu.noutputs; o++) {
+            io_array a;
+            char name[1024], line[2048];
+            io_compare_result cmp;
+            if (output_view(&result->outputs[o], &a))
+                continue;
+            output_label(doc, o, name, sizeof name);
+            cuda_compare_buffer(name, &a, &gpu.outputs[o], &gpu.tolerance.opts, &cmp, line, sizeof line);
+            printf("  %s\n", line);
+            differing += cmp.mismatches != 0;
+        }
+        for (int o = 0; o < result->noutputs && o < gpu.noutputs; o++) {
+            io_array a;
+            char label[2400], name[1024], msg[1024];
+            if (output_view(&result->outputs[o], &a))
+                continue;
+            output_label(doc, o, name, sizeof name);
+            if (!result->outputs[o].written) {
+                snprintf(label, sizeof label, "output %s", name);
+                cli_print_array_summary(stdout, label, &a);
+                continue;
+            }
+            char *gpath = cli_cuda_output_path(doc->spec.outputs[o].npy);
+            if (!gpath || io_npy_write(gpath, &gpu.outputs[o], msg, sizeof msg)) {
+                fprintf(stderr, "kemu call: error: %s\n", gpath ? msg : "out of memory");
+                free(gpath);
+                exit_code = CLI_EXIT_USAGE;
+                break;
+            }
+            snprintf(label, sizeof label, "wrote %s (the GPU's: %s)", name, gpath);
+            free(gpath);
+            cli_print_array_summary(stdout, label, &a);
+        }
+        if (differing && exit_code == CLI_EXIT_OK) {
+            fprintf(stderr, "kemu call: the emulator and CUDA device %d disagree on %d of %d output buffer%s\n",
+                    ordinal, differing, gpu.noutputs, gpu.noutputs == 1 ? "" : "s");
+            exit_code = CLI_EXIT_FAIL;
+        }
+    }
+    call_gpu_free(&gpu);
+    return exit_code;
+}
+
 int cli_call_main(int argc, char **argv)
 {
     cli_checks checks;
     cli_checks_init(&checks);
     const char *file = NULL, *arch = NULL, *schedule = NULL, *out_dir = NULL;
     int threads = 0, dashdash = 0;
+    int use_emu = 1, use_cuda = 0, device_ordinal = 0, have_device = 0, have_tolerance = 0;
+    io_compare_opts user_tolerance;
+    memset(&user_tolerance, 0, sizeof user_tolerance);
     double timeout = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -109,7 +256,8 @@ int cli_call_main(int argc, char **argv)
             static const char *const known[] = {"--threads", "--arch", "--schedule", "--timeout", "--out-dir",
                                                 "--tool", "--log-file", "--error-exitcode", "--print-limit",
                                                 "--report-file", "--racecheck-warp", "--racecheck-benign",
-                                                "--leak-check", NULL};
+                                                "--leak-check", "--backend", "--device", "--ulps", "--rtol",
+                                                "--atol", NULL};
             int is_known = 0;
             for (int q = 0; known[q]; q++)
                 is_known |= !strcmp(name, known[q]);
@@ -123,6 +271,22 @@ int cli_call_main(int argc, char **argv)
             else if (!strcmp(name, "--arch")) arch = val;
             else if (!strcmp(name, "--schedule")) schedule = val;
             else if (!strcmp(name, "--out-dir")) out_dir = val;
+            else if (!strcmp(name, "--backend")) {
+                if (!strcmp(val, "emu")) use_emu = 1, use_cuda = 0;
+                else if (!strcmp(val, "cuda")) use_emu = 0, use_cuda = 1;
+                else if (!strcmp(val, "both")) use_emu = 1, use_cuda = 1;
+                else rc = cli_usage_error("call", "--backend wants emu, cuda or both, got '%s'", val);
+            } else if (!strcmp(name, "--device")) {
+                char *end;
+                long d = strtol(val, &end, 10);
+                if (end == val || *end || d < 0 || d > 1024)
+                    rc = cli_usage_error("call", "--device wants a device number (0, 1, ...), got '%s'", val);
+                device_ordinal = (int)d;
+                have_device = 1;
+            } else if (!strcmp(name, "--ulps") || !strcmp(name, "--rtol") || !strcmp(name, "--atol")) {
+                rc = cli_parse_tolerance("call", name, val, &user_tolerance);
+                have_tolerance = 1;
+            }
             else if (!strcmp(name, "--timeout")) {
                 char *end;
                 timeout = strtod(val, &end);
@@ -147,6 +311,12 @@ int cli_call_main(int argc, char **argv)
     }
     if (!file)
         return cli_usage_error("call", "no spec file given");
+    if (have_tolerance && !(use_emu && use_cuda))
+        return cli_usage_error("call", "--ulps, --rtol and --atol compare the backends; they need --backend both");
+    if (have_device && !use_cuda)
+        return cli_usage_error("call", "--device chooses a GPU; it needs --backend cuda or both");
+    if (checks.config.tools && !use_emu)
+        return cli_usage_error("call", "the checkers run on the emulator; --tool needs --backend emu or both");
     if (threads == 0 && getenv("KEMU_THREADS"))
         threads = atoi(getenv("KEMU_THREADS"));
 
@@ -156,7 +326,7 @@ int cli_call_main(int argc, char **argv)
         fprintf(stderr, "kemu call: error: %s\n", msg);
         return CLI_EXIT_USAGE;
     }
-    if (doc.spec.interpret.detect_races)
+    if (doc.spec.interpret.detect_races && use_emu)
         checks.config.tools |= KEMU_TOOL_RACECHECK;
 
     int exit_code = CLI_EXIT_USAGE;
@@ -172,6 +342,19 @@ int cli_call_main(int argc, char **argv)
     }
     if (checks.config.tools && kemu_device_set_checks(dev, &checks.config, &err)) {
         fprintf(stderr, "kemu call: error: %s\n", err.message);
+        goto done;
+    }
+    if (use_cuda) {
+        exit_code = call_on_gpu(&doc, dev, use_emu, device_ordinal, have_tolerance ? &user_tolerance : NULL,
+                                &result, &err);
+        /* the checkers' report when the emulator ran */
+        if (use_emu && checks.config.tools && (exit_code == CLI_EXIT_OK || exit_code == CLI_EXIT_FAIL)) {
+            int rc = cli_checks_finish(&checks, dev, "call");
+            if (rc >= 0)
+                exit_code = rc;
+            else if (rc == -2)
+                exit_code = CLI_EXIT_USAGE;
+        }
         goto done;
     }
     kemu_status st = kemu_call_run(dev, &doc.spec, &result, &err);

@@ -1,9 +1,14 @@
 /* Summary lines for output arrays (see outputs.h). Formatting only; no
- * file is read or written here. */
+ * file is read or written here; and the option values and file names of
+ * --backend both, shared by `kemu run` and `kemu call`. */
 #include "cli/outputs.h"
+#include "cli/cli.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Whether two doubles are the same value once stored as dtype dt. */
 static int same_in_dtype(double x, double y, io_dtype dt)
@@ -39,4 +44,38 @@ void cli_print_array_summary(FILE *f, const char *label, const io_array *a)
     cli_format_element_value(s.max, a->dtype, max_text, sizeof max_text);
     fprintf(f, "  %s: %s[%s]  min %s  max %s  mean %.9g  nan %zu\n", label, io_dtype_name(a->dtype), shape,
             min_text, max_text, s.mean, s.nan_count);
+}
+
+char *cli_cuda_output_path(const char *path)
+{
+    size_t n = strlen(path);
+    char *out = malloc(n + 16);
+    if (!out)
+        return NULL;
+    if (n >= 4 && !strcmp(path + n - 4, ".npy"))
+        snprintf(out, n + 16, "%.*s.cuda.npy", (int)(n - 4), path);
+    else
+        snprintf(out, n + 16, "%s.cuda.npy", path);
+    return out;
+}
+
+int cli_parse_tolerance(const char *cmd, const char *name, const char *val, io_compare_opts *opts)
+{
+    char *end;
+    errno = 0;
+    if (!strcmp(name, "--ulps")) {
+        unsigned long long u = strtoull(val, &end, 10);
+        if (end == val || *end || errno || val[0] == '-')
+            return cli_usage_error(cmd, "--ulps wants a non-negative integer, got '%s'", val);
+        opts->ulps = u;
+        return 0;
+    }
+    double d = strtod(val, &end);
+    if (end == val || *end || !(d >= 0) || isinf(d))
+        return cli_usage_error(cmd, "%s wants a non-negative number, got '%s'", name, val);
+    if (!strcmp(name, "--rtol"))
+        opts->rtol = d;
+    else
+        opts->atol = d;
+    return 0;
 }

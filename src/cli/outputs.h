@@ -17,4 +17,14 @@ void cli_format_element_value(double v, io_dtype dt, char *buf, size_t len);
  * statistics of io_array_stats (NaNs left out of min/max/mean). */
 void cli_print_array_summary(FILE *f, const char *label, const io_array *a);
 
+/* Where --backend both writes the GPU's copy of an output: PATH.npy
+ * becomes PATH.cuda.npy (other names get ".cuda.npy" appended). The caller
+ * frees the result (NULL: no memory). */
+char *cli_cuda_output_path(const char *path);
+
+/* Parses a --ulps (integer) or --rtol/--atol (number) value, >= 0, into
+ * opts; a bad value is a usage error of command `cmd` (the exit status is
+ * returned, else 0). */
+int cli_parse_tolerance(const char *cmd, const char *name, const char *val, io_compare_opts *opts);
+
 #endif

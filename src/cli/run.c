@@ -196,43 +196,6 @@ static int run_cuda_prepare(run_cuda *c, int ordinal, const char *file, kemu_ker
     return 0;
 }
 
-/* Where --backend both writes the GPU's copy of an output: PATH.npy
- * becomes PATH.cuda.npy. The caller frees the result (NULL: no memory). */
-static char *cuda_output_path(const char *path)
-{
-    size_t n = strlen(path);
-    char *out = malloc(n + 16);
-    if (!out)
-        return NULL;
-    if (n >= 4 && !strcmp(path + n - 4, ".npy"))
-        snprintf(out, n + 16, "%.*s.cuda.npy", (int)(n - 4), path);
-    else
-        snprintf(out, n + 16, "%s.cuda.npy", path);
-    return out;
-}
-
-/* Parses a --ulps (integer) or --rtol/--atol (number) value, >= 0. */
-static int parse_tolerance(const char *name, const char *val, io_compare_opts *opts)
-{
-    char *end;
-    errno = 0;
-    if (!strcmp(name, "--ulps")) {
-        unsigned long long u = strtoull(val, &end, 10);
-        if (end == val || *end || errno || val[0] == '-')
-            return cli_usage_error("run", "--ulps wants a non-negative integer, got '%s'", val);
-        opts->ulps = u;
-        return 0;
-    }
-    double d = strtod(val, &end);
-    if (end == val || *end || !(d >= 0) || isinf(d))
-        return cli_usage_error("run", "%s wants a non-negative number, got '%s'", name, val);
-    if (!strcmp(name, "--rtol"))
-        opts->rtol = d;
-    else
-        opts->atol = d;
-    return 0;
-}
-
 int cli_run_main(int argc, char **argv)
 {
     cli_checks checks;
@@ -326,7 +289,7 @@ int cli_run_main(int argc, char **argv)
                 device_ordinal = (int)d;
                 have_device = 1;
             } else if (!strcmp(name, "--ulps") || !strcmp(name, "--rtol") || !strcmp(name, "--atol")) {
-                rc = parse_tolerance(name, val, &user_tolerance);
+                rc = cli_parse_tolerance("run", name, val, &user_tolerance);
                 have_tolerance = 1;
             }
             else rc = cli_check_option(name, val, &checks);
@@ -591,7 +554,7 @@ int cli_run_main(int argc, char **argv)
         *g = a->array;
         g->data = NULL;
         size_t bytes = a->array.count * io_dtype_size(a->array.dtype);
-        char *gpath = cuda_output_path(a->out_path);
+        char *gpath = cli_cuda_output_path(a->out_path);
         compare_lines[i] = malloc(2048);
         if (!gpath || !compare_lines[i] || io_array_alloc(g, emsg, sizeof emsg) ||
             cuda_backend_copy_to_host(cuda.backend, g->data, cuda.addresses[i], bytes, emsg, sizeof emsg) ||
@@ -705,7 +668,7 @@ int cli_run_main(int argc, char **argv)
             char min_text[40], max_text[40];
             cli_format_element_value(s.min, a->array.dtype, min_text, sizeof min_text);
             cli_format_element_value(s.max, a->array.dtype, max_text, sizeof max_text);
-            char *gpath = compared && compare_lines[i] ? cuda_output_path(a->out_path) : NULL;
+            char *gpath = compared && compare_lines[i] ? cli_cuda_output_path(a->out_path) : NULL;
             printf("  wrote %s%s%s%s: %s[%s]  min %s  max %s  mean %.9g  nan %zu\n", a->out_path,
                    gpath ? " (the GPU's: " : "", gpath ? gpath : "", gpath ? ")" : "", io_dtype_name(a->array.dtype),
                    shape, min_text, max_text, s.mean, s.nan_count);

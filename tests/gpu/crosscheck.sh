@@ -2,7 +2,8 @@
 # The one script to run on a machine that has an NVIDIA GPU: builds kemu,
 # runs `kemu run --backend both` (emulator and GPU from identical inputs)
 # over every kernel listed in tests/gpu/kernels.txt (all of tests/kernels/
-# and samples/), and writes a Markdown table: kernel, output buffers, max
+# and samples/, and the `kemu call` kernels with `kemu call --backend
+# both`), and writes a Markdown table: kernel, output buffers, max
 # ULP distance, verdict, and the time on each backend. With -p it also runs
 # the self-checking CUDA programs of tests/cuda/ on the GPU (NVIDIA's runtime)
 # and under `kemu exec`, and adds a table of both verdicts. docs/fidelity.md
@@ -45,7 +46,7 @@ while getopts o:d:k:j:p opt; do
     k) filter=$OPTARG ;;
     j) jobs=$OPTARG ;;
     p) programs=1 ;;
-    *) sed -n '11,21p' "$0" >&2; exit 2 ;;
+    *) sed -n '12,22p' "$0" >&2; exit 2 ;;
     esac
 done
 timeout_s=${CROSSCHECK_TIMEOUT:-60}
@@ -122,17 +123,27 @@ while IFS= read -r line || [ -n "$line" ]; do
     case $line in *' # order:'*) note=${line#* \# order:}; line=${line%% \# order:*} ;; esac
     # shellcheck disable=SC2086 # split on blanks on purpose (set -f)
     set -- $line
-    file=$1
-    shift
-    kernel=$(printf '%s\n' "$line" | sed -n 's/.*--kernel \([^ ]*\).*/\1/p')
-    [ -n "$kernel" ] || kernel=$(basename "$file" .ptx)
+    command=run
+    if [ "$1" = call ]; then # call SPEC.json [options]: kemu call, outputs in the scratch directory
+        command=call
+        shift
+        file=$1
+        shift
+        set -- "$@" --out-dir .
+        kernel=$(sed -n 's/.*"kernel": *"\([^"]*\)".*/\1/p' "$SRC/$file" | head -1)
+    else
+        file=$1
+        shift
+        kernel=$(printf '%s\n' "$line" | sed -n 's/.*--kernel \([^ ]*\).*/\1/p')
+        [ -n "$kernel" ] || kernel=$(basename "$file" .ptx)
+    fi
     dir=$tmp/k$n
     mkdir -p "$dir"
     if command -v timeout >/dev/null 2>&1; then
-        (cd "$dir" && timeout "$timeout_s" "$KEMU" run --backend both --device "$device" "$SRC/$file" "$@") \
+        (cd "$dir" && timeout "$timeout_s" "$KEMU" $command --backend both --device "$device" "$SRC/$file" "$@") \
             > "$dir/out" 2>&1
     else
-        (cd "$dir" && "$KEMU" run --backend both --device "$device" "$SRC/$file" "$@") > "$dir/out" 2>&1
+        (cd "$dir" && "$KEMU" $command --backend both --device "$device" "$SRC/$file" "$@") > "$dir/out" 2>&1
     fi
     st=$?
     out=$dir/out
@@ -168,7 +179,7 @@ while IFS= read -r line || [ -n "$line" ]; do
         ;;
     3)
         buffers=-
-        verdict="unavailable: $(grep -m1 'unavailable' "$out" | sed 's/^kemu run: cuda backend unavailable: //; s/|/\\|/g')"
+        verdict="unavailable: $(grep -m1 'unavailable' "$out" | sed 's/^kemu [a-z]*: cuda backend unavailable: //; s/|/\\|/g')"
         unavailable=$((unavailable + 1))
         ;;
     124) verdict="**TIMEOUT** (${timeout_s} s)"; failed=$((failed + 1)) ;;
@@ -178,7 +189,8 @@ while IFS= read -r line || [ -n "$line" ]; do
         ;;
     esac
     if [ "$st" -ne 0 ]; then
-        { printf '==== %s:%s (exit %s)\n$ kemu run --backend both %s\n' "$file" "$kernel" "$st" "$line"; cat "$out"; } >> "$log"
+        { printf '==== %s:%s (exit %s)\n$ kemu %s --backend both %s\n' "$file" "$kernel" "$st" "$command" "$line"
+          cat "$out"; } >> "$log"
     fi
     row "$file:$kernel" "$buffers" "$maxulp" "$verdict" "${emu_s:--}" "${cuda_s:--}"
     rm -rf "$dir"

@@ -2,8 +2,8 @@
 # make check: tests/gpu/crosscheck.sh and tests/gpu/bundle.sh against the
 # libcuda stand-in (tests/cuda-standin/), so that the one script meant for a
 # GPU machine is known to work before it gets there.
-#  - kernels.txt has a line (run or skip) for every kernel of tests/kernels/
-#    and samples/;
+#  - kernels.txt has a line (run, call or skip) for every kernel of
+#    tests/kernels/, samples/ and tests/e2e/cases/call-kernels/;
 #  - every line of kernels.txt launches on both backends: the table has one
 #    row per line, nothing differs or fails (the stand-in is the emulator);
 #  - a perturbed copy back (KEMU_STANDIN_PERTURB) is a DIFFER row, exit 1,
@@ -37,16 +37,26 @@ xc() { # xc TABLE ARGS...: the cross-check against the stand-in, exit status in 
     st=$?
 }
 
-# ---- kernels.txt names every kernel of tests/kernels/ and samples/ --------
-# (run or skipped): a kernel added there without a line would go unchecked
-for ptx in "$top_srcdir"/tests/kernels/*.O3.ptx "$top_srcdir"/samples/*/*.ptx; do
+# ---- kernels.txt names every kernel of tests/kernels/, samples/ and the
+# kemu call kernels (run, call or skip): a kernel added there without a line
+# would go unchecked. A `call SPEC` line covers the spec's PTX file and kernel.
+called=$tmp/called
+: > "$called"
+grep '^call ' "$top_srcdir/tests/gpu/kernels.txt" | while read -r _ spec _; do
+    ptx=$(sed -n 's/.*"ptx": *"\([^"]*\)".*/\1/p' "$top_srcdir/$spec" | head -n 1)
+    kernel=$(sed -n 's/.*"kernel": *"\([^"]*\)".*/\1/p' "$top_srcdir/$spec" | head -n 1)
+    abs=$(cd "$(dirname "$top_srcdir/$spec")" && cd "$(dirname "$ptx")" && pwd)/$(basename "$ptx")
+    echo "${abs#"$(cd "$top_srcdir" && pwd)"/} $kernel" >> "$called"
+done
+for ptx in "$top_srcdir"/tests/kernels/*.O3.ptx "$top_srcdir"/samples/*/*.ptx \
+    "$top_srcdir"/tests/e2e/cases/call-kernels/call_kernels.ptx; do
     rel=${ptx#"$top_srcdir"/}
     stem=${rel%%.*}
     entries=$(sed -n 's/^\.\(visible \)\{0,1\}\.entry \([A-Za-z_][A-Za-z0-9_$]*\).*/\2/p' "$ptx")
     count=$(printf '%s\n' "$entries" | grep -c .)
     for e in $entries; do
         grep -v '^#' "$top_srcdir/tests/gpu/kernels.txt" | grep -q -e "^$stem\.[^ ]* .*--kernel $e " \
-            -e "^skip $stem\.[^ ]* $e " || {
+            -e "^skip $stem\.[^ ]* $e " || grep -qx "$rel $e" "$called" || {
             # a file of one kernel needs no --kernel
             [ "$count" -eq 1 ] && grep -q "^$rel " "$top_srcdir/tests/gpu/kernels.txt"
         } || fail "tests/gpu/kernels.txt has no line for $rel: $e"
@@ -78,6 +88,11 @@ grep -q '^| samples/saxpy/saxpy.ptx:saxpy | y.npy f32\[1000\] | 0 | agree | [0-9
     fail "no saxpy row: $(grep saxpy "$tmp/all.md")"
 grep -q '^| tests/kernels/texture.sm_80.O3.ptx:tex1d_fetch | - | - | skipped: ' "$tmp/all.md" ||
     fail "no skipped row for tex1d_fetch"
+# kemu call lines: smem scratch through the wrapper entry on the "GPU"
+grep -q '^| samples/call/call.json:reverse_scale | ./y.npy f32\[1024\] | 0 | agree | [0-9.]* | [0-9.]* |$' "$tmp/all.md" ||
+    fail "no call row for reverse_scale: $(grep reverse_scale "$tmp/all.md")"
+grep -q '^| tests/e2e/cases/call-scratch-u32/spec.json:scratch_u32 | ./y.npy i32\[256\] | - | agree |' "$tmp/all.md" ||
+    fail "no call row for scratch_u32: $(grep scratch_u32 "$tmp/all.md")"
 
 # ---- one element differs ----------------------------------------------------
 KEMU_STANDIN_PERTURB=0 xc "$tmp/perturb.md" -k samples/saxpy/
@@ -140,7 +155,7 @@ else
             [ "$v" = "$("$KEMU" --version)" ] || fail "bundle ($mode): --version said: $v"
             KEMU_BUNDLE_LOADER=$mode XC_KEMU=$tmp/bundle/kemu xc "$tmp/b-$mode.md" -k samples/
             [ "$st" -eq 0 ] || { fail "bundle ($mode): crosscheck exited $st"; cat "$tmp/b-$mode.md.stderr"; }
-            grep -q '^- 6 kernels in [0-9]* s: 5 agree, 0 differ,' "$tmp/b-$mode.md" 2>/dev/null ||
+            grep -q '^- 6 kernels in [0-9]* s: 6 agree, 0 differ,' "$tmp/b-$mode.md" 2>/dev/null ||
                 fail "bundle ($mode): the counts line"
             grep -q "^- kemu: .*, revision $(cat "$tmp/bundle/REVISION")\$" "$tmp/b-$mode.md" 2>/dev/null ||
                 fail "bundle ($mode): the table does not give the bundle's revision"

@@ -3,15 +3,21 @@
  * errors naming the field's path, and calls that run: aliasing, scratch in
  * shared memory (.u64 and .u32 parameters, after static shared memory),
  * gmem scratch, NaN/zero-filled outputs, mesh geometry, racecheck and
- * faults. Kernels are small PTX texts written here. */
+ * faults. Kernels are small PTX texts written here. Also the wrapper entry
+ * that finds smem scratch on a GPU (call_wrap_smem_scratch): it runs on the
+ * emulator ignoring the smem arguments, and ptxas accepts it when present. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "call/call_internal.h"
 #include "kemu/call.h"
 #include "kemu/kemu.h"
+
+#include <stdio.h>
+#include <unistd.h>
 
 /* y[t] = x[n-1-t] through smem scratch s (.u32 shared address) plus static
  * shared memory `pad` (12 bytes, so the dynamic region starts at 12). */
@@ -600,6 +606,137 @@ START_TEST(null_arguments)
 }
 END_TEST
 
+
+/* The wrapper of reverse32 or reverse64 (x, y, smem s at offset 0). */
+static char *wrap_reverse(const char *kernel, size_t s_size)
+{
+    call_wrap_param p[3] = {{"x", 8, 0, 0}, {"y", 8, 0, 0}, {"s", s_size, 1, 0}};
+    char *out = NULL, msg[256];
+    size_t len = 0;
+    ck_assert_msg(!call_wrap_smem_scratch(reverse_ptx, strlen(reverse_ptx), kernel, 3, p, &out, &len, msg, sizeof msg),
+                  "%s", msg);
+    ck_assert_uint_eq(len, strlen(out));
+    return out;
+}
+
+START_TEST(wrapper_finds_smem_scratch_itself)
+{
+    const char *kernels[] = {"reverse32", "reverse64"};
+    for (int k = 0; k < 2; k++) {
+        char *text = wrap_reverse(kernels[k], k ? 8 : 4);
+        kemu_error err;
+        ck_assert_ptr_nonnull(strstr(text, k ? ".func reverse64__kemu_call_body(" : ".func reverse32__kemu_call_body("));
+        kemu_module *mod;
+        kemu_kernel *kern, *orig;
+        ck_assert_msg(!kemu_module_load_ptx(dev, text, strlen(text), "wrapped.ptx", &mod, &err), "%s", err.message);
+        ck_assert(!kemu_module_get_kernel(mod, kernels[k], &kern, &err));
+        kemu_module *omod;
+        ck_assert(!kemu_module_load_ptx(dev, reverse_ptx, strlen(reverse_ptx), "reverse.ptx", &omod, &err));
+        ck_assert(!kemu_module_get_kernel(omod, kernels[k], &orig, &err));
+        /* the launch arguments are the original's */
+        ck_assert_int_eq(kemu_kernel_param_count(kern), kemu_kernel_param_count(orig));
+        for (int i = 0; i < kemu_kernel_param_count(orig); i++) {
+            kemu_param_info a, b;
+            kemu_kernel_param(kern, i, &a);
+            kemu_kernel_param(orig, i, &b);
+            ck_assert_str_eq(a.name, b.name);
+            ck_assert_uint_eq(a.size, b.size);
+            ck_assert_uint_eq(a.offset, b.offset);
+        }
+        /* the smem argument is ignored: a wild address still reverses */
+        float x[64], y[64];
+        for (int i = 0; i < 64; i++)
+            x[i] = (float)i;
+        uint64_t dx, dy, wild = 0xfff00000u;
+        uint32_t wild32 = 0xfff00000u;
+        ck_assert(!kemu_malloc(dev, sizeof x, KEMU_UNINIT_NAN, &dx, &err));
+        ck_assert(!kemu_malloc(dev, sizeof y, KEMU_UNINIT_NAN, &dy, &err));
+        ck_assert(!kemu_memcpy_htod(dev, dx, x, sizeof x, &err));
+        void *args[3] = {&dx, &dy, k ? (void *)&wild : (void *)&wild32};
+        kemu_launch_config lc;
+        memset(&lc, 0, sizeof lc);
+        lc.grid[0] = 1;
+        lc.block[0] = 64;
+        lc.shared_bytes = sizeof x;
+        ck_assert_msg(!kemu_launch(kern, &lc, args, NULL, &err), "%s", err.message);
+        ck_assert(!kemu_memcpy_dtoh(dev, y, dy, sizeof y, &err));
+        for (int i = 0; i < 64; i++)
+            ck_assert_float_eq(y[i], x[63 - i]);
+        kemu_module_unload(mod);
+        kemu_module_unload(omod);
+        kemu_free(dev, dx, NULL);
+        kemu_free(dev, dy, NULL);
+        free(text);
+    }
+}
+END_TEST
+
+/* The entry is found by its exact name, after comments and other entries
+ * that mention it; its directives move to the wrapper; others stay. */
+START_TEST(wrapper_rewrites_only_its_entry)
+{
+    static const char text[] =
+        ".version 8.0\n.target sm_90\n.address_size 64\n"
+        "// .visible .entry k(.param .u64 a) {\n"
+        "/* .entry k( */\n"
+        ".visible .entry k2(.param .u64 a)\n{\n  ret;\n}\n"
+        ".visible .entry k(.param .u64 a, .param .u64 s)\n.maxntid 32, 1, 1\n{\n  ret;\n}\n";
+    call_wrap_param p[2] = {{"a", 8, 0, 0}, {"s", 8, 1, 256}};
+    kemu_error err;
+    char *out, msg[256];
+    size_t len;
+    ck_assert(!call_wrap_smem_scratch(text, strlen(text), "k", 2, p, &out, &len, msg, sizeof msg));
+    ck_assert_ptr_nonnull(strstr(out, ".visible .entry k2(.param .u64 a)"));
+    ck_assert_ptr_nonnull(strstr(out, "// .visible .entry k(.param .u64 a) {"));
+    const char *body = strstr(out, ".func k__kemu_call_body(");
+    ck_assert_ptr_nonnull(body);
+    const char *entry = strstr(out, ".visible .entry k(\n");
+    ck_assert_ptr_nonnull(entry);
+    ck_assert(entry > body);
+    /* .maxntid once, on the wrapper */
+    const char *maxntid = strstr(out, ".maxntid 32, 1, 1");
+    ck_assert_ptr_nonnull(maxntid);
+    ck_assert(maxntid > entry);
+    ck_assert_ptr_null(strstr(maxntid + 1, ".maxntid"));
+    ck_assert_ptr_nonnull(strstr(out, "add.u64 %kemu_a1, %kemu_a1, 256;"));
+    ck_assert_ptr_nonnull(strstr(out, "ld.param.u64 %kemu_a0, [a];"));
+    kemu_module *mod;
+    ck_assert_msg(!kemu_module_load_ptx(dev, out, len, "wrapped.ptx", &mod, &err), "%s", err.message);
+    kemu_module_unload(mod);
+    free(out);
+    ck_assert_int_eq(call_wrap_smem_scratch(text, strlen(text), "nope", 2, p, &out, &len, msg, sizeof msg), -1);
+    ck_assert_ptr_null(out);
+    ck_assert_str_eq(msg, "cannot find the definition of .entry nope in the PTX text");
+    p[0].size = 16;
+    ck_assert_int_eq(call_wrap_smem_scratch(text, strlen(text), "k", 2, p, &out, &len, msg, sizeof msg), -1);
+    ck_assert_ptr_nonnull(strstr(msg, "parameter 0 'a' is 16 bytes"));
+}
+END_TEST
+
+/* What the GPU would get passes NVIDIA's assembler (when it is here). */
+START_TEST(wrapper_passes_ptxas)
+{
+    if (system("command -v ptxas >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "wrapper_passes_ptxas: no ptxas, not checked\n");
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        char *text = wrap_reverse(k ? "reverse64" : "reverse32", k ? 8 : 4);
+        char path[] = "/tmp/kemu-wrap-XXXXXX";
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, text, strlen(text)), (int)strlen(text));
+        close(fd);
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "ptxas -arch=sm_90 %s -o /dev/null", path);
+        int rc = system(cmd);
+        unlink(path);
+        free(text);
+        ck_assert_msg(rc == 0, "ptxas refused the wrapper of reverse%s", k ? "64" : "32");
+    }
+}
+END_TEST
+
 static Suite *call_suite(void)
 {
     Suite *s = suite_create("call");
@@ -628,6 +765,13 @@ static Suite *call_suite(void)
     tcase_add_test(t, mesh_launch_geometry);
     tcase_add_test(t, detect_races_enables_racecheck);
     tcase_add_test(t, out_of_bounds_reads);
+    suite_add_tcase(s, t);
+    t = tcase_create("gpu wrapper");
+    tcase_set_timeout(t, 60);
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, wrapper_finds_smem_scratch_itself);
+    tcase_add_test(t, wrapper_rewrites_only_its_entry);
+    tcase_add_test(t, wrapper_passes_ptxas);
     suite_add_tcase(s, t);
     return s;
 }

@@ -106,3 +106,20 @@ extern "C" __global__ void scratch_fill_typed(int *i32, signed char *i8, bool *b
     b[i] = shared_scratch<bool>(sb)[t];
     h[i] = shared_scratch<unsigned short>(sh)[t];
 }
+
+// smem scratch in a 32-bit parameter (a .u32 shared address) next to one in
+// a 64-bit parameter, after static shared memory; each block rotates:
+//   y[b*n + t] = 3*x[b*n + (t+1)%n] + x[b*n + t] + own[t%2]
+extern "C" __global__ void scratch_u32(const int *x, int *y, unsigned s_address, unsigned long long r_address)
+{
+    __shared__ int own[2];
+    int *s = static_cast<int *>(__cvta_shared_to_generic(s_address));
+    int *r = shared_scratch<int>(r_address);
+    unsigned t = threadIdx.x, n = blockDim.x, i = global_index();
+    if (t < 2)
+        own[t] = 100 * (int)(t + 1);
+    s[t] = x[i];
+    r[t] = 3 * x[i];
+    __syncthreads();
+    y[i] = r[(t + 1) % n] + s[t] + own[t % 2];
+}
