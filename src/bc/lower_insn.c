@@ -1066,6 +1066,28 @@ static int lower_vote(lowerer *L)
     return 1;
 }
 
+/* elect.sync d|p, membermask (d or p may be _) */
+static int lower_elect(lowerer *L)
+{
+    if (!mod_has(L->in, ".sync") || !want_ops(L, 2, 2))
+        return L->nerrors ? 0 : (lower_error(L, L->in->pos, "elect needs .sync"), 0);
+    if (OPS[0].kind != PTX_OP_VECTOR || OPS[0].negate != 2 || OPS[0].nelems != 2) {
+        lower_error(L, OPS[0].pos, "elect.sync writes d|p: a register and a predicate (either may be _)");
+        return 0;
+    }
+    uint32_t d = lower_dst(L, &OPS[0].elems[0]), p = lower_pred_dst(L, &OPS[0].elems[1]);
+    uint32_t b = lower_src(L, &OPS[1], PTX_T_B32);
+    if (!ok(L, d) || !ok(L, p) || !ok(L, b))
+        return 0;
+    bc_op *op = lower_emit(L, BC_VOTE);
+    op->mode = BC_VOTE_ELECT;
+    op->d = d;
+    op->e = p;
+    op->a = b; /* unused */
+    op->b = b;
+    return 1;
+}
+
 static int lower_match(lowerer *L)
 {
     const ptx_insn *in = L->in;
@@ -1270,6 +1292,18 @@ int lower_instruction(lowerer *L, const ptx_insn *in)
                 (mod_has(in, ".sys")) ? VM_SCOPE_SYS : VM_SCOPE_GPU;
         return 1;
     }
+    if (!strcmp(o, "fence")) {
+        /* proxy fences (fence.proxy.async, .alias, .tensormap::generic):
+         * kemu has one proxy, and async operations (wgmma, cp.async) access
+         * memory when issued, so there is nothing to order */
+        if (mod_has(in, ".proxy::tensormap::generic") && NOPS > 0) {
+            if (!want_ops(L, 2, 2)) return 0;
+        } else if (!want_ops(L, 0, 0)) {
+            return 0;
+        }
+        lower_emit(L, BC_NOP);
+        return 1;
+    }
     if (!strcmp(o, "trap")) { lower_emit(L, BC_TRAP); return 1; }
     if (!strcmp(o, "brkpt")) { bc_op *op = lower_emit(L, BC_TRAP); op->mode = 1; return 1; }
     if (!strcmp(o, "pmevent") || !strcmp(o, "prefetch") || !strcmp(o, "prefetchu") ||
@@ -1296,6 +1330,29 @@ int lower_instruction(lowerer *L, const ptx_insn *in)
     }
     if (!strcmp(o, "shfl")) return lower_shfl(L);
     if (!strcmp(o, "vote")) return lower_vote(L);
+    if (!strcmp(o, "elect")) return lower_elect(L);
+    if (!strcmp(o, "setmaxnreg")) {
+        /* a register-allocation hint for warpgroups: nothing to do on the
+         * emulator, whose registers are not a shared resource */
+        if (!mod_has(in, ".sync") || !mod_has(in, ".aligned") || !(mod_has(in, ".inc") || mod_has(in, ".dec")) ||
+            !want_ops(L, 1, 1))
+            return L->nerrors ? 0 : (lower_error(L, in->pos, "expected setmaxnreg.{inc,dec}.sync.aligned.u32 N"), 0);
+        if (OPS[0].kind != PTX_OP_IMM_INT || OPS[0].imm < 24 || OPS[0].imm > 256 || OPS[0].imm % 8) {
+            lower_error(L, OPS[0].pos, "setmaxnreg takes a register count from 24 to 256, a multiple of 8");
+            return 0;
+        }
+        lower_emit(L, BC_NOP);
+        return 1;
+    }
+    if (!strcmp(o, "griddepcontrol")) {
+        /* programmatic dependent launch: kemu runs a stream's grids one
+         * after the other, so the prerequisite grid has finished (and its
+         * memory is visible) before a dependent grid starts */
+        if (!(mod_has(in, ".wait") || mod_has(in, ".launch_dependents")) || !want_ops(L, 0, 0))
+            return L->nerrors ? 0 : (lower_error(L, in->pos, "expected griddepcontrol.wait or .launch_dependents"), 0);
+        lower_emit(L, BC_NOP);
+        return 1;
+    }
     if (!strcmp(o, "match")) return lower_match(L);
     if (!strcmp(o, "redux")) return lower_redux(L);
     if (!strcmp(o, "mapa")) {
@@ -1315,7 +1372,8 @@ int lower_instruction(lowerer *L, const ptx_insn *in)
         return lower_mbarrier(L);
     if (!strcmp(o, "tex") || !strcmp(o, "tld4") || !strcmp(o, "txq") || !strcmp(o, "suld") || !strcmp(o, "sust"))
         return lower_texture(L);
-    if (!strcmp(o, "wmma") || !strcmp(o, "mma") || !strcmp(o, "ldmatrix") || !strcmp(o, "stmatrix"))
+    if (!strcmp(o, "wmma") || !strcmp(o, "mma") || !strcmp(o, "ldmatrix") || !strcmp(o, "stmatrix") ||
+        !strcmp(o, "wgmma"))
         return lower_matrix(L);
     if (!strcmp(o, "activemask")) {
         if (!want_ops(L, 1, 1)) return 0;

@@ -24,19 +24,41 @@
  *   list, n  wmma.load/store: the fragment registers, then the stride slot;
  *            mma: d, a, b, c registers in that order (counts in imm);
  *            ldmatrix/stmatrix: the 1, 2 or 4 registers
- *   flags    BC_F_SATFINITE for .satfinite */
+ *   flags    BC_F_SATFINITE for .satfinite
+ *
+ * wgmma.mma_async (sub-op 7) is executed warp by warp (each warp of the
+ * warpgroup computes its 16 rows of D, see src/vm/matrix.c):
+ *   mode     bits 8-15 WGMMA_* flags: A in registers, transposes, negated
+ *            A/B (imm-scale -1), scale-d an immediate (and its value) or
+ *            a negated predicate
+ *   mode2    the predicate slot of scale-d (when not an immediate)
+ *   type     A's element type, type2 B's
+ *   imm      dtype | nd << 16 | na << 24
+ *   list     the nd D registers, then A (na registers, or 1 descriptor),
+ *            then B's descriptor
+ * wgmma.fence, wgmma.commit_group and wgmma.wait_group are no-ops: kemu
+ * completes each wgmma.mma_async when it is issued. */
 #include "bc/lower_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
 enum { MATRIX_WMMA_LOAD = 1, MATRIX_WMMA_STORE, MATRIX_WMMA_MMA, MATRIX_MMA_SYNC,
-       MATRIX_LDMATRIX, MATRIX_STMATRIX };
+       MATRIX_LDMATRIX, MATRIX_STMATRIX, MATRIX_WGMMA };
 enum { MATRIX_A = 0, MATRIX_B, MATRIX_C, MATRIX_D };
 #define MATRIX_COLUMN_MAJOR (1u << 8)
 #define MATRIX_B_COLUMN_MAJOR (1u << 9)
 #define MATRIX_TRANSPOSE (1u << 10)
 #define MATRIX_MAX_REGS 8
+#define WGMMA_A_REGISTERS (1u << 8)
+#define WGMMA_TRANS_A (1u << 9)
+#define WGMMA_TRANS_B (1u << 10)
+#define WGMMA_NEG_A (1u << 11)
+#define WGMMA_NEG_B (1u << 12)
+#define WGMMA_SCALE_D_IMM (1u << 13)
+#define WGMMA_SCALE_D_ONE (1u << 14)
+#define WGMMA_SCALE_D_NOT (1u << 15)
+#define WGMMA_MAX_D 128
 
 /* The whole instruction name ("wmma.load.a.sync...") for messages. */
 static const char *full_name(const ptx_insn *in, char *buf, size_t cap)
@@ -201,7 +223,7 @@ static int invalid_combination(lowerer *L)
 static int need_sync_aligned(lowerer *L)
 {
     if (!mod_has(L->in, ".sync") || !mod_has(L->in, ".aligned"))
-        return invalid(L, "warp-wide matrix instructions need .sync.aligned");
+        return invalid(L, "warp- and warpgroup-wide matrix instructions need .sync.aligned");
     return 1;
 }
 
@@ -458,11 +480,152 @@ static int lower_ldst_matrix(lowerer *L, int is_store)
     return 1;
 }
 
+static int is_fp8(ptx_type t) { return t == PTX_T_E4M3 || t == PTX_T_E5M2; }
+
+/* An immediate operand's value (imm-scale, imm-trans, scale-d, wait_group's N). */
+static int immediate_value(lowerer *L, const ptx_operand *o, const char *what, long long *v)
+{
+    if (o->kind != PTX_OP_IMM_INT) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s must be an integer constant", what);
+        return invalid(L, msg);
+    }
+    *v = (long long)o->imm;
+    return 1;
+}
+
+/* N values of wgmma .m64nNkK for multiplicand type t. */
+static int wgmma_n_ok(ptx_type t, unsigned n)
+{
+    if (n < 8 || n > 256 || n % 8)
+        return 0;
+    if (is_int8(t))
+        return n <= 32 || n % 16 == 0;
+    return 1;
+}
+
+/* wgmma.mma_async.sync.aligned.m64nNkK{.satfinite}.dtype.atype.btype
+ *     d, a-desc|{a}, b-desc, scale-d {, imm-scale-a, imm-scale-b {, imm-trans-a}, imm-trans-b} */
+static int lower_wgmma(lowerer *L)
+{
+    const ptx_insn *in = L->in;
+    if (mod_has(in, ".fence") || mod_has(in, ".commit_group") || mod_has(in, ".wait_group")) {
+        int wait = mod_has(in, ".wait_group");
+        if (in->nops != wait) {
+            return invalid(L, wait ? "takes one operand, the number of pending groups" : "takes no operands");
+        }
+        long long v = 0;
+        if (wait && !immediate_value(L, &in->ops[0], "the number of pending groups", &v))
+            return 0;
+        lower_emit(L, BC_NOP);
+        return 1;
+    }
+    if (!mod_has(in, ".mma_async"))
+        return invalid(L, "expected wgmma.mma_async, wgmma.fence, wgmma.commit_group or wgmma.wait_group");
+    if (mod_has(in, ".sp"))
+        return refuse(L, "sparse wgmma (.sp) is not implemented");
+    unsigned m, n, k;
+    if (!find_shape(in, &m, &n, &k))
+        return invalid(L, "missing the .m64nNkK shape");
+    if (mod_has(in, ".b1"))
+        return refuse(L, "the .b1 (and.popc) form is not implemented");
+    if (mod_type_count(in) != 3)
+        return invalid(L, "needs .dtype.atype.btype");
+    ptx_type dt = mod_type(in, 0), at = mod_type(in, 1), bt = mod_type(in, 2);
+    unsigned want_k = (at == PTX_T_F16 || at == PTX_T_BF16) ? 16 : at == PTX_T_TF32 ? 8 : 32;
+    int types_ok = (at == PTX_T_F16 && bt == at && (dt == PTX_T_F16 || dt == PTX_T_F32)) ||
+                   ((at == PTX_T_BF16 || at == PTX_T_TF32) && bt == at && dt == PTX_T_F32) ||
+                   (is_fp8(at) && is_fp8(bt) && (dt == PTX_T_F16 || dt == PTX_T_F32)) ||
+                   (is_int8(at) && is_int8(bt) && dt == PTX_T_S32);
+    if (!types_ok || m != 64 || k != want_k || !wgmma_n_ok(at, n))
+        return invalid_combination(L);
+    if (mod_has(in, ".satfinite") && !is_int8(at))
+        return invalid(L, ".satfinite applies to integer wgmma only");
+    int a_regs = in->nops >= 2 && in->ops[1].kind == PTX_OP_VECTOR;
+    int floats = !is_int8(at), transposable = at == PTX_T_F16 || at == PTX_T_BF16;
+    int want_ops = 4 + (floats ? 2 : 0) + (transposable ? (a_regs ? 1 : 2) : 0);
+    if (in->nops != want_ops) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "takes %d operands here (d, %s, b-desc, scale-d%s%s), found %d", want_ops,
+                 a_regs ? "{a}" : "a-desc", floats ? ", imm-scale-a, imm-scale-b" : "",
+                 transposable ? (a_regs ? ", imm-trans-b" : ", imm-trans-a, imm-trans-b") : "", in->nops);
+        return invalid(L, msg);
+    }
+    unsigned nd = dt == PTX_T_F16 ? n / 4 : n / 2, na = a_regs ? 4 : 1;
+    uint32_t slots[WGMMA_MAX_D + 8];
+    ptx_type dreg = dt == PTX_T_F16 ? PTX_T_B32 : dt;
+    if (!fragment_slots(L, &in->ops[0], nd, 1, dreg, "D", slots))
+        return 0;
+    if (a_regs) {
+        if (!fragment_slots(L, &in->ops[1], na, 0, PTX_T_B32, "A", slots + nd))
+            return 0;
+    } else if ((slots[nd] = lower_src(L, &in->ops[1], PTX_T_U64)) == BC_NONE) {
+        return 0;
+    }
+    if ((slots[nd + na] = lower_src(L, &in->ops[2], PTX_T_U64)) == BC_NONE)
+        return 0;
+    uint16_t mode = MATRIX_WGMMA | (a_regs ? WGMMA_A_REGISTERS : 0);
+    uint16_t mode2 = 0;
+    const ptx_operand *sd = &in->ops[3];
+    if (sd->kind == PTX_OP_IMM_INT) {
+        if (sd->imm != 0 && sd->imm != 1)
+            return invalid(L, "scale-d is 0 or 1 (or a predicate)");
+        mode |= WGMMA_SCALE_D_IMM | (sd->imm ? WGMMA_SCALE_D_ONE : 0);
+    } else {
+        uint32_t p = lower_pred(L, sd);
+        if (p == BC_NONE)
+            return 0;
+        if (p > 0xffff)
+            return invalid(L, "too many predicates");
+        mode2 = (uint16_t)p;
+        if (sd->negate)
+            mode |= WGMMA_SCALE_D_NOT;
+    }
+    int next = 4;
+    if (floats) {
+        for (int i = 0; i < 2; i++) {
+            long long v = 0;
+            if (!immediate_value(L, &in->ops[next + i], i ? "imm-scale-b" : "imm-scale-a", &v))
+                return 0;
+            if (v != 1 && v != -1)
+                return invalid(L, "imm-scale-a and imm-scale-b are 1 or -1");
+            if (v < 0)
+                mode |= i ? WGMMA_NEG_B : WGMMA_NEG_A;
+        }
+        next += 2;
+    }
+    if (transposable) {
+        for (int i = a_regs ? 1 : 0; i < 2; i++) {
+            long long v = 0;
+            if (!immediate_value(L, &in->ops[next++], i ? "imm-trans-b" : "imm-trans-a", &v))
+                return 0;
+            if (v != 0 && v != 1)
+                return invalid(L, "imm-trans-a and imm-trans-b are 0 or 1");
+            if (v)
+                mode |= i ? WGMMA_TRANS_B : WGMMA_TRANS_A;
+        }
+    }
+    bc_op *op = lower_emit(L, BC_MATRIX);
+    op->mode = mode;
+    op->mode2 = mode2;
+    op->type = (uint8_t)at;
+    op->type2 = (uint8_t)bt;
+    op->src_size = (uint16_t)(log2_of(64) | log2_of(k) << 8); /* N need not be a power of two: in imm */
+    op->imm = (int64_t)((uint64_t)dt | (uint64_t)nd << 16 | (uint64_t)na << 24 | (uint64_t)n << 32);
+    if (mod_has(in, ".satfinite"))
+        op->flags |= BC_F_SATFINITE;
+    op->n = (uint16_t)(nd + na + 1);
+    op->list = lower_list(L, slots, (int)(nd + na + 1));
+    return 1;
+}
+
 int lower_matrix(lowerer *L)
 {
     const ptx_insn *in = L->in;
     if (!need_sync_aligned(L))
         return 0;
+    if (!strcmp(in->opcode, "wgmma"))
+        return lower_wgmma(L);
     if (has_narrow_type(in))
         return refuse(L, "sub-byte and fp8 matrix element types are not implemented");
     if (!strcmp(in->opcode, "wmma")) {

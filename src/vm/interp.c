@@ -1567,13 +1567,27 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_CP_ASYNC: {
             uint8_t *dp[VM_WARP], *sp[VM_WARP];
             unsigned n = op->n;
-            if (vm_resolve(b, w, f, pc, BC_SPACE_GLOBAL, m, B, 0, n, VM_ACCESS_LOAD, sp) ||
+            /* only the src-size bytes are read: a lane with src-size 0 (a
+             * masked-off copy, as Triton emits) reads nothing, whatever
+             * its source address */
+            uint32_t whole = 0, partial = 0;
+            LANES(m, {
+                unsigned valid = C ? (uint32_t)C[l] : n;
+                if (valid >= n) whole |= 1u << l;
+                else if (valid) partial |= 1u << l;
+            });
+            if ((whole && vm_resolve(b, w, f, pc, BC_SPACE_GLOBAL, whole, B, 0, n, VM_ACCESS_LOAD, sp)) ||
                 vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, n, VM_ACCESS_STORE, dp))
                 EXIT_EVENT(VM_EV_FAULT);
+            for (uint32_t pm = partial; pm; pm &= pm - 1) {
+                int l = __builtin_ctz(pm);
+                if (vm_resolve(b, w, f, pc, BC_SPACE_GLOBAL, 1u << l, B, 0, (uint32_t)C[l], VM_ACCESS_LOAD, sp))
+                    EXIT_EVENT(VM_EV_FAULT);
+            }
             LANES(m, {
                 unsigned valid = C ? (uint32_t)C[l] : n;
                 if (valid > n) valid = n;
-                memcpy(dp[l], sp[l], valid);
+                if (valid) memcpy(dp[l], sp[l], valid);
                 memset(dp[l] + valid, 0, n - valid);
             });
             break;
@@ -1877,6 +1891,11 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 });
                 if (op->flags & BC_F_PRED_OUT)
                     P[op->list] = (P[op->list] & ~m) | (pmask & m);
+            } else if (op->code == BC_VOTE && op->mode == BC_VOTE_ELECT) {
+                /* elect.sync: the lowest lane of membermask leads */
+                uint32_t leader = part ? (uint32_t)__builtin_ctz(part) : 0;
+                LANES(m, D[l] = leader);
+                P[op->e] = (P[op->e] & ~m) | (part ? (1u << leader) & m : 0);
             } else if (op->code == BC_VOTE) {
                 uint32_t pv = P[op->a];
                 if (op->flags & BC_F_NEG_C) pv = ~pv;

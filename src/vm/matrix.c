@@ -44,16 +44,25 @@
 #include "vm/vm_internal.h"
 
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 /* Sub-ops and mode bits: the same values as in src/bc/lower_matrix.c. */
 enum { MATRIX_WMMA_LOAD = 1, MATRIX_WMMA_STORE, MATRIX_WMMA_MMA, MATRIX_MMA_SYNC,
-       MATRIX_LDMATRIX, MATRIX_STMATRIX };
+       MATRIX_LDMATRIX, MATRIX_STMATRIX, MATRIX_WGMMA };
 enum { MATRIX_A = 0, MATRIX_B, MATRIX_C, MATRIX_D };
 #define MATRIX_COLUMN_MAJOR (1u << 8)
 #define MATRIX_B_COLUMN_MAJOR (1u << 9)
 #define MATRIX_TRANSPOSE (1u << 10)
 #define MATRIX_MAX_ELEMENTS 512 /* the largest operand: 32x16 or 16x32 */
+#define WGMMA_A_REGISTERS (1u << 8)
+#define WGMMA_TRANS_A (1u << 9)
+#define WGMMA_TRANS_B (1u << 10)
+#define WGMMA_NEG_A (1u << 11)
+#define WGMMA_NEG_B (1u << 12)
+#define WGMMA_SCALE_D_IMM (1u << 13)
+#define WGMMA_SCALE_D_ONE (1u << 14)
+#define WGMMA_SCALE_D_NOT (1u << 15)
 
 /* One operand of a matrix instruction as the lanes hold it. */
 typedef struct fragment_shape {
@@ -430,6 +439,231 @@ static int load_store_matrix(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, 
     return 0;
 }
 
+
+/* ---- wgmma.mma_async ------------------------------------------------------
+ * A warpgroup (four consecutive warps, the first a multiple of 4) computes
+ * D (64 x N) = A (64 x K) * B (K x N) + D. Warp r of the group holds rows
+ * 16r .. 16r+15 of D and, when A is in registers, the same rows of A, so
+ * kemu runs the instruction warp by warp: each warp reads its 16 rows of A
+ * and all of B and updates its own D registers. Shared memory is read when
+ * the instruction is issued (the wgmma.fence/commit/wait that a correct
+ * kernel brackets it with are no-ops).
+ *
+ * Fragments (PTX ISA "wgmma register fragments"), lane l, g = l / 4,
+ * q = l % 4, rows relative to the warp's 16:
+ *   D element e (register e of f32/s32, half e % 2 of register e / 2 for
+ *   f16): row g + 8 * ((e / 2) % 2), column 8 * (e / 4) + 2q + e % 2;
+ *   A register j, element h (p elements per register: 2 for 16-bit types,
+ *   4 for 8-bit, 1 for tf32): row g + 8 * (j % 2), k = p*q + h + 4p * (j / 2).
+ *
+ * Matrix descriptors (64 bits): start address bits 0-13, leading-dimension
+ * byte offset (LBO) bits 16-29, stride-dimension byte offset (SBO) bits
+ * 32-45, all in units of 16 bytes; base offset bits 49-51; swizzle bits
+ * 62-63 (0 none, 1 128 B, 2 64 B, 3 32 B). An operand is K-major (A's rows
+ * or B's columns contiguous along K) unless its imm-trans bit says
+ * MN-major. With W the swizzle width in bytes and s the element size, the
+ * byte address of element (mn, k) before swizzling is
+ *   K-major, no swizzle:  start + (mn%8)*16 + (mn/8)*SBO + (k*s)%16 + (k*s/16)*LBO
+ *   K-major, W:           start + (mn%8)*W  + (mn/8)*SBO + k*s
+ *   MN-major, no swizzle: start + (mn*s)%16 + (mn*s/16)*SBO + (k%8)*16 + (k/8)*LBO
+ *   MN-major, W:          start + (mn*s)%W + (mn*s/W)*LBO + (k%8)*W + (k/8)*SBO
+ * and swizzling XORs the 16-byte chunk bits 4.. of the address with its
+ * bits 7.. (1, 2 or 3 bits for W = 32, 64, 128), as in the TMA swizzle
+ * modes: the pattern follows absolute shared-memory addresses, so a
+ * swizzled tile is aligned to 8*W bytes.
+ *
+ * Arithmetic as for mma.sync: per element, acc = D (or 0 when scale-d is
+ * false), then acc = fma(a_k, b_k, acc) in k order in f32 (e4m3/e5m2 and
+ * f16/bf16/tf32 products are exact in f32); an f16 D is rounded once at the
+ * end; s8/u8 sum exactly and wrap (or saturate with .satfinite). */
+
+typedef struct wgmma_desc {
+    uint32_t start, lbo, sbo;
+    unsigned swizzle;     /* W in bytes, 0 none */
+    unsigned base_offset; /* bits 49-51 */
+} wgmma_desc;
+
+static void wgmma_desc_decode(uint64_t d, wgmma_desc *o)
+{
+    static const unsigned widths[4] = {0, 128, 64, 32};
+    o->start = (uint32_t)(d & 0x3fff) << 4;
+    o->lbo = (uint32_t)((d >> 16) & 0x3fff) << 4;
+    o->sbo = (uint32_t)((d >> 32) & 0x3fff) << 4;
+    o->swizzle = widths[(d >> 62) & 3];
+    o->base_offset = (unsigned)(d >> 49) & 7;
+}
+
+/* The shared-memory byte address of element (mn, k) of an operand. */
+static uint32_t wgmma_address(const wgmma_desc *d, int mn_major, unsigned s, unsigned mn, unsigned k)
+{
+    unsigned W = d->swizzle;
+    uint32_t a;
+    if (!mn_major)
+        a = W ? d->start + (mn % 8) * W + (mn / 8) * d->sbo + k * s
+              : d->start + (mn % 8) * 16 + (mn / 8) * d->sbo + (k * s) % 16 + (k * s / 16) * d->lbo;
+    else
+        a = W ? d->start + (mn * s) % W + (mn * s / W) * d->lbo + (k % 8) * W + (k / 8) * d->sbo
+              : d->start + (mn * s) % 16 + (mn * s / 16) * d->sbo + (k % 8) * 16 + (k / 8) * d->lbo;
+    if (W)
+        a ^= ((a >> 7) & (W / 16 - 1)) << 4;
+    return a;
+}
+
+/* Reads a rows x cols operand (element (i, j) at rows-index i, cols-index
+ * j; `mn_is_row` says which index is the M/N one) from shared memory. The
+ * 16-byte chunk of the last element is resolved once for its neighbours. */
+static int wgmma_read(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const wgmma_desc *d, int mn_major,
+                      unsigned s, unsigned rows, unsigned cols, unsigned mn_offset, int mn_is_row, uint64_t *out)
+{
+    uint32_t chunk = 0xffffffffu;
+    uint8_t *host = NULL;
+    if (d->base_offset)
+        return vm_fault_at(b, w, f, pc, 0, 719,
+                           "wgmma.mma_async: a matrix descriptor with base offset %u (bits 49-51) is not "
+                           "implemented; kemu runs descriptors whose swizzled tiles start at an address aligned to "
+                           "the swizzle pattern (base offset 0)", d->base_offset);
+    for (unsigned i = 0; i < rows; i++)
+        for (unsigned j = 0; j < cols; j++) {
+            unsigned mn = (mn_is_row ? i : j) + mn_offset, k = mn_is_row ? j : i;
+            uint32_t a = wgmma_address(d, mn_major, s, mn, k);
+            if ((a & ~15u) != chunk) {
+                uint64_t addr[VM_WARP] = {0};
+                uint8_t *ptrs[VM_WARP];
+                addr[0] = a & ~15u;
+                if (vm_resolve(b, w, f, pc, BC_SPACE_SHARED, 1u, addr, 0, 16, VM_ACCESS_LOAD, ptrs))
+                    return -1;
+                chunk = a & ~15u;
+                host = ptrs[0];
+            }
+            uint64_t v = 0;
+            memcpy(&v, host + (a & 15u), s);
+            out[i * cols + j] = v;
+        }
+    return 0;
+}
+
+static float fp8_to_f32(int type, uint8_t v)
+{
+    if (type == PTX_T_E5M2) /* the top byte of an f16 */
+        return vm_f16_to_f32((uint16_t)(v << 8));
+    /* e4m3: bias 7, no infinities, S.1111.111 is NaN */
+    unsigned e = (v >> 3) & 15, m = v & 7;
+    float x;
+    if (e == 15 && m == 7)
+        return vm_f32_from_bits(VM_F32_CANONICAL_NAN);
+    if (e == 0)
+        x = ldexpf((float)m, -9);
+    else
+        x = ldexpf((float)(8 + m), (int)e - 10);
+    return (v & 0x80) ? -x : x;
+}
+
+static float wgmma_element_f32(int type, uint64_t bits)
+{
+    if (type == PTX_T_E4M3 || type == PTX_T_E5M2)
+        return fp8_to_f32(type, (uint8_t)bits);
+    return element_to_f32(type, bits);
+}
+
+static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
+{
+    uint64_t packed = (uint64_t)op->imm;
+    int dtype = (int)(packed & 0xff);
+    unsigned nd = (packed >> 16) & 0xff, na = (packed >> 24) & 0xff, N = (unsigned)(packed >> 32) & 0x1ff;
+    unsigned K = matrix_shape_k(op), rank = (unsigned)w->index & 3;
+    int atype = op->type, btype = op->type2;
+    unsigned as = element_size_of(atype), bs = element_size_of(btype);
+    if (atype == PTX_T_E4M3 || atype == PTX_T_E5M2)
+        as = 1;
+    if (btype == PTX_T_E4M3 || btype == PTX_T_E5M2)
+        bs = 1;
+    const uint32_t *list = f->fn->lists + op->list;
+    uint64_t *R = f->regs;
+    uint64_t a[16 * 32], bm[32 * 256];
+    /* A: this warp's 16 rows */
+    if (op->mode & WGMMA_A_REGISTERS) {
+        unsigned p = 4 / as;
+        for (unsigned l = 0; l < VM_WARP; l++) {
+            unsigned g = l >> 2, q = l & 3;
+            for (unsigned j = 0; j < na; j++) {
+                uint64_t v = SLOT(R, list[nd + j])[l];
+                for (unsigned h = 0; h < p; h++) {
+                    unsigned row = g + 8 * (j & 1), k = p * q + h + 4 * p * (j >> 1);
+                    a[row * K + k] = (v >> (h * as * 8)) & ((1ull << (as * 8)) - 1);
+                }
+            }
+        }
+    } else {
+        wgmma_desc da;
+        wgmma_desc_decode(SLOT(R, list[nd])[0], &da);
+        if (wgmma_read(b, w, f, pc, &da, (op->mode & WGMMA_TRANS_A) != 0, as, 16, K, 16 * rank, 1, a))
+            return -1;
+    }
+    wgmma_desc db;
+    wgmma_desc_decode(SLOT(R, list[nd + na])[0], &db);
+    if (wgmma_read(b, w, f, pc, &db, (op->mode & WGMMA_TRANS_B) != 0, bs, K, N, 0, 0, bm))
+        return -1;
+    int scale_d;
+    if (op->mode & WGMMA_SCALE_D_IMM)
+        scale_d = (op->mode & WGMMA_SCALE_D_ONE) != 0;
+    else {
+        /* a uniform predicate: lane 0's (the instruction is .aligned) */
+        scale_d = (int)(f->preds[op->mode2] & 1u);
+        if (op->mode & WGMMA_SCALE_D_NOT)
+            scale_d = !scale_d;
+    }
+    int satfinite = (op->flags & BC_F_SATFINITE) != 0;
+    int is_int = atype == PTX_T_S8 || atype == PTX_T_U8;
+    float fa[16 * 32], fb[256 * 32];
+    int32_t ia[16 * 32], ib[256 * 32];
+    float sa = (op->mode & WGMMA_NEG_A) ? -1.0f : 1.0f, sb = (op->mode & WGMMA_NEG_B) ? -1.0f : 1.0f;
+    for (unsigned x = 0; x < 16 * K; x++) {
+        if (is_int)
+            ia[x] = (int32_t)element_to_int(atype, a[x]);
+        else
+            fa[x] = sa * wgmma_element_f32(atype, a[x]);
+    }
+    for (unsigned k = 0; k < K; k++)
+        for (unsigned j = 0; j < N; j++) {
+            if (is_int)
+                ib[j * K + k] = (int32_t)element_to_int(btype, bm[k * N + j]);
+            else
+                fb[j * K + k] = sb * wgmma_element_f32(btype, bm[k * N + j]);
+        }
+    unsigned per_register = dtype == PTX_T_F16 ? 2 : 1;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm), g = l >> 2, q = l & 3;
+        for (unsigned r = 0; r < nd; r++) {
+            uint64_t old = SLOT(R, list[r])[l], out = 0;
+            for (unsigned h = 0; h < per_register; h++) {
+                unsigned e = r * per_register + h;
+                unsigned row = g + 8 * ((e >> 1) & 1), col = 8 * (e >> 2) + 2 * q + (e & 1);
+                if (is_int) {
+                    int64_t acc = scale_d ? (int32_t)(uint32_t)old : 0;
+                    for (unsigned k = 0; k < K; k++)
+                        acc += (int64_t)ia[row * K + k] * ib[col * K + k];
+                    if (satfinite)
+                        acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
+                    out = (uint32_t)acc;
+                    continue;
+                }
+                float acc = 0.0f;
+                if (scale_d)
+                    acc = dtype == PTX_T_F16 ? vm_f16_to_f32((uint16_t)(old >> (16 * h)))
+                                             : vm_f32_from_bits((uint32_t)old);
+                for (unsigned k = 0; k < K; k++)
+                    acc = fmaf(fa[row * K + k], fb[col * K + k], acc);
+                if (dtype == PTX_T_F16)
+                    out |= (uint64_t)vm_f32_to_f16_flags(acc, VM_RN, 0) << (16 * h);
+                else
+                    out = vm_f32_bits(vm_canon_f32(acc));
+            }
+            SLOT(R, list[r])[l] = out;
+        }
+    }
+    return 0;
+}
+
 int vm_matrix_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
 {
     switch (op->mode & 15) {
@@ -442,6 +676,8 @@ int vm_matrix_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
     case MATRIX_LDMATRIX:
     case MATRIX_STMATRIX:
         return load_store_matrix(b, w, f, pc, op, m);
+    case MATRIX_WGMMA:
+        return wgmma(b, w, f, pc, op, m);
     default:
         return vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "malformed matrix instruction (mode %u)",
                            op->mode);

@@ -20,7 +20,8 @@ __global__ void polynomial(const float *x, float *y, int n)
         for (int k = 15; k >= 0; k--)
             acc = acc * v + coefficients[k];
         y[i] = acc + offset_table[i % 4];
-        device_array[i % 256] = (float)i;
+        if (i + 256 >= n) /* the last i of each slot writes it: no race between blocks */
+            device_array[i % 256] = (float)i;
     }
     if (i == 0)
         atomicAdd(&counter, 10);

@@ -121,8 +121,10 @@ while IFS= read -r line || [ -n "$line" ]; do
     fi
     note=
     case $line in *' # order:'*) note=${line#* \# order:}; line=${line%% \# order:*} ;; esac
+    # {SRC} in an argument is the source tree (input files committed there)
+    args=$(printf '%s\n' "$line" | sed "s|{SRC}|$SRC|g")
     # shellcheck disable=SC2086 # split on blanks on purpose (set -f)
-    set -- $line
+    set -- $args
     command=run
     if [ "$1" = call ]; then # call SPEC.json [options]: kemu call, outputs in the scratch directory
         command=call

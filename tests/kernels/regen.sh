@@ -5,6 +5,7 @@
 #   NAME.sm_75.O3.ptx  NAME.sm_80.O3.ptx  NAME.sm_90.O3.ptx   optimized (the default)
 #   NAME.sm_XX.G.ptx                                          device debug (-G; no optimization)
 #   NAME.sm_80.lineinfo.ptx                                   optimized + .loc (-lineinfo)
+#   NAME.sm_90a.*.ptx      for the files of SM90A_FILES (sm_90a-only instructions)
 # Combinations that cannot compile are listed in SKIP below. Kernels that
 # need a newer target than sm_75 are fenced with #if __CUDA_ARCH__ >= N in
 # the .cu, so the older PTX simply lacks them.
@@ -33,6 +34,10 @@ SKIP=(
     "cluster.cu sm_75.lineinfo"
 )
 VARIANTS=(sm_75.O3 sm_80.O3 sm_90.O3 sm_75.G sm_80.G sm_90.G sm_75.lineinfo sm_80.lineinfo sm_90.lineinfo)
+# Files of architecture-specific instructions (wgmma needs sm_90a): only
+# these variants, instead of VARIANTS.
+SM90A_FILES=(hopper.cu)
+SM90A_VARIANTS=(sm_90a.O3 sm_90a.G sm_90a.lineinfo)
 
 is_skipped() {
     local entry
@@ -78,7 +83,11 @@ tasks=()
 for f in "${files[@]}"; do
     [[ -f "$here/$f" ]] || { echo "regen.sh: no such kernel file: $f" >&2; exit 1; }
     rm -f "$here/${f%.cu}".sm_*.ptx
-    for v in "${VARIANTS[@]}"; do
+    variants=("${VARIANTS[@]}")
+    for a in "${SM90A_FILES[@]}"; do
+        [[ "$a" == "$f" ]] && variants=("${SM90A_VARIANTS[@]}")
+    done
+    for v in "${variants[@]}"; do
         is_skipped "$f" "$v" || tasks+=("$f $v")
     done
 done

@@ -1290,6 +1290,123 @@ START_TEST(mma_cu_kernels)
 }
 END_TEST
 
+
+/* ---- wgmma (tests/kernels/hopper.cu, sm_90a) ------------------------------ */
+
+/* The three no-swizzle layouts of hopper.cu: D = A*B (+ C) bit-exactly as
+ * the reference computes it (k order, f32 fma), with and without C. */
+START_TEST(wgmma_hopper_cu)
+{
+    static const char *const files[] = {"hopper.sm_90a.O3.ptx", "hopper.sm_90a.G.ptx", "hopper.sm_90a.lineinfo.ptx"};
+    static const char *const kernels[] = {"wgmma_kmajor_mnmajor", "wgmma_mnmajor_kmajor", "wgmma_kmajor_kmajor"};
+    static uint64_t a[64 * 16], b[16 * 64], c[64 * 64], d[64 * 64];
+    static uint16_t ha[64 * 16], hb[16 * 64];
+    static float fc[64 * 64], fd[64 * 64];
+    for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+        kemu_module *mod = load_kernel_file(files[fi]);
+        for (size_t ki = 0; ki < 3; ki++) {
+            kemu_kernel *k = find(mod, kernels[ki]);
+            ck_assert_msg(k != NULL, "%s lacks %s", files[fi], kernels[ki]);
+            for (int with_c = 0; with_c < 2; with_c++) {
+                for (int i = 0; i < 64 * 16; i++) {
+                    a[i] = ha[i] = random_f16();
+                    b[i] = hb[i] = random_f16();
+                }
+                for (int i = 0; i < 64 * 64; i++) {
+                    fc[i] = f32_from_bits(random_f32());
+                    c[i] = with_c ? f32_bits(fc[i]) : 0;
+                }
+                uint64_t da = upload(ha, sizeof ha), db = upload(hb, sizeof hb), dc = upload(fc, sizeof fc),
+                         dd = upload(NULL, sizeof fd);
+                int accumulate = with_c;
+                void *args[] = {&da, &db, &dc, &dd, &accumulate};
+                launch_ok(k, 128, args);
+                download(fd, dd, sizeof fd);
+                reference(64, 64, 16, ".f32", ".f16", ".f16", ".f32", a, b, c, 0, d);
+                for (int i = 0; i < 64 * 64; i++)
+                    ck_assert_msg(f32_bits(fd[i]) == d[i], "%s %s (c %d): d[%d][%d] = %a, want %a", files[fi],
+                                  kernels[ki], with_c, i / 64, i % 64, fd[i], f32_from_bits((uint32_t)d[i]));
+                release(da); release(db); release(dc); release(dd);
+            }
+        }
+        /* elect.sync: the lowest lane of the mask leads; lanes outside it
+         * do not take part */
+        kemu_kernel *k = find(mod, "elect_leader");
+        ck_assert_ptr_nonnull(k);
+        static const uint32_t masks[] = {0xffffffffu, 0xf0f0f0f0u, 0x80000000u, 0x00010002u};
+        for (size_t mi = 0; mi < 4; mi++) {
+            uint32_t out[64], mask = masks[mi];
+            uint64_t dout = upload(NULL, sizeof out);
+            void *args[] = {&dout, &mask};
+            launch_ok(k, 64, args);
+            download(out, dout, sizeof out);
+            unsigned leader = (unsigned)__builtin_ctz(mask);
+            for (unsigned t = 0; t < 64; t++) {
+                unsigned lane = t % 32;
+                uint32_t want = (mask >> lane) & 1 ? leader * 2 + (lane == leader) : 0xffffffffu;
+                ck_assert_msg(out[t] == want, "%s elect mask 0x%08x: thread %u = %u, want %u", files[fi], mask, t,
+                              out[t], want);
+            }
+            release(dout);
+        }
+        kemu_module_unload(mod);
+    }
+}
+END_TEST
+
+/* A wgmma whose descriptor has a base offset (unimplemented) faults with
+ * a message saying so instead of reading the wrong bytes. */
+START_TEST(wgmma_base_offset_faults)
+{
+    static const char ptx[] =
+        ".version 8.0\n.target sm_90a\n.address_size 64\n"
+        ".visible .entry w()\n{\n"
+        " .shared .align 1024 .b8 tile[2048];\n"
+        " .reg .f32 %f<33>;\n .reg .b64 %rd<4>;\n .reg .b32 %r<2>;\n"
+        " mov.u32 %r1, tile;\n cvt.u64.u32 %rd1, %r1;\n shr.u64 %rd1, %rd1, 4;\n"
+        " or.b64 %rd2, %rd1, 0x4000000000000000;\n" /* 128 B swizzle */
+        " or.b64 %rd3, %rd2, 0x0002000000000000;\n" /* base offset 1 */
+        " wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1,%f2,%f3,%f4}, %rd3, %rd2, 0, 1, 1, 0, 0;\n"
+        " ret;\n}\n";
+    kemu_kernel *k = load(ptx, "w");
+    char msg[2048];
+    ck_assert_int_eq(launch(k, 128, NULL, msg, sizeof msg), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(msg, "base offset 1 (bits 49-51) is not implemented") != NULL, "%s", msg);
+}
+END_TEST
+
+START_TEST(wgmma_load_errors)
+{
+    /* A 64-bit register for descriptors: %a; D lists of f32 registers */
+    expect_load_error(" wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0,%f1,%f2}, %a, %a, 1, 1, 1, 0, 0;",
+                      "the D fragment takes 4 registers, found 3");
+    expect_load_error(" wgmma.mma_async.sync.aligned.m32n8k16.f32.f16.f16 {%f0,%f1,%f2,%f3}, %a, %a, 1, 1, 1, 0, 0;",
+                      "does not exist");
+    expect_load_error(" wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.f16 {%f0,%f1,%f2,%f3}, %a, %a, 1, 1, 1, 0, 0;",
+                      "does not exist");
+    expect_load_error(" wgmma.mma_async.sync.aligned.m64n8k8.f16.tf32.tf32 {%r0,%r1}, %a, %a, 1, 1, 1;",
+                      "does not exist");
+    expect_load_error(" wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0,%f1,%f2,%f3}, %a, %a, 1, 1, 1;",
+                      "takes 8 operands here (d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, "
+                      "imm-trans-b), found 6");
+    expect_load_error(" wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%r0,%r1,%r2,%r3}, %a, %a, 1, 1, 1;",
+                      "takes 4 operands here");
+    expect_load_error(" wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0,%f1,%f2,%f3}, %a, %a, 1, 2, 1, 0, 0;",
+                      "imm-scale-a and imm-scale-b are 1 or -1");
+    expect_load_error(" wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0,%f1,%f2,%f3}, %a, %a, %r1, 1, 1, 0, 0;",
+                      "expected a predicate register");
+    expect_load_error(" wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f0,%f1,%f2,%f3}, %a, %a, %r1, %r2,"
+                      " 1, 1, 1, 0, 0;", "sparse wgmma");
+    expect_load_error(" wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%r0,%r1,%r2,%r3}, %a, %a, 1;",
+                      "the .b1 (and.popc) form is not implemented");
+    expect_load_error(" wgmma.mma_async.aligned.m64n8k16.f32.f16.f16 {%f0,%f1,%f2,%f3}, %a, %a, 1, 1, 1, 0, 0;",
+                      "need .sync.aligned");
+    expect_load_error(" wgmma.wait_group.sync.aligned %r1;", "must be an integer constant");
+    expect_load_error(" setmaxnreg.inc.sync.aligned.u32 20;", "from 24 to 256, a multiple of 8");
+    expect_load_error(" elect.sync %r1, 0xffffffff;", "elect.sync writes d|p");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("matrix");
@@ -1311,6 +1428,9 @@ static Suite *suite(void)
     tcase_add_test(tc, matrix_faults);
     tcase_add_test(tc, matrix_load_errors);
     tcase_add_test(tc, mma_cu_kernels);
+    tcase_add_test(tc, wgmma_hopper_cu);
+    tcase_add_test(tc, wgmma_base_offset_faults);
+    tcase_add_test(tc, wgmma_load_errors);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,7 +4,11 @@ Run with Triton installed (pip install triton numpy; no GPU needed):
     python3 kernels.py
 It compiles each kernel for sm_80 (Triton 3.x, num_warps=4), and the
 matmul for sm_90 too, and writes NAME.smXX.ptx, the inputs (seeded NumPy data) and the references NumPy
-computes, REF_*.npy. The committed files are its output, so the tests run
+computes, REF_*.npy. For Hopper it also compiles matmul_sm90 in variants
+that cover wgmma.mma_async's forms (f16/bf16/tf32/e4m3/s8 inputs, f32, f16
+and s32 accumulators, K-major and MN-major operands, the 32, 64 and 128 B
+swizzles, A in registers) as sm90_VARIANT.sm90.ptx with their own inputs
+and references (sm90_*.npy). The committed files are its output, so the tests run
 where Triton is absent. Triton's PTX differs from nvcc's: `.ptr .global
 .align 1` parameters, one-element vector operands `{ %r1 }` in its ld/st
 inline assembly, two extra pointer parameters (global and profile scratch)
@@ -59,6 +63,57 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
 
 
 @triton.jit
+def matmul_sm90(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                AT: tl.constexpr, BT: tl.constexpr, ACC16: tl.constexpr):
+    """C = A @ B; AT: A is given as K x M (A^T row-major), BT: B as N x K;
+    ACC16: accumulate in f16 (tl.dot out_dtype)."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    if ACC16:
+        acc = tl.zeros((BM, BN), dtype=tl.float16)
+    else:
+        acc = tl.zeros((BM, BN), dtype=c_ptr.dtype.element_ty)
+    for k in range(0, K, BK):
+        if AT:
+            at = tl.load(a_ptr + (k + rk)[:, None] * M + rm[None, :],
+                         mask=((k + rk)[:, None] < K) & (rm[None, :] < M), other=0.0)
+            a = tl.trans(at)
+        else:
+            a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],
+                        mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        if BT:
+            bt = tl.load(b_ptr + rn[:, None] * K + (k + rk)[None, :],
+                         mask=(rn[:, None] < N) & ((k + rk)[None, :] < K), other=0.0)
+            b = tl.trans(bt)
+        else:
+            b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],
+                        mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        if ACC16:
+            acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+        else:
+            acc = tl.dot(a, b, acc, input_precision="tf32")
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def twodot_sm90(a_ptr, b_ptr, d_ptr, c_ptr, M, K: tl.constexpr, N: tl.constexpr, P: tl.constexpr,
+                BM: tl.constexpr):
+    """C = (A @ B).to(f16) @ D: the second dot takes its A operand from registers."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rk = tl.arange(0, K)
+    rn = tl.arange(0, N)
+    rp = tl.arange(0, P)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=rm[:, None] < M, other=0.0)
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    t = tl.dot(a, b).to(tl.float16)
+    d = tl.load(d_ptr + rn[:, None] * P + rp[None, :])
+    tl.store(c_ptr + rm[:, None] * P + rp[None, :], tl.dot(t, d), mask=rm[:, None] < M)
+
+
+@triton.jit
 def layernorm_kernel(x_ptr, y_ptr, w_ptr, n, eps, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     offs = tl.arange(0, BLOCK)
@@ -103,10 +158,10 @@ def from_bf16(u):
     return (u.astype(np.uint32) << 16).view(np.float32)
 
 
-def compile_ptx(fn, signature, constexprs, cc=80):
+def compile_ptx(fn, signature, constexprs, cc=80, name=None):
     k = triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs),
                        target=GPUTarget("cuda", cc, 32))
-    with open(f"{fn.__name__}.sm{cc}.ptx", "w") as f:
+    with open(f"{name or fn.__name__}.sm{cc}.ptx", "w") as f:
         f.write(k.asm["ptx"])
     return {"shared": k.metadata.shared, "num_warps": k.metadata.num_warps}
 
@@ -131,10 +186,10 @@ def main():
                                      {"BLOCK": 256}),
         "argmax_kernel": compile_ptx(argmax_kernel, {"x_ptr": "*fp32", "o_ptr": "*i32", "n": "i32",
                                                      "BLOCK": "constexpr"}, {"BLOCK": 128}),
-        # for Hopper, tl.dot becomes wgmma.mma_async, which kemu does not run
-        # yet: the e2e case checks that it says so
+        # for Hopper, tl.dot becomes wgmma.mma_async
         "matmul_kernel.sm90": compile_ptx(matmul_kernel, matmul_signature, matmul_tiles, cc=90),
     }
+    meta.update(compile_sm90())
     with open("metadata.json", "w") as f:
         json.dump(meta, f, indent=1, sort_keys=True)
         f.write("\n")
@@ -173,6 +228,106 @@ def main():
     am = rng.standard_normal((30, 100)).astype(np.float32)
     np.save("am.npy", am)
     np.save("REF_argmax.npy", am.argmax(1).astype(np.int32))
+    save_sm90_data()
+
+
+# ---- Hopper (wgmma) ------------------------------------------------------------
+# variant: (A, B, C types, tiles BM BN BK, AT, BT, ACC16); the comment says
+# which wgmma form and shared-memory layouts Triton 3.9 picks
+SM90_VARIANTS = {
+    "f16": ("fp16", "fp16", "fp32", 64, 64, 32, 0, 0, 0),      # A K-major 64 B swizzle, B MN-major 128 B
+    "f16_n128": ("fp16", "fp16", "fp32", 64, 128, 64, 0, 0, 0),  # A 128 B; B MN-major 128 B in two blocks (LBO)
+    "f16_n16": ("fp16", "fp16", "fp32", 64, 16, 32, 0, 0, 0),    # B MN-major 32 B swizzle
+    "f16_n32": ("fp16", "fp16", "fp32", 64, 32, 32, 0, 0, 0),    # B MN-major 64 B swizzle
+    "f16_bt": ("fp16", "fp16", "fp32", 64, 64, 64, 0, 1, 0),     # B K-major 128 B swizzle
+    "f16_bt_k16": ("fp16", "fp16", "fp32", 64, 32, 16, 0, 1, 0),  # A and B K-major 32 B swizzle
+    "f16_at": ("fp16", "fp16", "fp32", 64, 64, 32, 1, 0, 0),     # A MN-major (imm-trans-a)
+    "f16_acc16": ("fp16", "fp16", "fp16", 64, 64, 32, 0, 0, 1),  # .f16 accumulator
+    "bf16": ("bf16", "bf16", "fp32", 64, 128, 64, 0, 0, 0),
+    "tf32": ("fp32", "fp32", "fp32", 64, 64, 32, 0, 0, 0),       # k8, both K-major; cp.async loads
+    "e4m3": ("fp8e4nv", "fp8e4nv", "fp32", 64, 64, 64, 0, 1, 0),  # k32
+    "s8": ("i8", "i8", "i32", 64, 64, 64, 0, 1, 0),              # k32, s32 accumulator
+}
+SM90_M, SM90_N, SM90_K = 100, 150, 70
+
+
+def compile_sm90():
+    meta = {}
+    for name, (ta, tb, tc, bm, bn, bk, at, bt, acc16) in SM90_VARIANTS.items():
+        sig = {"a_ptr": "*" + ta, "b_ptr": "*" + tb, "c_ptr": "*" + tc, "M": "i32", "N": "i32", "K": "i32",
+               "BM": "constexpr", "BN": "constexpr", "BK": "constexpr", "AT": "constexpr", "BT": "constexpr",
+               "ACC16": "constexpr"}
+        meta["sm90_" + name] = compile_ptx(matmul_sm90, sig, {"BM": bm, "BN": bn, "BK": bk, "AT": at, "BT": bt,
+                                                               "ACC16": acc16}, cc=90, name="sm90_" + name)
+    meta["sm90_twodot"] = compile_ptx(twodot_sm90, {"a_ptr": "*fp16", "b_ptr": "*fp16", "d_ptr": "*fp16",
+                                                    "c_ptr": "*fp32", "M": "i32", "K": "constexpr",
+                                                    "N": "constexpr", "P": "constexpr", "BM": "constexpr"},
+                                      {"K": 32, "N": 64, "P": 32, "BM": 64}, cc=90, name="sm90_twodot")
+    return meta
+
+
+def e4m3_values():
+    """The 256 e4m3 values by bit pattern (NaN for S.1111.111)."""
+    v = []
+    for b in range(256):
+        e, m = (b >> 3) & 15, b & 7
+        x = np.nan if (e == 15 and m == 7) else (m * 2.0 ** -9 if e == 0 else (8 + m) * 2.0 ** (e - 10))
+        v.append(-x if b & 0x80 else x)
+    return np.array(v)
+
+
+def to_e4m3(x):
+    """Nearest e4m3 bit pattern of each value (|x| well inside the range)."""
+    vals = e4m3_values()
+    finite = np.where(~np.isnan(vals))[0]
+    return finite[np.abs(vals[finite][None, :] - x.reshape(-1, 1)).argmin(1)].astype(np.uint8).reshape(x.shape)
+
+
+def save_sm90_data():
+    """Inputs sm90_a_*.npy / sm90_b_*.npy and references sm90_ref_*.npy
+    (float64 products of the exact inputs, rounded to the output type)."""
+    rng = np.random.default_rng(90)
+    M, N, K = SM90_M, SM90_N, SM90_K
+    a16 = rng.standard_normal((M, K)).astype(np.float16)
+    b16 = rng.standard_normal((K, N)).astype(np.float16)
+    ref16 = a16.astype(np.float64) @ b16.astype(np.float64)
+    np.save("sm90_a_f16.npy", a16)
+    np.save("sm90_at_f16.npy", np.ascontiguousarray(a16.T))
+    np.save("sm90_b_f16.npy", b16)
+    np.save("sm90_bt_f16.npy", np.ascontiguousarray(b16.T))
+    np.save("sm90_ref_f16.npy", ref16.astype(np.float32))
+    np.save("sm90_ref_f16_acc16.npy", ref16.astype(np.float16))
+    abf = to_bf16(rng.standard_normal((M, K)))
+    bbf = to_bf16(rng.standard_normal((K, N)))
+    np.save("sm90_a_bf16.npy", abf.view("V2"))
+    np.save("sm90_b_bf16.npy", bbf.view("V2"))
+    np.save("sm90_ref_bf16.npy", (from_bf16(abf).astype(np.float64) @ from_bf16(bbf).astype(np.float64))
+            .astype(np.float32))
+    # tf32 keeps 10 mantissa bits: inputs that have no more are used exactly
+    tf = [(rng.standard_normal(s).astype(np.float32).view(np.uint32) & 0xFFFFE000).view(np.float32)
+          for s in ((M, K), (K, N))]
+    np.save("sm90_a_tf32.npy", tf[0])
+    np.save("sm90_b_tf32.npy", tf[1])
+    np.save("sm90_ref_tf32.npy", (tf[0].astype(np.float64) @ tf[1].astype(np.float64)).astype(np.float32))
+    a8 = to_e4m3(rng.standard_normal((M, K)) * 4)
+    b8 = to_e4m3(rng.standard_normal((K, N)) * 4)
+    np.save("sm90_a_e4m3.npy", a8)
+    np.save("sm90_bt_e4m3.npy", np.ascontiguousarray(b8.T))
+    vals = e4m3_values()
+    np.save("sm90_ref_e4m3.npy", (vals[a8] @ vals[b8]).astype(np.float32))
+    ai = rng.integers(-128, 128, (M, K)).astype(np.int8)
+    bi = rng.integers(-128, 128, (K, N)).astype(np.int8)
+    np.save("sm90_a_s8.npy", ai)
+    np.save("sm90_bt_s8.npy", np.ascontiguousarray(bi.T))
+    np.save("sm90_ref_s8.npy", (ai.astype(np.int64) @ bi.astype(np.int64)).astype(np.int32))
+    a2 = rng.standard_normal((M, 32)).astype(np.float16)
+    b2 = rng.standard_normal((32, 64)).astype(np.float16)
+    d2 = rng.standard_normal((64, 32)).astype(np.float16)
+    np.save("sm90_a_twodot.npy", a2)
+    np.save("sm90_b_twodot.npy", b2)
+    np.save("sm90_d_twodot.npy", d2)
+    t = (a2.astype(np.float64) @ b2.astype(np.float64)).astype(np.float32).astype(np.float16)
+    np.save("sm90_ref_twodot.npy", (t.astype(np.float64) @ d2.astype(np.float64)).astype(np.float32))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,136 @@
+// Hopper (sm_90a) instructions that CUDA C reaches only through inline PTX:
+// wgmma.mma_async with shared-memory matrix descriptors in the layouts
+// without swizzling (Triton's kernels in tests/frontends/triton/ cover the
+// swizzled ones), elect.sync, setmaxnreg and griddepcontrol.
+//
+// The descriptor layouts follow the PTX ISA's canonical layouts
+// ("Shared Memory Matrix Layout", no swizzle):
+//   K-major:  element (mn, k) at (mn/8)*SBO + (mn%8)*16 + (k*s/16)*LBO + (k*s)%16
+//   MN-major: element (mn, k) at (mn*s/16)*SBO + (k/8)*LBO + (k%8)*16 + (mn*s)%16
+// for s-byte elements: "core matrices" of 8 rows of 16 bytes, 128 bytes each.
+
+#include <cuda_fp16.h>
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+__device__ unsigned long long matrix_descriptor(const void *smem, unsigned lbo, unsigned sbo)
+{
+    unsigned long long addr = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    return ((addr & 0x3ffff) >> 4) | (static_cast<unsigned long long>(lbo >> 4) << 16) |
+           (static_cast<unsigned long long>(sbo >> 4) << 32); // swizzle 0 (none), base offset 0
+}
+
+// Byte offsets of element (mn, k) of a 2-byte operand in the two layouts.
+__device__ unsigned k_major_offset(unsigned mn, unsigned k, unsigned lbo, unsigned sbo)
+{
+    return mn / 8 * sbo + mn % 8 * 16 + k * 2 / 16 * lbo + k * 2 % 16;
+}
+__device__ unsigned mn_major_offset(unsigned mn, unsigned k, unsigned lbo, unsigned sbo)
+{
+    return mn * 2 / 16 * sbo + k / 8 * lbo + k % 8 * 16 + mn * 2 % 16;
+}
+
+// D (64x64, f32) = A (64x16) * B (16x64) + (accumulate ? C : 0) for one
+// warpgroup of 128 threads: A and B are row-major f16 in global memory,
+// copied into shared memory in the layouts chosen by A_MN / B_MN (MN-major
+// when true, K-major otherwise) and multiplied with one wgmma.mma_async.
+template <bool A_MN, bool B_MN>
+__device__ void wgmma_m64n64k16(const __half *a, const __half *b, const float *c, float *d, int accumulate)
+{
+    __shared__ alignas(128) unsigned char sa[64 * 16 * 2], sb[16 * 64 * 2];
+    unsigned t = threadIdx.x;
+    // A: 8 M-groups x 2 K-chunks of 128 bytes; K-major: LBO = 128 (along K),
+    // SBO = 256 (along M); MN-major: SBO = 256 (along M), LBO = 128 (along K)
+    const unsigned a_lbo = 128, a_sbo = 256;
+    // B: 8 N-groups x 2 K-groups; K-major: LBO 128, SBO 256; MN-major: SBO
+    // 256 (along N), LBO 128 (along K)
+    const unsigned b_lbo = 128, b_sbo = 256;
+    for (unsigned i = t; i < 64 * 16; i += 128) {
+        unsigned m = i / 16, k = i % 16;
+        unsigned off = A_MN ? mn_major_offset(m, k, a_lbo, a_sbo) : k_major_offset(m, k, a_lbo, a_sbo);
+        *reinterpret_cast<__half *>(sa + off) = a[m * 16 + k];
+    }
+    for (unsigned i = t; i < 16 * 64; i += 128) {
+        unsigned k = i / 64, n = i % 64;
+        unsigned off = B_MN ? mn_major_offset(n, k, b_lbo, b_sbo) : k_major_offset(n, k, b_lbo, b_sbo);
+        *reinterpret_cast<__half *>(sb + off) = b[k * 64 + n];
+    }
+    // D fragment: register i of thread t holds row 16*(t/32) + g + 8*((i/2)%2),
+    // column 8*(i/4) + 2*q + i%2, with g = lane/4, q = lane%4
+    unsigned warp = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+    float acc[32];
+    for (int i = 0; i < 32; i++) {
+        unsigned row = 16 * warp + g + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * q + i % 2;
+        acc[i] = c[row * 64 + col];
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    unsigned long long da = matrix_descriptor(sa, a_lbo, a_sbo), db = matrix_descriptor(sb, b_lbo, b_sbo);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+                 "%32, %33, p, 1, 1, %35, %36;\n"
+                 "}\n"
+                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]), "+f"(acc[5]),
+                   "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]), "+f"(acc[10]), "+f"(acc[11]),
+                   "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]), "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]),
+                   "+f"(acc[18]), "+f"(acc[19]), "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]),
+                   "+f"(acc[24]), "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
+                   "+f"(acc[30]), "+f"(acc[31])
+                 : "l"(da), "l"(db), "r"(accumulate), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    for (int i = 0; i < 32; i++) {
+        unsigned row = 16 * warp + g + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * q + i % 2;
+        d[row * 64 + col] = acc[i];
+    }
+}
+
+// A K-major, B MN-major (imm-trans-b 1), no swizzle.
+extern "C" __global__ void wgmma_kmajor_mnmajor(const __half *a, const __half *b, const float *c, float *d,
+                                                int accumulate)
+{
+    wgmma_m64n64k16<false, true>(a, b, c, d, accumulate);
+}
+
+// A MN-major (imm-trans-a 1), B K-major, no swizzle.
+extern "C" __global__ void wgmma_mnmajor_kmajor(const __half *a, const __half *b, const float *c, float *d,
+                                                int accumulate)
+{
+    wgmma_m64n64k16<true, false>(a, b, c, d, accumulate);
+}
+
+// Both K-major, no swizzle.
+extern "C" __global__ void wgmma_kmajor_kmajor(const __half *a, const __half *b, const float *c, float *d,
+                                               int accumulate)
+{
+    wgmma_m64n64k16<false, false>(a, b, c, d, accumulate);
+}
+
+// elect.sync over the lanes of mask in each warp (every lane of the warp
+// runs it; mask names the candidates): out[t] = the elected lane's id * 2 +
+// (this thread is the leader). setmaxnreg and griddepcontrol run around it
+// (hints and launch ordering that change nothing here).
+extern "C" __global__ void elect_leader(unsigned *out, unsigned mask)
+{
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
+    unsigned lane = threadIdx.x % 32, leader = 0, is_leader = 0;
+    if ((mask >> lane) & 1) {
+        asm volatile("{\n"
+                     ".reg .pred p;\n"
+                     "elect.sync %0|p, %2;\n"
+                     "selp.u32 %1, 1, 0, p;\n"
+                     "}\n"
+                     : "=r"(leader), "=r"(is_leader)
+                     : "r"(mask));
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = ((mask >> lane) & 1) ? leader * 2 + is_leader : 0xffffffffu;
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+
+#endif
