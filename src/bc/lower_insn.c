@@ -1181,14 +1181,98 @@ static int lower_cp_async(lowerer *L)
     return 1;
 }
 
+/* An address operand as one register holding base + offset (a temporary
+ * when the offset is not zero). */
+static uint32_t address_register(lowerer *L, const ptx_operand *o, int *space)
+{
+    uint32_t base;
+    int64_t off;
+    if (!lower_address(L, o, space, &base, &off))
+        return BC_NONE;
+    if (!off)
+        return base;
+    uint32_t t = lower_temp(L);
+    bc_op *add = lower_emit(L, BC_ADD);
+    add->type = PTX_T_U64;
+    add->d = t;
+    add->a = base;
+    add->b = lower_const(L, (uint64_t)off);
+    return t;
+}
+
+/* cp.async.bulk: the non-tensor bulk copies of sm_90, performed when issued:
+ *   .shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
+ *   .shared::cta.global.mbarrier::complete_tx::bytes    (the same, this CTA)
+ *   .shared::cluster.shared::cta.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
+ *   .global.shared::cta.bulk_group [dst], [src], size
+ *   .prefetch.L2.global [src], size
+ *   .commit_group, .wait_group{.read} N
+ * each with an optional .level::cache_hint cache-policy operand. */
+static int lower_cp_async_bulk(lowerer *L)
+{
+    const ptx_insn *in = L->in;
+    if (mod_has(in, ".tensor"))
+        return unsupported(L);
+    if (mod_has(in, ".commit_group") || mod_has(in, ".wait_group") || mod_has(in, ".prefetch")) {
+        lower_emit(L, BC_NOP);
+        return 1;
+    }
+    if (mod_has(in, ".multicast::cluster")) {
+        lower_error(L, in->pos, "unsupported instruction form: cp.async.bulk with .multicast::cluster (not implemented yet)");
+        return 0;
+    }
+    int mbar = mod_has(in, ".mbarrier::complete_tx::bytes"), group = mod_has(in, ".bulk_group");
+    if (mbar == group) {
+        lower_error(L, in->pos, "cp.async.bulk needs .mbarrier::complete_tx::bytes (to shared memory) or "
+                                ".bulk_group (to global memory)");
+        return 0;
+    }
+    int hint = mod_has(in, ".L2::cache_hint");
+    int want = (mbar ? 4 : 3) + hint;
+    if (!want_ops(L, want, want))
+        return 0;
+    /* the spaces, destination first */
+    int spaces[2], ns = 0;
+    for (int i = 0; i < in->nmods && ns < 2; i++) {
+        const char *m = in->mods[i];
+        if (!strcmp(m, ".global")) spaces[ns++] = BC_SPACE_GLOBAL;
+        else if (!strcmp(m, ".shared::cta") || !strcmp(m, ".shared")) spaces[ns++] = BC_SPACE_SHARED;
+        else if (!strcmp(m, ".shared::cluster")) spaces[ns++] = BC_SPACE_SHARED_CLUSTER;
+    }
+    int ok_spaces = ns == 2 && (mbar ? (spaces[0] != BC_SPACE_GLOBAL && spaces[1] != BC_SPACE_SHARED_CLUSTER)
+                                      : (spaces[0] == BC_SPACE_GLOBAL && spaces[1] == BC_SPACE_SHARED));
+    if (!ok_spaces) {
+        lower_error(L, in->pos, "cp.async.bulk copies global or shared::cta memory to shared::cta or "
+                                "shared::cluster memory, or shared::cta memory to global memory");
+        return 0;
+    }
+    int dspace = spaces[0], sspace = spaces[1];
+    /* the mbarrier lives in the destination CTA */
+    int mspace = dspace == BC_SPACE_SHARED_CLUSTER ? BC_SPACE_SHARED_CLUSTER : BC_SPACE_SHARED;
+    uint32_t dst = address_register(L, &OPS[0], &dspace), src = address_register(L, &OPS[1], &sspace);
+    uint32_t size = lower_src(L, &OPS[2], PTX_T_U32);
+    uint32_t bar = mbar ? address_register(L, &OPS[3], &mspace) : BC_NONE;
+    if (!ok(L, dst) || !ok(L, src) || !ok(L, size) || (mbar && !ok(L, bar)))
+        return 0;
+    bc_op *op = lower_emit(L, BC_BULK_COPY);
+    op->a = dst;
+    op->b = src;
+    op->c = size;
+    op->e = bar;
+    op->mode = (uint16_t)dspace;
+    op->mode2 = (uint16_t)sspace;
+    op->n = (uint16_t)mspace;
+    return 1;
+}
 
 static int lower_mbarrier(lowerer *L)
 {
     const ptx_insn *in = L->in;
     int sub;
-    if (mod_has(in, ".expect_tx") || mod_has(in, ".complete_tx"))
-        return unsupported(L);
-    if (mod_has(in, ".init")) sub = BC_MB_INIT;
+    if (mod_has(in, ".arrive") && mod_has(in, ".expect_tx")) sub = BC_MB_ARRIVE_EXPECT_TX;
+    else if (mod_has(in, ".expect_tx")) sub = BC_MB_EXPECT_TX;
+    else if (mod_has(in, ".complete_tx")) sub = BC_MB_COMPLETE_TX;
+    else if (mod_has(in, ".init")) sub = BC_MB_INIT;
     else if (mod_has(in, ".inval")) sub = BC_MB_INVAL;
     else if (mod_has(in, ".arrive_drop")) sub = BC_MB_ARRIVE_DROP;
     else if (mod_has(in, ".arrive")) sub = BC_MB_ARRIVE;
@@ -1217,6 +1301,18 @@ static int lower_mbarrier(lowerer *L)
         d = lower_dst(L, &OPS[0]);
         if (!lower_address(L, &OPS[1], &space, &a, &imm)) return 0;
         b = NOPS == 3 ? lower_src(L, &OPS[2], PTX_T_U32) : lower_const(L, 1);
+        break;
+    case BC_MB_ARRIVE_EXPECT_TX: /* state, [addr], tx-count: one arrival */
+        if (!want_ops(L, 3, 3)) return 0;
+        d = lower_dst(L, &OPS[0]);
+        if (!lower_address(L, &OPS[1], &space, &a, &imm)) return 0;
+        b = lower_src(L, &OPS[2], PTX_T_U32);
+        break;
+    case BC_MB_EXPECT_TX:
+    case BC_MB_COMPLETE_TX: /* [addr], tx-count */
+        if (!want_ops(L, 2, 2) || !lower_address(L, &OPS[0], &space, &a, &imm)) return 0;
+        b = lower_src(L, &OPS[1], PTX_T_U32);
+        d = lower_temp(L);
         break;
     case BC_MB_PENDING:
         if (!want_ops(L, 2, 2)) return 0;
@@ -1368,6 +1464,8 @@ int lower_instruction(lowerer *L, const ptx_insn *in)
     }
     if (!strcmp(o, "cp") && mod_has(in, ".async") && !mod_has(in, ".bulk"))
         return lower_cp_async(L);
+    if (!strcmp(o, "cp") && mod_has(in, ".async") && mod_has(in, ".bulk"))
+        return lower_cp_async_bulk(L);
     if (!strcmp(o, "mbarrier"))
         return lower_mbarrier(L);
     if (!strcmp(o, "tex") || !strcmp(o, "tld4") || !strcmp(o, "txq") || !strcmp(o, "suld") || !strcmp(o, "sust"))

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include "check/check.h"
+#include "vm/mbarrier.h"
 
 /* Severities; CHECK_INFO lines (summaries) count neither as errors nor as
  * warnings and are never cut by --print-limit. */
@@ -300,47 +301,18 @@ void sync_launch_end(check_launch *cl, const vm_fault *fault);
 /* The report text of a synccheck group. */
 char *sync_render(const check_launch *cl, const check_group *g);
 
-/* One lane's mbarrier op on the object state v (kemu's layout, see the
- * interpreter: bits 0-19 pending arrivals, 20-39 expected, 40-63 phase),
- * as the interpreter performs it. `arg` is the op's b operand. Sets
- * *completed when an arrive completed the phase, *overflow when it brings
- * more arrivals than pending (the interpreter faults), *done for a
- * successful test/try wait. Returns the new state. */
+/* One lane's mbarrier op on the object state v as the interpreter performs
+ * it (vm/mbarrier.h). `arg` is the op's b operand (the byte count for the
+ * complete_tx of a bulk copy). Sets *completed when the op completed the
+ * phase, *overflow when the interpreter faults instead (more arrivals than
+ * pending, a transaction count out of range), *done for a successful
+ * test/try wait. Returns the new state. */
 static inline uint64_t check_mbar_step(uint64_t v, int sub, uint64_t arg, int *completed, int *overflow, int *done)
 {
-    uint64_t pending = v & 0xfffff, expected = (v >> 20) & 0xfffff, phase = v >> 40;
-    *completed = *overflow = *done = 0;
-    switch (sub) {
-    case BC_MB_INIT:
-        pending = expected = (uint32_t)arg & 0xfffff;
-        phase = 0;
-        break;
-    case BC_MB_INVAL:
-        pending = expected = phase = 0;
-        break;
-    case BC_MB_ARRIVE:
-    case BC_MB_ARRIVE_DROP:
-        if (sub == BC_MB_ARRIVE_DROP && expected)
-            expected--;
-        if ((uint32_t)arg > pending) {
-            *overflow = 1;
-            return v;
-        }
-        pending -= (uint32_t)arg;
-        if (pending == 0) {
-            phase = (phase + 1) & 0xffffff;
-            pending = expected;
-            *completed = 1;
-        }
-        break;
-    case BC_MB_PENDING:
-        return v;
-    default:
-        *done = (sub == BC_MB_TEST_PARITY || sub == BC_MB_TRY_PARITY) ? (phase & 1) != ((uint32_t)arg & 1)
-                                                                      : phase != (arg >> 40);
-        return v;
-    }
-    return pending | (expected << 20) | (phase << 40);
+    uint64_t out;
+    int e = vm_mbar_step(v, sub, arg, &out, completed, done);
+    *overflow = e != VM_MBAR_OK;
+    return e ? v : out;
 }
 
 /* The host pointer of shared byte `offset` of the block of cluster rank

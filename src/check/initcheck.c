@@ -281,7 +281,12 @@ static void operands(const bc_function *fn, const bc_op *op, uint32_t *rd, int *
     case BC_MBARRIER:
         if (op->mode2 != BC_MB_PENDING) READ(op->a);
         READ(op->b);
-        if (op->mode2 == BC_MB_ARRIVE || op->mode2 == BC_MB_ARRIVE_DROP || op->mode2 == BC_MB_PENDING) WRITE(op->d);
+        if (op->mode2 == BC_MB_ARRIVE || op->mode2 == BC_MB_ARRIVE_DROP || op->mode2 == BC_MB_PENDING ||
+            op->mode2 == BC_MB_ARRIVE_EXPECT_TX)
+            WRITE(op->d);
+        break;
+    case BC_BULK_COPY:
+        READ(op->a); READ(op->b); READ(op->c); READ(op->e);
         break;
     case BC_SHFL: case BC_BFI:
         READ(op->a); READ(op->b); READ(op->c); READ(op->e); WRITE(op->d);

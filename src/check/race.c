@@ -703,12 +703,16 @@ int race_stored_bytes(const vm_frame *f, const bc_op *op, int l, uint8_t *buf, u
     return 1;
 }
 
-static void mbarrier_op(race_thread *r, vm_block *b, vm_warp *w, const vm_frame *f, const bc_op *op, uint32_t mask,
+/* An mbarrier op (sub BC_MB_*, per-lane operand in args) of the lanes of
+ * mask: arrivals (and the complete_tx of bulk copies, which publish the
+ * copied bytes) release into the phase, a completed phase makes it
+ * available to the waits that see it done. */
+static void mbarrier_op(race_thread *r, vm_block *b, vm_warp *w, int sub, const uint64_t *args, uint32_t mask,
                         const vm_access_lanes *lanes)
 {
     int u = unit_of(r, b, w);
     uint32_t *myvc = r->vc + (size_t)u * (size_t)r->U;
-    int sub = op->mode2, arrived = 0, waited = 0;
+    int arrived = 0, waited = 0;
     /* lanes run in order and may update one object several times: follow
      * the interpreter on a local copy of the objects */
     uint64_t addr_seen[VM_WARP], state[VM_WARP];
@@ -730,7 +734,7 @@ static void mbarrier_op(race_thread *r, vm_block *b, vm_warp *w, const vm_frame 
             addr_seen[si] = key;
             memcpy(&state[si], p, 8);
         }
-        uint64_t B = op->b != BC_NONE ? f->regs[(size_t)op->b * VM_WARP + (size_t)l] : 0;
+        uint64_t B = args ? args[l] : 0;
         race_loc *loc = loc_find(r, key, 1);
         if (!loc)
             continue;
@@ -742,10 +746,13 @@ static void mbarrier_op(race_thread *r, vm_block *b, vm_warp *w, const vm_frame 
             if (loc->done)
                 memset(loc->done, 0, (size_t)r->U * sizeof *loc->done);
             loc->acq = loc->done_acq = 0;
-        } else if (sub == BC_MB_ARRIVE || sub == BC_MB_ARRIVE_DROP) {
-            vc_join(loc->vc, myvc, r->U);
-            loc->acq |= r->acq[u];
-            arrived = 1;
+        } else if (sub == BC_MB_ARRIVE || sub == BC_MB_ARRIVE_DROP || sub == BC_MB_ARRIVE_EXPECT_TX ||
+                   sub == BC_MB_COMPLETE_TX || sub == BC_MB_EXPECT_TX) {
+            if (sub != BC_MB_EXPECT_TX) { /* expect_tx only counts; it may complete the phase */
+                vc_join(loc->vc, myvc, r->U);
+                loc->acq |= r->acq[u];
+                arrived = 1;
+            }
             if (completed) {
                 if (!loc->done)
                     loc->done = loc_vc_alloc(r);
@@ -1293,7 +1300,13 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
         return;
     const bc_op *op = &f->fn->code[pc];
     if (op->code == BC_MBARRIER) {
-        mbarrier_op(r, b, w, f, op, mask, lanes);
+        mbarrier_op(r, b, w, op->mode2, op->b != BC_NONE ? f->regs + (size_t)op->b * VM_WARP : NULL, mask, lanes);
+        return;
+    }
+    if (op->code == BC_BULK_COPY && kind == VM_ACCESS_ATOMIC) {
+        /* the copy's complete_tx on its mbarrier: the copied bytes (recorded
+         * as this thread's accesses) are published with the phase */
+        mbarrier_op(r, b, w, BC_MB_COMPLETE_TX, f->regs + (size_t)op->c * VM_WARP, mask, lanes);
         return;
     }
     int u = unit_of(r, b, w);

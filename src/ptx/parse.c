@@ -38,6 +38,7 @@ typedef struct parser {
     scope_undo *undo; size_t nundo, capundo;
     size_t *scope_marks; size_t nscopes, capscopes;
     int scope_id, next_scope_id;
+    int next_label_scope;      /* renamed block-scoped labels so far */
     int loc_file, loc_line, loc_col;
     util_map specials;
     uint64_t nregs_declared;   /* in the function being parsed */
@@ -1151,9 +1152,53 @@ static void skip_braced(parser *p)
     }
 }
 
+/* Renames a label symbol operand (and those inside vectors) from `from` to `to`. */
+static void rename_label_refs(ptx_operand *o, int n, const char *from, const char *to)
+{
+    for (int i = 0; i < n; i++) {
+        if (o[i].kind == PTX_OP_SYMBOL && o[i].name && !strcmp(o[i].name, from))
+            o[i].name = to;
+        else if (o[i].kind == PTX_OP_VECTOR)
+            rename_label_refs(o[i].elems, o[i].nelems, from, to);
+        else if (o[i].kind == PTX_OP_ADDRESS && o[i].base)
+            rename_label_refs(o[i].base, 1, from, to);
+    }
+}
+
+/* A nested { } block (statements start .. end) closes: the labels it
+ * declares are its own (ptxas scopes labels to blocks, and inline asm that
+ * is expanded twice repeats its labels), so each is renamed NAME$N, with N
+ * unique in the module, in its declaration and in the block's references.
+ * Labels of blocks nested inside were renamed when they closed. */
+static void scope_labels(parser *p, fn_build *b, size_t start)
+{
+    for (size_t i = start; i < b->nbody; i++) {
+        ptx_stmt *s = &b->body[i];
+        if (s->kind != PTX_STMT_LABEL || s->scoped)
+            continue;
+        const char *from = s->label;
+        char *to = util_arena_alloc(&p->m->arena, strlen(from) + 24);
+        if (!to) {
+            p->oom = 1;
+            return;
+        }
+        sprintf(to, "%s$%d", from, ++p->next_label_scope);
+        for (size_t j = start; j < b->nbody; j++) {
+            ptx_stmt *r = &b->body[j];
+            if (r->kind == PTX_STMT_LABEL && !r->scoped && !strcmp(r->label, from)) {
+                r->label = to;
+                r->scoped = 1;
+            } else if (r->kind == PTX_STMT_INSN) {
+                rename_label_refs(r->insn.ops, r->insn.nops, from, to);
+            }
+        }
+    }
+}
+
 static void parse_body(parser *p, fn_build *b)
 {
     int depth = 1;
+    size_t block_start[64];
     while (depth > 0) {
         lex_token t = next(p);
         if (p->oom)
@@ -1167,14 +1212,19 @@ static void parse_body(parser *p, fn_build *b)
             continue;
         }
         if (is_punct(&t, '{')) {
+            if (depth - 1 < (int)(sizeof block_start / sizeof block_start[0]))
+                block_start[depth - 1] = b->nbody;
             depth++;
             scope_push(p);
             continue;
         }
         if (is_punct(&t, '}')) {
             depth--;
-            if (depth > 0)
+            if (depth > 0) {
                 scope_pop(p);
+                if (depth - 1 < (int)(sizeof block_start / sizeof block_start[0]))
+                    scope_labels(p, b, block_start[depth - 1]);
+            }
             continue;
         }
         if (is_punct(&t, ';'))

@@ -114,6 +114,7 @@ typedef struct ptx_insn {
 typedef enum ptx_stmt_kind { PTX_STMT_INSN, PTX_STMT_LABEL } ptx_stmt_kind;
 typedef struct ptx_stmt {
     ptx_stmt_kind kind;
+    int scoped;           /* LABEL declared in a nested { } block: renamed "NAME$N" (N the block) */
     const char *label;    /* LABEL */
     ptx_insn insn;        /* INSN */
     ptx_pos pos;

@@ -8,6 +8,7 @@
  * that the destination does not overlap the sources (-O2 alone does not) */
 #pragma GCC optimize("vect-cost-model=dynamic")
 #endif
+#include "vm/mbarrier.h"
 #include "vm/vm_internal.h"
 
 #include <math.h>
@@ -711,7 +712,24 @@ static int warp_sync_ready(vm_warp *w, vm_group *g, uint32_t membermask)
     return 0;
 }
 
-VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
+/* Faults an mbarrier op that vm_mbar_step refused (error e). */
+static void mbar_fault(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t lane, int e, int sub,
+                       uint64_t arg, uint64_t v)
+{
+    if (e == VM_MBAR_TOO_MANY_ARRIVALS)
+        vm_fault_at(b, w, f, pc, lane, 719,
+                    "mbarrier arrive of %llu with only %llu arrivals pending (more arrivals than expected)",
+                    (unsigned long long)(sub == BC_MB_ARRIVE_EXPECT_TX ? 1 : (uint32_t)arg),
+                    (unsigned long long)vm_mbar_pending(v));
+    else
+        vm_fault_at(b, w, f, pc, lane, 719,
+                    "mbarrier transaction count out of range: %lld %s %llu bytes leaves the range +-%d",
+                    (long long)vm_mbar_tx(v), sub == BC_MB_COMPLETE_TX ? "-" : "+", (unsigned long long)(uint32_t)arg,
+                    VM_MBAR_TX_MAX);
+}
+
+VM_LANE_CLONES
+int vm_group_run(vm_block *b, vm_warp *w, int gi)
 {
     vm_launch *L = b->launch;
     vm_group *g = &w->groups[gi];
@@ -1592,65 +1610,82 @@ VM_LANE_CLONES int vm_group_run(vm_block *b, vm_warp *w, int gi)
             });
             break;
         }
+        case BC_BULK_COPY: {
+            /* lane by lane, 16-byte chunk by chunk (bulk copies need 16-byte
+             * alignment and sizes), then the mbarrier's complete_tx */
+            const uint64_t *E = op->e != BC_NONE ? SLOT(R, op->e) : NULL;
+            for (uint32_t mm = m; mm; mm &= mm - 1) {
+                int l = __builtin_ctz(mm);
+                uint32_t size = (uint32_t)C[l];
+                if (size % 16) {
+                    g->pc = pc;
+                    vm_fault_at(b, w, f, pc, (uint32_t)l, 716,
+                                "misaligned size: cp.async.bulk copies a multiple of 16 bytes, not %u", size);
+                    LEAVE(VM_EV_FAULT);
+                }
+                uint64_t sa[VM_WARP], da[VM_WARP];
+                uint8_t *sp[VM_WARP], *dp[VM_WARP];
+                uint8_t chunk[16];
+                for (uint32_t o = 0; o < size; o += 16) {
+                    sa[l] = B[l] + o;
+                    da[l] = A[l] + o;
+                    if (vm_resolve(b, w, f, pc, op->mode2, 1u << l, sa, 0, 16, VM_ACCESS_LOAD, sp))
+                        EXIT_EVENT(VM_EV_FAULT);
+                    memcpy(chunk, sp[l], 16);
+                    if (vm_resolve(b, w, f, pc, op->mode, 1u << l, da, 0, 16, VM_ACCESS_STORE, dp))
+                        EXIT_EVENT(VM_EV_FAULT);
+                    memcpy(dp[l], chunk, 16);
+                }
+                if (E) {
+                    uint8_t *mp[VM_WARP];
+                    uint64_t v, nv;
+                    int completed, done;
+                    if (vm_resolve(b, w, f, pc, op->n, 1u << l, E, 0, 8, VM_ACCESS_ATOMIC, mp))
+                        EXIT_EVENT(VM_EV_FAULT);
+                    memcpy(&v, mp[l], 8);
+                    int e = vm_mbar_step(v, BC_MB_COMPLETE_TX, size, &nv, &completed, &done);
+                    if (e) {
+                        g->pc = pc;
+                        mbar_fault(b, w, f, pc, (uint32_t)l, e, BC_MB_COMPLETE_TX, size, v);
+                        LEAVE(VM_EV_FAULT);
+                    }
+                    memcpy(mp[l], &nv, 8);
+                }
+            }
+            break;
+        }
         case BC_MBARRIER: {
             uint8_t *ptrs[VM_WARP];
             int sub = op->mode2;
             if (sub != BC_MB_PENDING && vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, 8, VM_ACCESS_ATOMIC, ptrs))
                 EXIT_EVENT(VM_EV_FAULT);
-            /* object layout (kemu's own): bits 0-19 pending arrivals, 20-39
-             * expected arrivals, 40-63 phase */
+            /* the object's layout and the step of each op: vm/mbarrier.h */
             uint32_t failed = 0;
             for (uint32_t mm = m; mm; mm &= mm - 1) {
                 int l = __builtin_ctz(mm);
-                uint64_t v = 0;
-                if (sub != BC_MB_PENDING)
-                    memcpy(&v, ptrs[l], 8);
-                uint64_t pending = v & 0xfffff, expected = (v >> 20) & 0xfffff, phase = v >> 40;
-                switch (sub) {
-                case BC_MB_INIT:
-                    pending = expected = (uint32_t)B[l] & 0xfffff;
-                    phase = 0;
-                    break;
-                case BC_MB_INVAL:
-                    pending = expected = phase = 0;
-                    break;
-                case BC_MB_ARRIVE:
-                case BC_MB_ARRIVE_DROP: {
-                    uint64_t cnt = (uint32_t)B[l];
-                    D[l] = v;
-                    if (sub == BC_MB_ARRIVE_DROP && expected)
-                        expected--;
-                    if (cnt > pending) {
-                        g->pc = pc;
-                        vm_fault_at(b, w, f, pc, (uint32_t)l, 719,
-                                    "mbarrier arrive of %llu with only %llu arrivals pending (more arrivals than expected)",
-                                    (unsigned long long)cnt, (unsigned long long)pending);
-                        LEAVE(VM_EV_FAULT);
-                    }
-                    pending -= cnt;
-                    if (pending == 0) {
-                        phase = (phase + 1) & 0xffffff;
-                        pending = expected;
-                    }
-                    break;
-                }
-                case BC_MB_PENDING:
-                    D[l] = B[l] & 0xfffff;
+                uint64_t v = 0, nv;
+                uint64_t arg = B ? B[l] : 0; /* inval has none */
+                if (sub == BC_MB_PENDING) {
+                    D[l] = vm_mbar_pending(arg);
                     continue;
-                default: {
-                    int done;
-                    if (sub == BC_MB_TEST_PARITY || sub == BC_MB_TRY_PARITY)
-                        done = (phase & 1) != ((uint32_t)B[l] & 1);
-                    else
-                        done = phase != (B[l] >> 40);
+                }
+                memcpy(&v, ptrs[l], 8);
+                int completed, done;
+                int e = vm_mbar_step(v, sub, arg, &nv, &completed, &done);
+                if (e) {
+                    g->pc = pc;
+                    mbar_fault(b, w, f, pc, (uint32_t)l, e, sub, arg, v);
+                    LEAVE(VM_EV_FAULT);
+                }
+                if (sub == BC_MB_ARRIVE || sub == BC_MB_ARRIVE_DROP || sub == BC_MB_ARRIVE_EXPECT_TX)
+                    D[l] = v; /* the state token */
+                if (sub >= BC_MB_TEST_WAIT && sub <= BC_MB_TRY_PARITY) {
                     P[op->d] = (P[op->d] & ~(1u << l)) | ((uint32_t)done << l);
                     if (!done)
                         failed |= 1u << l;
                     continue;
                 }
-                }
-                v = pending | (expected << 20) | (phase << 40);
-                memcpy(ptrs[l], &v, 8);
+                memcpy(ptrs[l], &nv, 8);
             }
             if (failed) {
                 /* let the warps that will complete the phase run */

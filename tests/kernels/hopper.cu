@@ -1,7 +1,8 @@
 // Hopper (sm_90a) instructions that CUDA C reaches only through inline PTX:
 // wgmma.mma_async with shared-memory matrix descriptors in the layouts
 // without swizzling (Triton's kernels in tests/frontends/triton/ cover the
-// swizzled ones), elect.sync, setmaxnreg and griddepcontrol.
+// swizzled ones), elect.sync, setmaxnreg and griddepcontrol, and the bulk
+// copies (cp.async.bulk) with mbarrier transaction counts.
 //
 // The descriptor layouts follow the PTX ISA's canonical layouts
 // ("Shared Memory Matrix Layout", no swizzle):
@@ -9,6 +10,7 @@
 //   MN-major: element (mn, k) at (mn*s/16)*SBO + (k/8)*LBO + (k%8)*16 + (mn*s)%16
 // for s-byte elements: "core matrices" of 8 rows of 16 bytes, 128 bytes each.
 
+#include <cuda/barrier>
 #include <cuda_fp16.h>
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -131,6 +133,108 @@ extern "C" __global__ void elect_leader(unsigned *out, unsigned mask)
     }
     out[blockIdx.x * blockDim.x + threadIdx.x] = ((mask >> lane) & 1) ? leader * 2 + is_leader : 0xffffffffu;
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+
+// ---- bulk copies ---------------------------------------------------------
+
+// libcu++'s cuda::memcpy_async with a 16-byte aligned size and a
+// cuda::barrier: on sm_90 it is cp.async.bulk into shared memory with
+// mbarrier.expect_tx. out[b*256 + t] = 2 * in[b*256 + 255 - t].
+extern "C" __global__ void bulk_memcpy_async(const float *in, float *out)
+{
+    using barrier = cuda::barrier<cuda::thread_scope_block>;
+    __shared__ alignas(16) float tile[256];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ barrier bar;
+    if (threadIdx.x == 0)
+        init(&bar, blockDim.x);
+    __syncthreads();
+    if (threadIdx.x == 0)
+        cuda::memcpy_async(tile, in + blockIdx.x * 256, cuda::aligned_size_t<16>(sizeof tile), bar);
+    bar.arrive_and_wait();
+    out[blockIdx.x * 256 + threadIdx.x] = 2.0f * tile[255 - threadIdx.x];
+}
+
+__device__ unsigned smem_address(const void *p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+__device__ void mbar_wait_parity(unsigned bar, unsigned parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "wait:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait;\n"
+                 "}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+
+// The TMA style: one thread announces the bytes with
+// mbarrier.arrive.expect_tx *before* it issues the copy, the others wait on
+// the phase's parity; two stages, each with its own buffer and barrier (one
+// barrier for both would let the producer finish a second phase before a
+// slow waiter sees the first). The result goes back to global memory with a
+// bulk copy from shared memory (bulk_group).
+// out[b*512 + r*256 + t] = in[b*512 + r*256 + t] + 1000*r for stages r = 0, 1.
+extern "C" __global__ void bulk_tma_style(const float *in, float *out)
+{
+    __shared__ alignas(16) float buf[2][256];
+    __shared__ alignas(8) unsigned long long bar[2];
+    unsigned t = threadIdx.x;
+    const float *src = in + blockIdx.x * 512;
+    float *dst = out + blockIdx.x * 512;
+    if (t == 0)
+        for (int r = 0; r < 2; r++)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_address(&bar[r])) : "memory");
+    __syncthreads();
+    for (unsigned r = 0; r < 2; r++) {
+        unsigned b = smem_address(&bar[r]);
+        if (t == 0) {
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 1024;\n" ::"r"(b) : "memory");
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 1024, [%2];\n"
+                         ::"r"(smem_address(buf[r])), "l"(src + r * 256), "r"(b)
+                         : "memory");
+        }
+        mbar_wait_parity(b, 0);
+        buf[r][t] += 1000.0f * r;
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    if (t == 0) {
+        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 2048;\n" ::"l"(dst),
+                     "r"(smem_address(buf))
+                     : "memory");
+        asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+    }
+}
+
+// Distributed shared memory: in a cluster of two, each block copies its
+// tile into the other block's buffer (cp.async.bulk.shared::cluster.
+// shared::cta) and signals the other block's mbarrier, which that block
+// armed with expect_tx. out[b*256 + t] = 3 * in[(b^1)*256 + t].
+extern "C" __global__ void __cluster_dims__(2, 1, 1) bulk_cluster_exchange(const float *in, float *out)
+{
+    __shared__ alignas(16) float mine[256], theirs[256];
+    __shared__ alignas(8) unsigned long long bar;
+    unsigned t = threadIdx.x, rank, peer_theirs, peer_bar, b = smem_address(&bar);
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    mine[t] = 3.0f * in[blockIdx.x * 256 + t];
+    if (t == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(b) : "memory");
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 1024;\n" ::"r"(b) : "memory");
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(peer_theirs) : "r"(smem_address(theirs)), "r"(rank ^ 1));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(peer_bar) : "r"(b), "r"(rank ^ 1));
+    if (t == 0)
+        asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], 1024, [%2];\n"
+                     ::"r"(peer_theirs), "r"(smem_address(mine)), "r"(peer_bar)
+                     : "memory");
+    mbar_wait_parity(b, 0);
+    out[blockIdx.x * 256 + t] = theirs[t];
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
 #endif

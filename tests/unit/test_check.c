@@ -273,7 +273,7 @@ START_TEST(race_reports_deterministic)
         {"race.ptx", "warp_hazard", 1, 32}, {"race.ptx", "global_block", 1, 64},
         {"race.ptx", "global_blocks", 8, 32}, {"race.ptx", "named_barrier_broken", 1, 64},
         {"race.ptx", "async_copy_broken", 1, 64}, {"race.ptx", "mbarrier_pc_broken", 1, 64},
-        {"cluster.ptx", "cluster_race", 2, 32},
+        {"cluster.ptx", "cluster_race", 2, 32}, {"cluster.ptx", "bulk_copy_broken", 1, 64},
     };
     static const struct { int threads; const char *schedule; } configs[] = {
         {2, NULL}, {1, "random:1"}, {2, "random:2"}, {1, "random:99"}};
@@ -301,6 +301,7 @@ START_TEST(race_free_kernels)
         {"race.ptx", "global_blocks_atomic", 8, 32}, {"race.ptx", "global_block_fixed", 1, 64},
         {"race.ptx", "named_barrier", 1, 64}, {"race.ptx", "async_copy", 1, 64},
         {"race.ptx", "mbarrier_pc", 1, 64}, {"cluster.ptx", "cluster_race_fixed", 2, 32},
+        {"cluster.ptx", "bulk_copy", 1, 64},
     };
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
         char *text = race_report(&runs[i], 2, "random:5", KEMU_CHECK_WARN);

@@ -200,6 +200,28 @@ START_TEST(indirect_call_via_prototype)
 }
 END_TEST
 
+/* Labels are scoped to { } blocks (ptxas's rule; inline asm expanded twice
+ * repeats its labels): each block's loop branches to its own `L`, the
+ * outer `L` after them is the function's, and a block may branch to a
+ * label of an enclosing block. */
+START_TEST(block_scoped_labels)
+{
+    uint32_t out[32];
+    ck_assert_int_eq(run1(H ".visible .entry k(.param .u64 out)\n{\n" PROLOGUE
+                          " mov.u32 %r9, 0;\n mov.u32 %r2, 0;\n"
+                          " {\n L:\n add.u32 %r9, %r9, 1;\n add.u32 %r2, %r2, 1;\n"
+                          "  setp.lt.u32 %p1, %r2, 3;\n @%p1 bra L;\n }\n"
+                          " mov.u32 %r2, 0;\n"
+                          " {\n L:\n add.u32 %r9, %r9, 10;\n add.u32 %r2, %r2, 1;\n"
+                          "  { setp.eq.u32 %p2, %r2, 5;\n @%p2 bra Out;\n }\n"
+                          "  bra L;\n }\n"
+                          " Out:\n setp.ge.u32 %p1, %r9, 1000;\n @%p1 bra L;\n add.u32 %r9, %r9, 1000;\n"
+                          " L:\n" EPILOGUE, "k", 32, 0, out, 32, NULL, 0, NULL), KEMU_OK);
+    for (uint32_t t = 0; t < 32; t++)
+        ck_assert_uint_eq(out[t], 3 + 50 + 1000);
+}
+END_TEST
+
 START_TEST(named_barrier_with_count_and_mbarrier)
 {
     /* warps 0-1 meet at barrier 1 (64 threads) while warps 2-3 use barrier
@@ -288,6 +310,7 @@ static Suite *suite(void)
     tcase_add_test(tc, vote_uni_and_specials);
     tcase_add_test(tc, indirect_call_via_prototype);
     tcase_add_test(tc, named_barrier_with_count_and_mbarrier);
+    tcase_add_test(tc, block_scoped_labels);
     tcase_add_test(tc, txq_tld4_and_brkpt);
     suite_add_tcase(s, tc);
     return s;

@@ -1407,6 +1407,96 @@ START_TEST(wgmma_load_errors)
 }
 END_TEST
 
+
+/* ---- bulk copies (tests/kernels/hopper.cu) ----------------------------------- */
+
+static void run_grid(kemu_kernel *k, unsigned grid, unsigned block, unsigned cluster, void **args)
+{
+    kemu_error err;
+    kemu_launch_config lc = {{grid, 1, 1}, {block, 1, 1}, {cluster, cluster ? 1 : 0, cluster ? 1 : 0}, 0, 0};
+    ck_assert_msg(kemu_launch(k, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
+}
+
+START_TEST(bulk_copies_hopper_cu)
+{
+    static const char *const files[] = {"hopper.sm_90a.O3.ptx", "hopper.sm_90a.G.ptx", "hopper.sm_90a.lineinfo.ptx"};
+    float in[1024], out[1024];
+    for (int i = 0; i < 1024; i++)
+        in[i] = (float)i * 0.5f;
+    for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+        kemu_module *mod = load_kernel_file(files[fi]);
+        uint64_t din = upload(in, sizeof in), dout = upload(NULL, sizeof out);
+        void *args[] = {&din, &dout};
+        /* cuda::memcpy_async (libcu++): a reversed, doubled tile per block */
+        run_grid(find(mod, "bulk_memcpy_async"), 4, 256, 0, args);
+        download(out, dout, sizeof out);
+        for (int i = 0; i < 1024; i++)
+            ck_assert_msg(out[i] == 2.0f * in[i / 256 * 256 + 255 - i % 256], "%s memcpy_async: out[%d] = %g",
+                          files[fi], i, out[i]);
+        /* expect_tx before the copy, two stages, bulk store back */
+        run_grid(find(mod, "bulk_tma_style"), 2, 256, 0, args);
+        download(out, dout, sizeof out);
+        for (int i = 0; i < 1024; i++)
+            ck_assert_msg(out[i] == in[i] + 1000.0f * (float)(i / 256 % 2), "%s tma_style: out[%d] = %g", files[fi], i,
+                          out[i]);
+        /* into the peer block's shared memory, signalling its mbarrier */
+        run_grid(find(mod, "bulk_cluster_exchange"), 4, 256, 2, args);
+        download(out, dout, sizeof out);
+        for (int i = 0; i < 1024; i++)
+            ck_assert_msg(out[i] == 3.0f * in[(i / 256 ^ 1) * 256 + i % 256], "%s cluster: out[%d] = %g", files[fi], i,
+                          out[i]);
+        release(din);
+        release(dout);
+        kemu_module_unload(mod);
+    }
+}
+END_TEST
+
+/* A kernel of one thread doing `body` with a 16-aligned global buffer %g, a
+ * 16-aligned shared tile and an mbarrier initialized with one arrival. */
+static void expect_bulk_fault(const char *body, const char *needle)
+{
+    char ptx[2048];
+    snprintf(ptx, sizeof ptx,
+             ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry e(.param .u64 p)\n{\n"
+             " .shared .align 16 .b8 tile[256];\n .shared .align 8 .b64 bar;\n"
+             " .reg .b64 %%g, %%st;\n .reg .b32 %%t, %%b;\n ld.param.u64 %%g, [p];\n"
+             " mov.u32 %%t, tile;\n mov.u32 %%b, bar;\n mbarrier.init.shared::cta.b64 [%%b], 1;\n%s\n ret;\n}\n",
+             body);
+    kemu_kernel *k = load(ptx, "e");
+    uint64_t g = upload(NULL, 512);
+    void *args[] = {&g};
+    char msg[2048];
+    ck_assert_int_eq(launch(k, 1, args, msg, sizeof msg), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(msg, needle) != NULL, "fault lacks '%s': %s", needle, msg);
+    release(g);
+}
+
+START_TEST(bulk_copy_errors)
+{
+    expect_bulk_fault(" cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%t], [%g], 24, [%b];",
+                      "cp.async.bulk copies a multiple of 16 bytes, not 24");
+    expect_bulk_fault(" add.u64 %g, %g, 8;\n"
+                      " cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%t], [%g], 32, [%b];",
+                      "misaligned address");
+    expect_bulk_fault(" cp.async.bulk.global.shared::cta.bulk_group [%g], [%t], 1024;",
+                      "out-of-bounds shared load of 16 bytes at offset 256");
+    expect_bulk_fault(" mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%b], 1048575;\n"
+                      " mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%b], 1;",
+                      "mbarrier transaction count out of range: 1048575 + 1 bytes");
+    expect_bulk_fault(" mbarrier.arrive.shared::cta.b64 %st, [%b];\n mbarrier.arrive.shared::cta.b64 %st, [%b];\n"
+                      " mbarrier.arrive.expect_tx.shared::cta.b64 %st, [%b], 16;\n"
+                      " mbarrier.arrive.shared::cta.b64 %st, [%b];",
+                      "more arrivals than expected");
+    expect_load_error(" cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r1],"
+                      " [%a], 16, [%r2], %r3;", "multicast::cluster (not implemented yet)");
+    expect_load_error(" cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%a, {%r2}],"
+                      " [%r3];", "unsupported instruction 'cp.async.bulk.tensor");
+    expect_load_error(" cp.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes [%a], [%r1], 16, [%r2];",
+                      "cp.async.bulk copies global or shared::cta memory to shared::cta");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("matrix");
@@ -1431,6 +1521,8 @@ static Suite *suite(void)
     tcase_add_test(tc, wgmma_hopper_cu);
     tcase_add_test(tc, wgmma_base_offset_faults);
     tcase_add_test(tc, wgmma_load_errors);
+    tcase_add_test(tc, bulk_copies_hopper_cu);
+    tcase_add_test(tc, bulk_copy_errors);
     suite_add_tcase(s, tc);
     return s;
 }
