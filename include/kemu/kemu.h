@@ -217,6 +217,37 @@ typedef struct kemu_texture_desc {
 kemu_status kemu_texture_create(kemu_device *dev, const kemu_texture_desc *desc, uint64_t *handle, kemu_error *err);
 kemu_status kemu_texture_destroy(kemu_device *dev, uint64_t handle, kemu_error *err);
 
+/* ---- tensor maps (TMA) ------------------------------------------------------ */
+
+/* A CUtensorMap is 128 bytes, 64-byte aligned; kernels take it as a
+ * `.param .align 64 .b8 p[128]` (__grid_constant__) or read it from global
+ * memory, and cp.async.bulk.tensor copies boxes of the tensor it describes
+ * between global and shared memory. */
+#define KEMU_TENSOR_MAP_BYTES 128
+
+/* The values of CUDA's CUtensorMapDataType, CUtensorMapInterleave,
+ * CUtensorMapSwizzle, CUtensorMapL2promotion and CUtensorMapFloatOOBfill. */
+enum { KEMU_TMAP_UINT8 = 0, KEMU_TMAP_UINT16, KEMU_TMAP_UINT32, KEMU_TMAP_INT32, KEMU_TMAP_UINT64, KEMU_TMAP_INT64,
+       KEMU_TMAP_FLOAT16, KEMU_TMAP_FLOAT32, KEMU_TMAP_FLOAT64, KEMU_TMAP_BFLOAT16, KEMU_TMAP_FLOAT32_FTZ,
+       KEMU_TMAP_TFLOAT32, KEMU_TMAP_TFLOAT32_FTZ };
+enum { KEMU_TMAP_INTERLEAVE_NONE = 0, KEMU_TMAP_INTERLEAVE_16B, KEMU_TMAP_INTERLEAVE_32B };
+enum { KEMU_TMAP_SWIZZLE_NONE = 0, KEMU_TMAP_SWIZZLE_32B, KEMU_TMAP_SWIZZLE_64B, KEMU_TMAP_SWIZZLE_128B };
+enum { KEMU_TMAP_OOB_FILL_ZERO = 0, KEMU_TMAP_OOB_FILL_NAN = 1 };
+
+/* cuTensorMapEncodeTiled for kemu: writes into tensor_map (128 bytes) the
+ * map of a tensor of `rank` (1..5) dimensions at global_address, dimension
+ * 0 innermost: global_dim[rank] elements, global_strides[rank-1] bytes
+ * between neighbours in dimensions 1.., box_dim[rank] elements copied per
+ * dimension, element_strides[rank] traversal steps. It checks what the
+ * driver checks (alignments, ranges, box and swizzle sizes) and returns
+ * KEMU_ERR_INVALID_ARGUMENT with the rule broken in err, or
+ * KEMU_ERR_UNSUPPORTED for interleaved layouts and the packed types. The
+ * L2 promotion is accepted and ignored. */
+kemu_status kemu_tensor_map_encode_tiled(void *tensor_map, int data_type, unsigned rank, uint64_t global_address,
+                                         const uint64_t *global_dim, const uint64_t *global_strides,
+                                         const uint32_t *box_dim, const uint32_t *element_strides, int interleave,
+                                         int swizzle, int l2_promotion, int oob_fill, kemu_error *err);
+
 /* ---- checkers ------------------------------------------------------------ */
 
 /* Tools (bit flags) that observe every launch on a device. */

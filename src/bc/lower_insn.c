@@ -1208,11 +1208,104 @@ static uint32_t address_register(lowerer *L, const ptx_operand *o, int *space)
  *   .prefetch.L2.global [src], size
  *   .commit_group, .wait_group{.read} N
  * each with an optional .level::cache_hint cache-policy operand. */
+/* cp.async.bulk.tensor.Nd in tile mode:
+ *   .shared::cluster.global{.tile}.mbarrier::complete_tx::bytes [dst], [tmap, {c...}], [mbar]
+ *   .global.shared::cta{.tile}.bulk_group [tmap, {c...}], [src]
+ * (also .shared::cta destinations), with an optional cache-policy operand. */
+static int lower_tensor_copy(lowerer *L)
+{
+    const ptx_insn *in = L->in;
+    static const char *const refused[] = {".im2col", ".im2col::w", ".im2col::w::128", ".tile::gather4",
+                                          ".tile::scatter4", ".multicast::cluster", ".cta_group::1", ".cta_group::2"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (mod_has(in, refused[i])) {
+            lower_error(L, in->pos, "unsupported instruction form: cp.async.bulk.tensor with %s (not implemented yet)",
+                        refused[i]);
+            return 0;
+        }
+    unsigned rank = 0;
+    for (unsigned d = 1; d <= 5; d++) {
+        char name[8];
+        snprintf(name, sizeof name, ".%ud", d);
+        if (mod_has(in, name))
+            rank = d;
+    }
+    if (!rank) {
+        lower_error(L, in->pos, "cp.async.bulk.tensor needs a dimension .1d to .5d");
+        return 0;
+    }
+    int load = mod_has(in, ".mbarrier::complete_tx::bytes"), store = mod_has(in, ".bulk_group");
+    if (load == store) {
+        lower_error(L, in->pos, "cp.async.bulk.tensor loads with .mbarrier::complete_tx::bytes or stores with "
+                                ".bulk_group");
+        return 0;
+    }
+    int space[2], ns = 0;
+    for (int i = 0; i < in->nmods && ns < 2; i++) {
+        const char *m = in->mods[i];
+        if (!strcmp(m, ".global")) space[ns++] = BC_SPACE_GLOBAL;
+        else if (!strcmp(m, ".shared::cta") || !strcmp(m, ".shared")) space[ns++] = BC_SPACE_SHARED;
+        else if (!strcmp(m, ".shared::cluster")) space[ns++] = BC_SPACE_SHARED_CLUSTER;
+    }
+    if (ns != 2 || (load ? space[1] != BC_SPACE_GLOBAL || space[0] == BC_SPACE_GLOBAL
+                         : space[0] != BC_SPACE_GLOBAL || space[1] != BC_SPACE_SHARED)) {
+        lower_error(L, in->pos, "cp.async.bulk.tensor copies global memory to shared::cluster/shared::cta memory or "
+                                "shared::cta memory to global memory");
+        return 0;
+    }
+    int hint = mod_has(in, ".L2::cache_hint");
+    int want = (load ? 3 : 2) + hint;
+    if (!want_ops(L, want, want))
+        return 0;
+    const ptx_operand *tref = &OPS[load ? 1 : 0], *smem = &OPS[load ? 0 : 1];
+    if (tref->kind != PTX_OP_ADDRESS || !tref->base || tref->nelems != 1 || tref->elems[0].kind != PTX_OP_VECTOR ||
+        tref->elems[0].nelems != (int)rank) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "expected [tensor-map, {%u coordinates}]", rank);
+        lower_error(L, tref->pos, "%s", msg);
+        return 0;
+    }
+    ptx_operand mapaddr = *tref;
+    mapaddr.nelems = 0;
+    mapaddr.elems = NULL;
+    int mspace = BC_SPACE_GENERIC, sspace = load ? space[0] : space[1];
+    uint32_t tmap = address_register(L, &mapaddr, &mspace);
+    uint32_t s = address_register(L, smem, &sspace);
+    if (!ok(L, tmap) || !ok(L, s))
+        return 0;
+    uint32_t cs[5];
+    for (unsigned i = 0; i < rank; i++) {
+        cs[i] = lower_src(L, &tref->elems[0].elems[i], PTX_T_S32);
+        if (!ok(L, cs[i]))
+            return 0;
+    }
+    uint32_t bar = BC_NONE;
+    int bspace = space[0] == BC_SPACE_SHARED_CLUSTER ? BC_SPACE_SHARED_CLUSTER : BC_SPACE_SHARED;
+    if (load && !ok(L, bar = address_register(L, &OPS[2], &bspace)))
+        return 0;
+    bc_op *op = lower_emit(L, BC_TENSOR_COPY);
+    op->a = s;
+    op->b = tmap;
+    op->c = lower_temp(L);
+    op->e = bar;
+    op->mode = (uint16_t)sspace;
+    op->mode2 = load ? 0 : 1;
+    op->src_size = (uint16_t)bspace;
+    op->n = (uint16_t)rank;
+    op->list = lower_list(L, cs, (int)rank);
+    return 1;
+}
+
 static int lower_cp_async_bulk(lowerer *L)
 {
     const ptx_insn *in = L->in;
+    if (mod_has(in, ".tensor") && (mod_has(in, ".prefetch") || mod_has(in, ".commit_group") ||
+                                   mod_has(in, ".wait_group"))) {
+        lower_emit(L, BC_NOP);
+        return 1;
+    }
     if (mod_has(in, ".tensor"))
-        return unsupported(L);
+        return lower_tensor_copy(L);
     if (mod_has(in, ".commit_group") || mod_has(in, ".wait_group") || mod_has(in, ".prefetch")) {
         lower_emit(L, BC_NOP);
         return 1;

@@ -288,6 +288,11 @@ static void operands(const bc_function *fn, const bc_op *op, uint32_t *rd, int *
     case BC_BULK_COPY:
         READ(op->a); READ(op->b); READ(op->c); READ(op->e);
         break;
+    case BC_TENSOR_COPY:
+        READ(op->a); READ(op->b); READ(op->e);
+        for (int i = 0; i < op->n && r < 64; i++) READ(fn->lists[op->list + (uint32_t)i]);
+        WRITE(op->c);
+        break;
     case BC_SHFL: case BC_BFI:
         READ(op->a); READ(op->b); READ(op->c); READ(op->e); WRITE(op->d);
         break;

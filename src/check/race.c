@@ -1303,7 +1303,7 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
         mbarrier_op(r, b, w, op->mode2, op->b != BC_NONE ? f->regs + (size_t)op->b * VM_WARP : NULL, mask, lanes);
         return;
     }
-    if (op->code == BC_BULK_COPY && kind == VM_ACCESS_ATOMIC) {
+    if ((op->code == BC_BULK_COPY || op->code == BC_TENSOR_COPY) && kind == VM_ACCESS_ATOMIC) {
         /* the copy's complete_tx on its mbarrier: the copied bytes (recorded
          * as this thread's accesses) are published with the phase */
         mbarrier_op(r, b, w, BC_MB_COMPLETE_TX, f->regs + (size_t)op->c * VM_WARP, mask, lanes);

@@ -1610,6 +1610,10 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             });
             break;
         }
+        case BC_TENSOR_COPY:
+            if (vm_tensor_copy(b, w, f, pc, op, m))
+                EXIT_EVENT(VM_EV_FAULT);
+            break;
         case BC_BULK_COPY: {
             /* lane by lane, 16-byte chunk by chunk (bulk copies need 16-byte
              * alignment and sizes), then the mbarrier's complete_tx */

@@ -275,6 +275,7 @@ build cooperative "$shared" cooperative.cu
 build cubin_only "-cudart shared -gencode arch=compute_80,code=sm_80" cubin_only.cu
 build reduce_shared_sm90 "-cudart shared -arch=sm_90" reduce_shared.cu
 build async_copy "-cudart shared -arch=sm_90a -std=c++17" async_copy.cu
+build tma "-cudart shared -arch=sm_90a -std=c++17" tma.cu
 run_builds
 
 # the self-checking programs
@@ -316,6 +317,8 @@ check texture texture
 check cluster cluster
 check async_copy async_copy
 check async_copy_racecheck async_copy --tool racecheck,synccheck --error-exitcode 9
+check tma tma
+check tma_checkers tma --tool racecheck,synccheck,initcheck,memcheck --error-exitcode 9
 # grid.sync(): the grid workspace (%envreg1/%envreg2) and every block
 # co-resident (docs/cudart.md, "Cooperative launches")
 check cooperative cooperative
