@@ -1,5 +1,6 @@
 /* ARG forms of `kemu run`: in:, out:, inout:, scratch:, scalars TYPE:VALUE
- * and bytes:HEX / bytes@PATH. Errors are one line naming the argument. */
+ * and bytes:HEX / bytes@PATH, and tensor maps over buffers (tmap=...).
+ * Errors are one line naming the argument. */
 #include "cli/args.h"
 #include "io/npy.h"
 
@@ -158,10 +159,148 @@ static int hexval(int c)
     return -1;
 }
 
+/* "64x32" into v (at most 5 values >= 1); returns the count, or 0. */
+static unsigned parse_dims(const char *s, uint32_t *v)
+{
+    unsigned n = 0;
+    while (*s && n < 5) {
+        char *end;
+        unsigned long x = strtoul(s, &end, 10);
+        if (end == s || x == 0 || x > 65536)
+            return 0;
+        v[n++] = (uint32_t)x;
+        if (*end == 'x')
+            s = end + 1;
+        else if (*end == 0)
+            return n;
+        else
+            return 0;
+    }
+    return 0;
+}
+
+/* The options of tmap=OPTIONS: (up to the first ':'); *rest gets the buffer form. */
+static int parse_tmap(const char *spec, cli_tmap *t, const char **rest, char *err, size_t errlen)
+{
+    const char *colon = strchr(spec, ':');
+    if (!colon) {
+        snprintf(err, errlen, "expected tmap=BOX[,swizzle=32|64|128|none][,fill=nan][,estride=S][,dtype=tf32]:BUFFER");
+        return -1;
+    }
+    *rest = colon + 1;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%.*s", (int)(colon - spec), spec);
+    t->enabled = 1;
+    char *save = NULL, *box = strtok_r(buf, ",", &save);
+    if (!box || !(t->rank = parse_dims(box, t->box))) {
+        snprintf(err, errlen, "tmap: '%s' is not a box shape (1 to 5 sizes like 64x32)", box ? box : "");
+        return -1;
+    }
+    for (unsigned i = 0; i < t->rank; i++)
+        t->estride[i] = 1;
+    for (char *o = strtok_r(NULL, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(o, "swizzle=none")) t->swizzle = KEMU_TMAP_SWIZZLE_NONE;
+        else if (!strcmp(o, "swizzle=32")) t->swizzle = KEMU_TMAP_SWIZZLE_32B;
+        else if (!strcmp(o, "swizzle=64")) t->swizzle = KEMU_TMAP_SWIZZLE_64B;
+        else if (!strcmp(o, "swizzle=128")) t->swizzle = KEMU_TMAP_SWIZZLE_128B;
+        else if (!strcmp(o, "fill=nan")) t->nan_fill = 1;
+        else if (!strcmp(o, "fill=zero")) t->nan_fill = 0;
+        else if (!strcmp(o, "dtype=tf32")) t->tf32 = 1;
+        else if (!strncmp(o, "estride=", 8)) {
+            uint32_t e[5];
+            if (parse_dims(o + 8, e) != t->rank) {
+                snprintf(err, errlen, "tmap: estride=%s needs %u sizes, like the box", o + 8, t->rank);
+                return -1;
+            }
+            memcpy(t->estride, e, sizeof e);
+        } else {
+            snprintf(err, errlen, "tmap: unknown option '%s' (swizzle=32|64|128|none, fill=nan|zero, estride=S, "
+                                  "dtype=tf32)", o);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int cli_tmap_encode(const cli_arg *a, uint64_t address, cli_tmap_encoder encode, void *ctx, void *map, char *err,
+                    size_t errlen)
+{
+    const cli_tmap *t = &a->tmap;
+    const io_array *tensor = &a->array;
+    int dtype;
+    switch (tensor->dtype) {
+    case IO_DT_U8: case IO_DT_I8: case IO_DT_BOOL: dtype = KEMU_TMAP_UINT8; break;
+    case IO_DT_U16: case IO_DT_I16: dtype = KEMU_TMAP_UINT16; break;
+    case IO_DT_U32: dtype = KEMU_TMAP_UINT32; break;
+    case IO_DT_I32: dtype = KEMU_TMAP_INT32; break;
+    case IO_DT_U64: dtype = KEMU_TMAP_UINT64; break;
+    case IO_DT_I64: dtype = KEMU_TMAP_INT64; break;
+    case IO_DT_F16: dtype = KEMU_TMAP_FLOAT16; break;
+    case IO_DT_BF16: dtype = KEMU_TMAP_BFLOAT16; break;
+    case IO_DT_F32: dtype = t->tf32 ? KEMU_TMAP_TFLOAT32 : KEMU_TMAP_FLOAT32; break;
+    default: dtype = KEMU_TMAP_FLOAT64; break;
+    }
+    if ((unsigned)tensor->ndim != t->rank) {
+        snprintf(err, errlen, "tmap: the box has %u dimensions but the buffer has %d", t->rank, tensor->ndim);
+        return -1;
+    }
+    /* CUDA's order: dimension 0 innermost */
+    uint64_t dims[5], strides[4];
+    uint32_t box[5], es[5];
+    uint64_t stride = io_dtype_size(tensor->dtype);
+    for (unsigned i = 0; i < t->rank; i++) {
+        unsigned k = t->rank - 1 - i;
+        dims[i] = tensor->shape[k];
+        box[i] = t->box[k];
+        es[i] = t->estride[k];
+        if (i)
+            strides[i - 1] = stride;
+        stride *= tensor->shape[k];
+    }
+    return encode(ctx, map, dtype, t->rank, address, dims, strides, box, es, t->swizzle, t->nan_fill, err, errlen);
+}
+
+int cli_tmap_encode_emu(void *ctx, void *map, int dtype, unsigned rank, uint64_t address, const uint64_t *dims,
+                        const uint64_t *strides, const uint32_t *box, const uint32_t *estride, int swizzle,
+                        int oob_fill, char *err, size_t errlen)
+{
+    (void)ctx;
+    kemu_error e;
+    if (kemu_tensor_map_encode_tiled(map, dtype, rank, address, dims, strides, box, estride, KEMU_TMAP_INTERLEAVE_NONE,
+                                     swizzle, 0, oob_fill, &e)) {
+        snprintf(err, errlen, "%s", e.message);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_arg_parse(const char *text, io_uninit_mode uninit, cli_arg *a, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
     a->text = text;
+    if (!strncmp(text, "tmap=", 5)) {
+        cli_tmap t;
+        memset(&t, 0, sizeof t);
+        const char *rest;
+        if (parse_tmap(text + 5, &t, &rest, err, errlen))
+            return -1;
+        if (strncmp(rest, "in:", 3) && strncmp(rest, "out:", 4) && strncmp(rest, "inout:", 6) &&
+            strncmp(rest, "scratch:", 8)) {
+            snprintf(err, errlen, "tmap=...: the tensor is a buffer (in:, out:, inout: or scratch:), not '%s'", rest);
+            return -1;
+        }
+        if (cli_arg_parse(rest, uninit, a, err, errlen))
+            return -1;
+        a->text = text;
+        a->tmap = t;
+        a->map = aligned_alloc(64, KEMU_TENSOR_MAP_BYTES);
+        if (!a->map) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        memset(a->map, 0, KEMU_TENSOR_MAP_BYTES);
+        return 0;
+    }
     if (!strncmp(text, "in:", 3)) {
         a->kind = ARG_IN;
         const char *rest = text + 3;
@@ -275,7 +414,7 @@ int cli_arg_parse(const char *text, io_uninit_mode uninit, cli_arg *a, char *err
                 return rc;
         }
     }
-    snprintf(err, errlen, "'%s' is not an argument (in:, out:, inout:, scratch:, TYPE:VALUE, bytes:HEX, bytes@PATH)", text);
+    snprintf(err, errlen, "'%s' is not an argument (in:, out:, inout:, scratch:, TYPE:VALUE, bytes:HEX, bytes@PATH, tmap=)", text);
     return -1;
 }
 
@@ -285,5 +424,6 @@ void cli_arg_free(cli_arg *a)
     free(a->source_path);
     free(a->out_path);
     free(a->bytes);
+    free(a->map);
     memset(a, 0, sizeof *a);
 }

@@ -100,6 +100,7 @@ static int same_file(const char *a, const char *b)
 typedef struct run_cuda {
     cuda_backend *backend;
     uint64_t *addresses;
+    uint8_t *maps; /* tensor maps, KEMU_TENSOR_MAP_BYTES per argument */
     void **ptrs;
     io_array *results;
     double seconds;
@@ -112,10 +113,20 @@ static void run_cuda_free(run_cuda *c, int nargs)
         for (int i = 0; i < nargs; i++)
             io_array_free(&c->results[i]);
     free(c->results);
+    free(c->maps);
     free(c->addresses);
     free(c->ptrs);
     cuda_backend_close(c->backend);
     memset(c, 0, sizeof *c);
+}
+
+/* cli_tmap_encoder over the driver (ctx: the backend). */
+static int cuda_tmap_encode(void *ctx, void *map, int dtype, unsigned rank, uint64_t address, const uint64_t *dims,
+                            const uint64_t *strides, const uint32_t *box, const uint32_t *estride, int swizzle,
+                            int oob_fill, char *err, size_t errlen)
+{
+    return cuda_backend_encode_tensor_map(ctx, map, dtype, rank, address, dims, strides, box, estride, swizzle, oob_fill,
+                                          err, errlen) == CUDA_STATUS_OK ? 0 : -1;
 }
 
 /* Prints why the GPU cannot be used (one line) and returns exit status 3. */
@@ -192,6 +203,22 @@ static int run_cuda_prepare(run_cuda *c, int ordinal, const char *file, kemu_ker
             return CLI_EXIT_USAGE;
         }
         c->ptrs[i] = &c->addresses[i];
+    }
+    /* tensor maps: encoded by the driver over the GPU's buffers */
+    for (int i = 0; i < nargs; i++) {
+        cli_arg *a = &args[i];
+        if (!cli_arg_is_buffer(a) || !a->tmap.enabled)
+            continue;
+        if (!c->maps && !(c->maps = aligned_alloc(64, (size_t)nargs * KEMU_TENSOR_MAP_BYTES))) {
+            fprintf(stderr, "kemu run: error: out of memory\n");
+            return CLI_EXIT_USAGE;
+        }
+        void *map = c->maps + (size_t)i * KEMU_TENSOR_MAP_BYTES;
+        if (cli_tmap_encode(a, c->addresses[i], cuda_tmap_encode, c->backend, map, msg, sizeof msg)) {
+            fprintf(stderr, "kemu run: error: cuda: argument %d: %s\n", i, msg);
+            return CLI_EXIT_USAGE;
+        }
+        c->ptrs[i] = map;
     }
     return 0;
 }
@@ -407,7 +434,13 @@ int cli_run_main(int argc, char **argv)
         parsed = i + 1;
         cli_arg *a = &args[i];
         if (cli_arg_is_buffer(a)) {
-            if (pi.size != 8 || pi.is_array) {
+            if (a->tmap.enabled && pi.size != KEMU_TENSOR_MAP_BYTES) {
+                fprintf(stderr, "kemu run: error: parameter %d '%s' is %s (%zu bytes), not a tensor map (%d bytes); "
+                                "'%s' passes one\n",
+                        i, pi.name, param_type_desc(&pi, tb, sizeof tb), pi.size, KEMU_TENSOR_MAP_BYTES, a->text);
+                goto done;
+            }
+            if (!a->tmap.enabled && (pi.size != 8 || pi.is_array)) {
                 fprintf(stderr, "kemu run: error: parameter %d '%s' is %s (%zu bytes), not a pointer; '%s' passes a buffer\n",
                         i, pi.name, param_type_desc(&pi, tb, sizeof tb), pi.size, a->text);
                 goto done;
@@ -422,6 +455,14 @@ int cli_run_main(int argc, char **argv)
                 goto done;
             }
             ptrs[i] = &a->device;
+            if (a->tmap.enabled) {
+                char emsg[1024];
+                if (use_emu && cli_tmap_encode(a, a->device, cli_tmap_encode_emu, NULL, a->map, emsg, sizeof emsg)) {
+                    fprintf(stderr, "kemu run: error: argument %d for parameter %d '%s': %s\n", i, i, pi.name, emsg);
+                    goto done;
+                }
+                ptrs[i] = a->map;
+            }
         } else {
             if (a->size != pi.size) {
                 fprintf(stderr, "kemu run: error: parameter %d '%s' is %s (%zu bytes) but '%s' is %zu bytes\n", i,

@@ -398,3 +398,28 @@ cuda_status cuda_backend_launch(cuda_backend *b, const kemu_launch_config *cfg, 
     }
     return CUDA_STATUS_OK;
 }
+
+cuda_status cuda_backend_encode_tensor_map(cuda_backend *b, void *map, int data_type, unsigned rank, uint64_t address,
+                                           const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+                                           const uint32_t *element_strides, int swizzle, int oob_fill, char *msg,
+                                           size_t len)
+{
+    if (!b->driver.tensor_map_encode_tiled) {
+        snprintf(msg, len, "the CUDA driver (%s) has no cuTensorMapEncodeTiled (CUDA 12.0 or later needed)",
+                 b->driver.library_name);
+        return CUDA_STATUS_UNAVAILABLE;
+    }
+    unsigned long long d[5], s[4];
+    for (unsigned i = 0; i < rank && i < 5; i++) {
+        d[i] = dims[i];
+        if (i + 1 < rank)
+            s[i] = strides[i];
+    }
+    CUresult r = b->driver.tensor_map_encode_tiled((CUtensorMap *)map, data_type, rank, (void *)(uintptr_t)address, d, s,
+                                                   box, element_strides, 0, swizzle, 0, oob_fill);
+    if (r != CUDA_SUCCESS) {
+        driver_error(b, "cuTensorMapEncodeTiled", r, msg, len);
+        return CUDA_STATUS_FAILED;
+    }
+    return CUDA_STATUS_OK;
+}

@@ -76,4 +76,13 @@ cuda_status cuda_backend_copy_to_host(cuda_backend *backend, void *destination, 
 cuda_status cuda_backend_launch(cuda_backend *backend, const kemu_launch_config *cfg, void **args, double *seconds,
                                 char *msg, size_t len);
 
+/* cuTensorMapEncodeTiled over device memory of this backend (dimension 0
+ * innermost; no interleave, no L2 promotion). Returns CUDA_STATUS_OK,
+ * CUDA_STATUS_UNAVAILABLE when the driver lacks it (before CUDA 12.0), or
+ * CUDA_STATUS_FAILED with the driver's error in msg. */
+cuda_status cuda_backend_encode_tensor_map(cuda_backend *backend, void *map, int data_type, unsigned rank,
+                                           uint64_t address, const uint64_t *dims, const uint64_t *strides,
+                                           const uint32_t *box, const uint32_t *element_strides, int swizzle,
+                                           int oob_fill, char *msg, size_t len);
+
 #endif

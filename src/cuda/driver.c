@@ -44,6 +44,7 @@ static const cuda_entry_point entry_points[] = {
     ENTRY(memory_copy_to_host, "cuMemcpyDtoH_v2"),
     ENTRY(launch_kernel, "cuLaunchKernel"),
     OPTIONAL_ENTRY(launch_kernel_ex, "cuLaunchKernelEx"),
+    OPTIONAL_ENTRY(tensor_map_encode_tiled, "cuTensorMapEncodeTiled"),
 };
 
 int cuda_driver_open(cuda_driver *driver, char *msg, size_t len)

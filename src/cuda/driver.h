@@ -41,6 +41,7 @@ typedef struct cuda_driver {
     __typeof__(&cuMemcpyDtoH_v2) memory_copy_to_host;
     __typeof__(&cuLaunchKernel) launch_kernel;
     __typeof__(&cuLaunchKernelEx) launch_kernel_ex; /* NULL before CUDA 12.0 */
+    __typeof__(&cuTensorMapEncodeTiled) tensor_map_encode_tiled; /* NULL before CUDA 12.0 */
 } cuda_driver;
 
 /* Opens the driver library named by $KEMU_CUDA_LIBRARY, or libcuda.so.1,

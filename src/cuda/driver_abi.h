@@ -165,4 +165,15 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int grid_x, unsigned int g
                         unsigned int shared_bytes, CUstream stream, void **params, void **extra);
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **params, void **extra);
 
+/* Tensor maps (CUDA 12.0): CUtensorMap is 128 opaque bytes, 64-aligned; the
+ * enums (data type, interleave, swizzle, L2 promotion, out-of-bounds fill)
+ * are ints with the values of kemu.h's KEMU_TMAP_*. */
+typedef struct CUtensorMap_st {
+    _Alignas(64) unsigned long long opaque[16];
+} CUtensorMap;
+CUresult cuTensorMapEncodeTiled(CUtensorMap *map, int data_type, unsigned int rank, void *global_address,
+                                const unsigned long long *global_dim, const unsigned long long *global_strides,
+                                const unsigned int *box_dim, const unsigned int *element_strides, int interleave,
+                                int swizzle, int l2_promotion, int oob_fill);
+
 #endif

@@ -528,3 +528,22 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, voi
     }
     return standin_launch(function, grid, block, cluster, cooperative, config->sharedMemBytes, params, extra);
 }
+
+CUresult cuTensorMapEncodeTiled(CUtensorMap *map, int data_type, unsigned int rank, void *global_address,
+                                const unsigned long long *global_dim, const unsigned long long *global_strides,
+                                const unsigned int *box_dim, const unsigned int *element_strides, int interleave,
+                                int swizzle, int l2_promotion, int oob_fill)
+{
+    kemu_error err;
+    uint64_t dims[5], strides[4];
+    for (unsigned i = 0; i < rank && i < 5; i++) {
+        dims[i] = global_dim[i];
+        if (i + 1 < rank)
+            strides[i] = global_strides[i];
+    }
+    kemu_status st = kemu_tensor_map_encode_tiled(map, data_type, rank, (uint64_t)(uintptr_t)global_address, dims,
+                                                  strides, box_dim, element_strides, interleave, swizzle,
+                                                  l2_promotion, oob_fill, &err);
+    return st == KEMU_OK ? CUDA_SUCCESS : st == KEMU_ERR_UNSUPPORTED ? CUDA_ERROR_NOT_SUPPORTED
+                                                                    : CUDA_ERROR_INVALID_VALUE;
+}

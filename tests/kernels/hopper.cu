@@ -1,8 +1,10 @@
 // Hopper (sm_90a) instructions that CUDA C reaches only through inline PTX:
 // wgmma.mma_async with shared-memory matrix descriptors in the layouts
 // without swizzling (Triton's kernels in tests/frontends/triton/ cover the
-// swizzled ones), elect.sync, setmaxnreg and griddepcontrol, and the bulk
-// copies (cp.async.bulk) with mbarrier transaction counts.
+// swizzled ones), elect.sync, setmaxnreg and griddepcontrol, the bulk
+// copies (cp.async.bulk) with mbarrier transaction counts, and TMA tensor
+// copies (cp.async.bulk.tensor) through tensor maps (`kemu run` passes them
+// as tmap=BOX,...:BUFFER arguments).
 //
 // The descriptor layouts follow the PTX ISA's canonical layouts
 // ("Shared Memory Matrix Layout", no swizzle):
@@ -10,7 +12,9 @@
 //   MN-major: element (mn, k) at (mn*s/16)*SBO + (k/8)*LBO + (k%8)*16 + (mn*s)%16
 // for s-byte elements: "core matrices" of 8 rows of 16 bytes, 128 bytes each.
 
+#include <cuda.h>
 #include <cuda/barrier>
+#include <cuda/ptx>
 #include <cuda_fp16.h>
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -235,6 +239,55 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) bulk_cluster_exchange(const
     mbar_wait_parity(b, 0);
     out[blockIdx.x * 256 + t] = theirs[t];
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+// ---- TMA --------------------------------------------------------------------
+
+// out (16 x 32 floats) = the box at (x, y) of a 2-D f32 tensor whose map has
+// a 16x32 box and the 128-byte swizzle, read back through the swizzle (16-byte
+// chunk c of row r sits at chunk c ^ (r % 8)); outside the tensor: 0.
+extern "C" __global__ void tma_tile(const __grid_constant__ CUtensorMap map, float *out, int x, int y)
+{
+    namespace cde = cuda::device::experimental;
+    using block_barrier = cuda::barrier<cuda::thread_scope_block>;
+    __shared__ alignas(1024) float tile[16 * 32];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ block_barrier bar;
+    if (threadIdx.x == 0) {
+        init(&bar, blockDim.x);
+        cde::fence_proxy_async_shared_cta();
+    }
+    __syncthreads();
+    block_barrier::arrival_token token;
+    if (threadIdx.x == 0) {
+        cde::cp_async_bulk_tensor_2d_global_to_shared(tile, &map, x, y, bar);
+        token = cuda::device::barrier_arrive_tx(bar, 1, sizeof tile);
+    } else {
+        token = bar.arrive();
+    }
+    bar.wait(std::move(token));
+    const unsigned char *bytes = reinterpret_cast<const unsigned char *>(tile);
+    for (int i = threadIdx.x; i < 16 * 32; i += blockDim.x) {
+        int r = i / 32, c = i % 32, chunk = (c * 4 / 16) ^ (r % 8);
+        out[i] = *reinterpret_cast<const float *>(bytes + r * 128 + chunk * 16 + c * 4 % 16);
+    }
+}
+
+// Stores the box 1000 + i (16 x 32 floats, map without swizzle) at (x, y)
+// of the tensor with a TMA store; elements outside the tensor are dropped.
+extern "C" __global__ void tma_store_tile(const __grid_constant__ CUtensorMap map, int x, int y)
+{
+    namespace cde = cuda::device::experimental;
+    __shared__ alignas(128) float tile[16 * 32];
+    for (int i = threadIdx.x; i < 16 * 32; i += blockDim.x)
+        tile[i] = 1000.0f + (float)i;
+    cde::fence_proxy_async_shared_cta();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        cde::cp_async_bulk_tensor_2d_shared_to_global(&map, x, y, tile);
+        cde::cp_async_bulk_commit_group();
+        cde::cp_async_bulk_wait_group_read<0>();
+    }
 }
 
 #endif
