@@ -8,7 +8,8 @@ computes, REF_*.npy. For Hopper it also compiles matmul_sm90 in variants
 that cover wgmma.mma_async's forms (f16/bf16/tf32/e4m3/s8 inputs, f32, f16
 and s32 accumulators, K-major and MN-major operands, the 32, 64 and 128 B
 swizzles, A in registers) as sm90_VARIANT.sm90.ptx with their own inputs
-and references (sm90_*.npy). The committed files are its output, so the tests run
+and references (sm90_*.npy), and a matmul that loads its tiles through
+tensor descriptors (TMA), sm90_tma.sm90.ptx. The committed files are its output, so the tests run
 where Triton is absent. Triton's PTX differs from nvcc's: `.ptr .global
 .align 1` parameters, one-element vector operands `{ %r1 }` in its ld/st
 inline assembly, two extra pointer parameters (global and profile scratch)
@@ -111,6 +112,22 @@ def twodot_sm90(a_ptr, b_ptr, d_ptr, c_ptr, M, K: tl.constexpr, N: tl.constexpr,
     t = tl.dot(a, b).to(tl.float16)
     d = tl.load(d_ptr + rn[:, None] * P + rp[None, :])
     tl.store(c_ptr + rm[:, None] * P + rp[None, :], tl.dot(t, d), mask=rm[:, None] < M)
+
+
+@triton.jit
+def matmul_tma_sm90(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B with A and B read through tensor descriptors (TMA,
+    cp.async.bulk.tensor into 128-byte swizzled tiles that wgmma reads)."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = a_desc.load([pid_m * BM, k])
+        b = b_desc.load([k, pid_n * BN])
+        acc = tl.dot(a, b, acc)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 @triton.jit
@@ -263,6 +280,14 @@ def compile_sm90():
                                                     "c_ptr": "*fp32", "M": "i32", "K": "constexpr",
                                                     "N": "constexpr", "P": "constexpr", "BM": "constexpr"},
                                       {"K": 32, "N": 64, "P": 32, "BM": 64}, cc=90, name="sm90_twodot")
+    # each descriptor is a 128-byte CUtensorMap parameter followed by its
+    # shape (2 x i32) and strides (2 x i64); kemu run passes the map as
+    # tmap=64x64,swizzle=128:in:... (Triton's nvmma_shared layout: 128-byte swizzle)
+    desc = "tensordesc<fp16[64, 64]>"
+    meta["sm90_tma"] = compile_ptx(matmul_tma_sm90, {"a_desc": desc, "b_desc": desc, "c_ptr": "*fp32", "M": "i32",
+                                                     "N": "i32", "K": "i32", "BM": "constexpr", "BN": "constexpr",
+                                                     "BK": "constexpr"},
+                                   {"BM": 64, "BN": 64, "BK": 64}, cc=90, name="sm90_tma")
     return meta
 
 
@@ -328,6 +353,12 @@ def save_sm90_data():
     np.save("sm90_d_twodot.npy", d2)
     t = (a2.astype(np.float64) @ b2.astype(np.float64)).astype(np.float32).astype(np.float16)
     np.save("sm90_ref_twodot.npy", (t.astype(np.float64) @ d2.astype(np.float64)).astype(np.float32))
+    # TMA needs row strides that are multiples of 16 bytes: K = 72, N = 152
+    at = rng.standard_normal((100, 72)).astype(np.float16)
+    bt = rng.standard_normal((72, 152)).astype(np.float16)
+    np.save("sm90_a_tma.npy", at)
+    np.save("sm90_b_tma.npy", bt)
+    np.save("sm90_ref_tma.npy", (at.astype(np.float64) @ bt.astype(np.float64)).astype(np.float32))
 
 
 if __name__ == "__main__":
