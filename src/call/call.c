@@ -25,6 +25,37 @@
 /* smem scratch buffers start at shared-memory offsets aligned to this */
 #define CALL_SCRATCH_ALIGN 128u
 
+/* One backend's operands: device addresses by operand, and the launch
+ * arguments (64-bit values, or 32-bit ones for .u32 smem scratch). */
+typedef struct call_side {
+    uint64_t *input, *output, *scratch;
+    uint64_t *values;
+    uint32_t *values32;
+    void **args;
+} call_side;
+
+static int side_alloc(call_side *d, const kemu_call_spec *s, int nparams)
+{
+    size_t np = (size_t)nparams + 1;
+    d->input = calloc((size_t)s->ninputs + 1, sizeof *d->input);
+    d->output = calloc((size_t)s->noutputs + 1, sizeof *d->output);
+    d->scratch = calloc((size_t)s->nscratch + 1, sizeof *d->scratch);
+    d->values = calloc(np, sizeof *d->values);
+    d->values32 = calloc(np, sizeof *d->values32);
+    d->args = calloc(np, sizeof *d->args);
+    return d->input && d->output && d->scratch && d->values && d->values32 && d->args ? 0 : -1;
+}
+
+static void side_free(call_side *d)
+{
+    free(d->input);
+    free(d->output);
+    free(d->scratch);
+    free(d->values);
+    free(d->values32);
+    free(d->args);
+}
+
 typedef struct call_state {
     kemu_device *dev;
     const kemu_call_spec *spec;
@@ -35,10 +66,7 @@ typedef struct call_state {
     const char *kernel_path;     /* "kernel" or "mpmd[0].kernel" */
     io_array *inputs, *outputs;
     int *output_alias;           /* by output: the aliased input, or -1 */
-    uint64_t *input_device, *output_device, *scratch_device;
-    uint64_t *param_values;
-    uint32_t *param_values32;
-    void **args;
+    call_side on_emu;            /* operands on the emulator's device */
     int oob_shared_class;        /* 1 + fill class of the last smem scratch, 0 none */
     uint8_t *shared_image;       /* the smem scratch, filled by dtype (copied into every block) */
     uint64_t shared_image_size;
@@ -46,10 +74,7 @@ typedef struct call_state {
     /* the GPU side (call_run_gpu) */
     call_gpu *gpu;
     cuda_backend *backend;
-    uint64_t *gpu_input, *gpu_output, *gpu_scratch;
-    uint64_t *gpu_values;
-    uint32_t *gpu_values32;
-    void **gpu_args;
+    call_side on_gpu;            /* operands on the GPU */
 } call_state;
 
 #define FAIL(st, path, ...) call_fail(c->result, c->err, st, path, __VA_ARGS__)
@@ -372,6 +397,25 @@ static kemu_status upload(call_state *c, const io_array *a, uint64_t *address, c
     return KEMU_OK;
 }
 
+/* The launch arguments: one value per kernel parameter (inputs, outputs,
+ * scratch), stored 64-bit (values) or 32-bit (values32, for a .u32 smem
+ * scratch address) as the parameter's size says. */
+static void set_arguments(call_state *c, call_side *d)
+{
+    const kemu_call_spec *s = c->spec;
+    int np = kemu_kernel_param_count(c->kernel);
+    for (int i = 0; i < np; i++) {
+        uint64_t v = i < s->ninputs ? d->input[i]
+                   : i < s->ninputs + s->noutputs ? d->output[i - s->ninputs]
+                   : d->scratch[i - s->ninputs - s->noutputs];
+        kemu_param_info pi;
+        kemu_kernel_param(c->kernel, i, &pi);
+        d->values[i] = v;
+        d->values32[i] = (uint32_t)v;
+        d->args[i] = pi.size == 4 ? (void *)&d->values32[i] : (void *)&d->values[i];
+    }
+}
+
 /* Lays the operands out and fills the parameter values. */
 static kemu_status place_operands(call_state *c, kemu_launch_config *lc)
 {
@@ -380,14 +424,14 @@ static kemu_status place_operands(call_state *c, kemu_launch_config *lc)
     kemu_status st;
     for (int i = 0; i < s->ninputs; i++) {
         snprintf(path, sizeof path, "inputs[%d]", i);
-        if ((st = upload(c, &c->inputs[i], &c->input_device[i], path)))
+        if ((st = upload(c, &c->inputs[i], &c->on_emu.input[i], path)))
             return st;
     }
     for (int o = 0; o < s->noutputs; o++) {
         snprintf(path, sizeof path, "outputs[%d]", o);
         if (c->output_alias[o] >= 0)
-            c->output_device[o] = c->input_device[c->output_alias[o]];
-        else if ((st = upload(c, &c->outputs[o], &c->output_device[o], path)))
+            c->on_emu.output[o] = c->on_emu.input[c->output_alias[o]];
+        else if ((st = upload(c, &c->outputs[o], &c->on_emu.output[o], path)))
             return st;
     }
     uint64_t base = exec_kernel_dynamic_shared_base(c->kernel), end = base;
@@ -406,7 +450,7 @@ static kemu_status place_operands(call_state *c, kemu_launch_config *lc)
             if (io_array_alloc(&a, msg, sizeof msg))
                 return FAIL(KEMU_ERR_OUT_OF_MEMORY, where, "%s", msg);
             io_fill_uninit(a.data, a.count, a.dtype, fill);
-            st = upload(c, &a, &c->scratch_device[i], where);
+            st = upload(c, &a, &c->on_emu.scratch[i], where);
             if (c->gpu)
                 c->scratch_host[i] = a; /* the GPU gets the same bytes */
             else
@@ -415,7 +459,7 @@ static kemu_status place_operands(call_state *c, kemu_launch_config *lc)
                 return st;
         } else {
             uint64_t at = (end + CALL_SCRATCH_ALIGN - 1) / CALL_SCRATCH_ALIGN * CALL_SCRATCH_ALIGN;
-            c->scratch_device[i] = at;
+            c->on_emu.scratch[i] = at;
             end = at + bytes;
             if (end > 0xffffffffull)
                 return FAIL(KEMU_ERR_LAUNCH_CONFIG, where, "scratch does not fit in shared memory");
@@ -440,24 +484,14 @@ static kemu_status place_operands(call_state *c, kemu_launch_config *lc)
             size_t count = 1;
             for (int d = 0; d < sc->ndim; d++)
                 count *= (size_t)sc->shape[d];
-            io_fill_uninit(c->shared_image + (c->scratch_device[i] - base), count, dt, fill);
+            io_fill_uninit(c->shared_image + (c->on_emu.scratch[i] - base), count, dt, fill);
             /* reads past the end of shared memory are past the last smem scratch */
             c->oob_shared_class = 1 + fill_class(dt);
         }
     }
     if (c->result)
         c->result->shared_bytes = lc->shared_bytes;
-    int np = kemu_kernel_param_count(c->kernel);
-    for (int i = 0; i < np; i++) {
-        uint64_t v = i < s->ninputs ? c->input_device[i]
-                   : i < s->ninputs + s->noutputs ? c->output_device[i - s->ninputs]
-                   : c->scratch_device[i - s->ninputs - s->noutputs];
-        kemu_param_info pi;
-        kemu_kernel_param(c->kernel, i, &pi);
-        c->param_values[i] = v;
-        c->param_values32[i] = (uint32_t)v;
-        c->args[i] = pi.size == 4 ? (void *)&c->param_values32[i] : (void *)&c->param_values[i];
-    }
+    set_arguments(c, &c->on_emu);
     return KEMU_OK;
 }
 
@@ -491,7 +525,7 @@ static kemu_status emu_launch(call_state *c, const kemu_launch_config *lc)
     c->dev->oob_shared_class = c->oob_shared_class;
     c->dev->shared_init = c->shared_image;
     c->dev->shared_init_size = c->shared_image_size;
-    kemu_status st = kemu_launch(c->kernel, lc, c->args, report, c->err);
+    kemu_status st = kemu_launch(c->kernel, lc, c->on_emu.args, report, c->err);
     c->dev->cfg.uninit = saved;
     c->dev->oob_reads_fill = 0;
     c->dev->oob_shared_class = 0;
@@ -521,9 +555,9 @@ static kemu_status collect_outputs(call_state *c, int from_gpu)
         snprintf(path, sizeof path, "outputs[%d]", o);
         kemu_error e;
         if (from_gpu) {
-            if (cuda_backend_copy_to_host(c->backend, a->data, c->gpu_output[o], bytes, msg, sizeof msg))
+            if (cuda_backend_copy_to_host(c->backend, a->data, c->on_gpu.output[o], bytes, msg, sizeof msg))
                 return FAIL(KEMU_ERR_IO, path, "cuda: %s", msg);
-        } else if (kemu_memcpy_dtoh(c->dev, a->data, c->output_device[o], bytes, &e))
+        } else if (kemu_memcpy_dtoh(c->dev, a->data, c->on_emu.output[o], bytes, &e))
             return FAIL(e.status, path, "%s", e.message);
         if (s->outputs[o].npy && io_npy_write(s->outputs[o].npy, a, msg, sizeof msg)) {
             snprintf(path, sizeof path, "outputs[%d].npy", o);
@@ -593,7 +627,7 @@ static kemu_status gpu_ptx(call_state *c, char **text, size_t *len)
         wp[i].size = pi.size;
         wp[i].smem = smem;
         if (smem)
-            wp[i].smem_offset = c->scratch_device[i - s->ninputs - s->noutputs] - start;
+            wp[i].smem_offset = c->on_emu.scratch[i - s->ninputs - s->noutputs] - start;
         any_smem |= smem;
     }
     kemu_status st = KEMU_OK;
@@ -646,48 +680,32 @@ static kemu_status gpu_prepare(call_state *c)
             g->jit_log = strdup(log);
         return gpu_stop(c, cst == CUDA_STATUS_UNAVAILABLE ? cst : CUDA_STATUS_FAILED);
     }
-    size_t ni = (size_t)s->ninputs + 1, no = (size_t)s->noutputs + 1, ns = (size_t)s->nscratch + 1;
-    size_t np = (size_t)kemu_kernel_param_count(c->kernel) + 1;
-    c->gpu_input = calloc(ni, sizeof *c->gpu_input);
-    c->gpu_output = calloc(no, sizeof *c->gpu_output);
-    c->gpu_scratch = calloc(ns, sizeof *c->gpu_scratch);
-    c->gpu_values = calloc(np, sizeof *c->gpu_values);
-    c->gpu_values32 = calloc(np, sizeof *c->gpu_values32);
-    c->gpu_args = calloc(np, sizeof *c->gpu_args);
-    if (!c->gpu_input || !c->gpu_output || !c->gpu_scratch || !c->gpu_values || !c->gpu_values32 || !c->gpu_args)
+    if (side_alloc(&c->on_gpu, s, kemu_kernel_param_count(c->kernel)))
         return FAIL(KEMU_ERR_OUT_OF_MEMORY, NULL, "out of memory");
     char path[64];
     for (int i = 0; i < s->ninputs; i++) {
         const io_array *a = &c->inputs[i];
         snprintf(path, sizeof path, "inputs[%d]", i);
-        if ((st = gpu_upload(c, a->data, a->count * io_dtype_size(a->dtype), &c->gpu_input[i], path)))
+        if ((st = gpu_upload(c, a->data, a->count * io_dtype_size(a->dtype), &c->on_gpu.input[i], path)))
             return st;
     }
     for (int o = 0; o < s->noutputs; o++) {
         const io_array *a = &c->outputs[o];
         snprintf(path, sizeof path, "outputs[%d]", o);
         if (c->output_alias[o] >= 0)
-            c->gpu_output[o] = c->gpu_input[c->output_alias[o]];
-        else if ((st = gpu_upload(c, a->data, a->count * io_dtype_size(a->dtype), &c->gpu_output[o], path)))
+            c->on_gpu.output[o] = c->on_gpu.input[c->output_alias[o]];
+        else if ((st = gpu_upload(c, a->data, a->count * io_dtype_size(a->dtype), &c->on_gpu.output[o], path)))
             return st;
     }
     for (int i = 0; i < s->nscratch; i++) {
         const io_array *a = &c->scratch_host[i];
         snprintf(path, sizeof path, "scratch[%d]", i);
         if (s->scratch[i].memory_space == KEMU_CALL_GMEM &&
-            (st = gpu_upload(c, a->data, a->count * io_dtype_size(a->dtype), &c->gpu_scratch[i], path)))
+            (st = gpu_upload(c, a->data, a->count * io_dtype_size(a->dtype), &c->on_gpu.scratch[i], path)))
             return st;
     }
-    for (int i = 0; i < (int)np - 1; i++) {
-        uint64_t v = i < s->ninputs ? c->gpu_input[i]
-                   : i < s->ninputs + s->noutputs ? c->gpu_output[i - s->ninputs]
-                   : c->gpu_scratch[i - s->ninputs - s->noutputs]; /* smem: found by the wrapper */
-        kemu_param_info pi;
-        kemu_kernel_param(c->kernel, i, &pi);
-        c->gpu_values[i] = v;
-        c->gpu_values32[i] = (uint32_t)v;
-        c->gpu_args[i] = pi.size == 4 ? (void *)&c->gpu_values32[i] : (void *)&c->gpu_values[i];
-    }
+    /* smem scratch arguments are 0 here: the wrapper finds the scratch */
+    set_arguments(c, &c->on_gpu);
     return KEMU_OK;
 }
 
@@ -708,7 +726,7 @@ static kemu_status gpu_copy_outputs(call_state *c)
         a->data = NULL;
         if (io_array_alloc(a, msg, sizeof msg))
             return FAIL(KEMU_ERR_OUT_OF_MEMORY, path, "%s", msg);
-        if (cuda_backend_copy_to_host(c->backend, a->data, c->gpu_output[o], a->count * io_dtype_size(a->dtype),
+        if (cuda_backend_copy_to_host(c->backend, a->data, c->on_gpu.output[o], a->count * io_dtype_size(a->dtype),
                                       msg, sizeof msg))
             return FAIL(KEMU_ERR_IO, path, "cuda: %s", msg);
     }
@@ -733,7 +751,7 @@ static kemu_status gpu_run(call_state *c, const kemu_launch_config *lc)
         else if (st || (st = collect_outputs(c, 0)))
             return st;
     }
-    cuda_status cst = cuda_backend_launch(c->backend, lc, c->gpu_args, &g->seconds, g->message, sizeof g->message);
+    cuda_status cst = cuda_backend_launch(c->backend, lc, c->on_gpu.args, &g->seconds, g->message, sizeof g->message);
     if (cst == CUDA_STATUS_KERNEL_FAULT)
         g->faulted = 1;
     else if (cst)
@@ -752,35 +770,25 @@ static void call_state_free(call_state *c)
     for (int i = 0; c->scratch_host && i < s->nscratch; i++)
         io_array_free(&c->scratch_host[i]);
     free(c->scratch_host);
-    free(c->gpu_input);
-    free(c->gpu_output);
-    free(c->gpu_scratch);
-    free(c->gpu_values);
-    free(c->gpu_values32);
-    free(c->gpu_args);
+    side_free(&c->on_gpu);
     cuda_backend_close(c->backend); /* frees the GPU's buffers */
     for (int i = 0; c->inputs && i < s->ninputs; i++) {
         io_array_free(&c->inputs[i]);
-        if (c->input_device[i])
-            kemu_free(c->dev, c->input_device[i], NULL);
+        if (c->on_emu.input[i])
+            kemu_free(c->dev, c->on_emu.input[i], NULL);
     }
     for (int o = 0; c->outputs && o < s->noutputs; o++) {
         io_array_free(&c->outputs[o]);
-        if (c->output_device[o] && c->output_alias[o] < 0)
-            kemu_free(c->dev, c->output_device[o], NULL);
+        if (c->on_emu.output[o] && c->output_alias[o] < 0)
+            kemu_free(c->dev, c->on_emu.output[o], NULL);
     }
-    for (int i = 0; c->scratch_device && i < s->nscratch; i++)
-        if (s->scratch[i].memory_space == KEMU_CALL_GMEM && c->scratch_device[i])
-            kemu_free(c->dev, c->scratch_device[i], NULL);
+    for (int i = 0; c->on_emu.scratch && i < s->nscratch; i++)
+        if (s->scratch[i].memory_space == KEMU_CALL_GMEM && c->on_emu.scratch[i])
+            kemu_free(c->dev, c->on_emu.scratch[i], NULL);
     free(c->inputs);
     free(c->outputs);
     free(c->output_alias);
-    free(c->input_device);
-    free(c->output_device);
-    free(c->scratch_device);
-    free(c->param_values);
-    free(c->param_values32);
-    free(c->args);
+    side_free(&c->on_emu);
     if (c->mod)
         kemu_module_unload(c->mod);
 }
@@ -806,19 +814,12 @@ static kemu_status run_checked(call_state *c)
     if ((st = check_params(c)))
         return st;
     size_t ni = (size_t)s->ninputs + 1, no = (size_t)s->noutputs + 1, ns = (size_t)s->nscratch + 1;
-    size_t np = (size_t)kemu_kernel_param_count(c->kernel) + 1;
     c->inputs = calloc(ni, sizeof *c->inputs);
     c->outputs = calloc(no, sizeof *c->outputs);
     c->output_alias = calloc(no, sizeof *c->output_alias);
-    c->input_device = calloc(ni, sizeof *c->input_device);
-    c->output_device = calloc(no, sizeof *c->output_device);
-    c->scratch_device = calloc(ns, sizeof *c->scratch_device);
-    c->param_values = calloc(np, sizeof *c->param_values);
-    c->param_values32 = calloc(np, sizeof *c->param_values32);
-    c->args = calloc(np, sizeof *c->args);
     c->scratch_host = calloc(ns, sizeof *c->scratch_host);
-    if (!c->inputs || !c->outputs || !c->output_alias || !c->input_device || !c->output_device ||
-        !c->scratch_device || !c->param_values || !c->param_values32 || !c->args || !c->scratch_host)
+    if (!c->inputs || !c->outputs || !c->output_alias || !c->scratch_host ||
+        side_alloc(&c->on_emu, s, kemu_kernel_param_count(c->kernel)))
         return FAIL(KEMU_ERR_OUT_OF_MEMORY, NULL, "out of memory");
     kemu_launch_config lc;
     if ((st = load_inputs(c)) || (st = prepare_outputs(c)) || (st = check_output_paths(c)) ||

@@ -12,9 +12,9 @@
  * loads the other parameters, and calls the body. The host passes the very
  * same arguments; the smem ones are ignored. */
 #include "call/call_internal.h"
+#include "util.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,49 +22,15 @@
 #define WRAP_BODY_SUFFIX "__kemu_call_body"
 #define WRAP_SMEM_ARRAY "__kemu_call_smem"
 
-typedef struct wrap_buf {
-    char *data;
-    size_t len, cap;
+/* Appending to the output; `failed` remembers an allocation failure. */
+typedef struct wrap_out {
+    util_buffer b;
     int failed;
-} wrap_buf;
+} wrap_out;
 
-static void wb_add(wrap_buf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (!d) {
-            b->failed = 1;
-            return;
-        }
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = 0;
-}
-
-static void wb_str(wrap_buf *b, const char *s) { wb_add(b, s, strlen(s)); }
-
-static void wb_printf(wrap_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void wb_printf(wrap_buf *b, const char *fmt, ...)
-{
-    char tmp[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        b->failed = 1;
-        return;
-    }
-    wb_add(b, tmp, (size_t)n);
-}
+static void wb_add(wrap_out *o, const char *s, size_t n) { o->failed |= util_buffer_append(&o->b, s, n) != 0; }
+static void wb_str(wrap_out *o, const char *s) { wb_add(o, s, strlen(s)); }
+#define wb_printf(o, ...) ((o)->failed |= util_buffer_printf(&(o)->b, __VA_ARGS__) != 0)
 
 static int ident_char(int c) { return isalnum(c) || c == '_' || c == '$' || c == '%' || c == '.'; }
 
@@ -183,7 +149,7 @@ int call_wrap_smem_scratch(const char *text, size_t len, const char *kernel, int
                      params[i].name, params[i].size);
             return -1;
         }
-    wrap_buf b = {0};
+    wrap_out b = {{0}, 0};
     /* the module up to the entry, the entry as a function, the rest */
     wb_add(&b, text, header);
     wb_printf(&b, ".func %s" WRAP_BODY_SUFFIX "(", kernel);
@@ -222,11 +188,11 @@ int call_wrap_smem_scratch(const char *text, size_t len, const char *kernel, int
         wb_printf(&b, "%skemu_arg%d", i ? ", " : "", i);
     wb_str(&b, ");\n\t}\n\tret;\n}\n");
     if (b.failed) {
-        free(b.data);
+        util_buffer_free(&b.b);
         snprintf(msg, msg_len, "out of memory");
         return -1;
     }
-    *out = b.data;
-    *out_len = b.len;
+    *out = b.b.data;
+    *out_len = b.b.len;
     return 0;
 }

@@ -71,7 +71,9 @@ static int output_view(const kemu_call_output *o, io_array *a)
     return 0;
 }
 
-static void print_summary(const call_spec_doc *doc, const kemu_call_result *r)
+/* The summary line's launch part: "kernel K: grid (..) block (..)[ cluster
+ * (..)][ scratch N B shared]". */
+static void launch_text(const kemu_call_result *r, char *buf, size_t len)
 {
     char cluster[64] = "", scratch[64] = "";
     if (r->cluster[0] || r->cluster[1] || r->cluster[2])
@@ -79,11 +81,16 @@ static void print_summary(const call_spec_doc *doc, const kemu_call_result *r)
                  r->cluster[1] ? r->cluster[1] : 1, r->cluster[2] ? r->cluster[2] : 1);
     if (r->shared_bytes)
         snprintf(scratch, sizeof scratch, " scratch %zu B shared", r->shared_bytes);
-    printf("kernel %s: grid (%u,%u,%u) block (%u,%u,%u)%s%s, %.3f s, %llu warp-instructions, %llu "
-           "thread-instructions\n",
-           r->kernel, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], cluster, scratch,
-           r->report.seconds, (unsigned long long)r->report.warp_instructions,
-           (unsigned long long)r->report.thread_instructions);
+    snprintf(buf, len, "kernel %s: grid (%u,%u,%u) block (%u,%u,%u)%s%s", r->kernel, r->grid[0], r->grid[1],
+             r->grid[2], r->block[0], r->block[1], r->block[2], cluster, scratch);
+}
+
+static void print_summary(const call_spec_doc *doc, const kemu_call_result *r)
+{
+    char launch[512];
+    launch_text(r, launch, sizeof launch);
+    printf("%s, %.3f s, %llu warp-instructions, %llu thread-instructions\n", launch, r->report.seconds,
+           (unsigned long long)r->report.warp_instructions, (unsigned long long)r->report.thread_instructions);
     for (int o = 0; o < r->noutputs; o++) {
         io_array a;
         char label[1200];
@@ -97,20 +104,6 @@ static void print_summary(const call_spec_doc *doc, const kemu_call_result *r)
             snprintf(label, sizeof label, "outputs[%d]", o);
         cli_print_array_summary(stdout, label, &a);
     }
-}
-
-/* The summary line's launch part: "kernel K: grid (..) block (..)[ cluster
- * (..)][ scratch N B shared]". */
-static void launch_text(const kemu_call_result *r, char *buf, size_t len)
-{
-    char cluster[64] = "", scratch[64] = "";
-    if (r->cluster[0] || r->cluster[1] || r->cluster[2])
-        snprintf(cluster, sizeof cluster, " cluster (%u,%u,%u)", r->cluster[0] ? r->cluster[0] : 1,
-                 r->cluster[1] ? r->cluster[1] : 1, r->cluster[2] ? r->cluster[2] : 1);
-    if (r->shared_bytes)
-        snprintf(scratch, sizeof scratch, " scratch %zu B shared", r->shared_bytes);
-    snprintf(buf, len, "kernel %s: grid (%u,%u,%u) block (%u,%u,%u)%s%s", r->kernel, r->grid[0], r->grid[1],
-             r->grid[2], r->block[0], r->block[1], r->block[2], cluster, scratch);
 }
 
 /* How an output is named in comparison lines: its file, else its name. */
