@@ -120,13 +120,20 @@ static void run_cuda_free(run_cuda *c, int nargs)
     memset(c, 0, sizeof *c);
 }
 
-/* cli_tmap_encoder over the driver (ctx: the backend). */
+/* cli_tmap_encoder over the driver; ctx: the backend and its last status. */
+typedef struct cuda_tmap_ctx {
+    cuda_backend *backend;
+    cuda_status status;
+} cuda_tmap_ctx;
+
 static int cuda_tmap_encode(void *ctx, void *map, int dtype, unsigned rank, uint64_t address, const uint64_t *dims,
                             const uint64_t *strides, const uint32_t *box, const uint32_t *estride, int swizzle,
                             int oob_fill, char *err, size_t errlen)
 {
-    return cuda_backend_encode_tensor_map(ctx, map, dtype, rank, address, dims, strides, box, estride, swizzle, oob_fill,
-                                          err, errlen) == CUDA_STATUS_OK ? 0 : -1;
+    cuda_tmap_ctx *t = ctx;
+    t->status = cuda_backend_encode_tensor_map(t->backend, map, dtype, rank, address, dims, strides, box, estride,
+                                               swizzle, oob_fill, err, errlen);
+    return t->status == CUDA_STATUS_OK ? 0 : -1;
 }
 
 /* Prints why the GPU cannot be used (one line) and returns exit status 3. */
@@ -214,7 +221,10 @@ static int run_cuda_prepare(run_cuda *c, int ordinal, const char *file, kemu_ker
             return CLI_EXIT_USAGE;
         }
         void *map = c->maps + (size_t)i * KEMU_TENSOR_MAP_BYTES;
-        if (cli_tmap_encode(a, c->addresses[i], cuda_tmap_encode, c->backend, map, msg, sizeof msg)) {
+        cuda_tmap_ctx tctx = {c->backend, CUDA_STATUS_OK};
+        if (cli_tmap_encode(a, c->addresses[i], cuda_tmap_encode, &tctx, map, msg, sizeof msg)) {
+            if (tctx.status == CUDA_STATUS_UNAVAILABLE)
+                return cuda_unavailable(msg);
             fprintf(stderr, "kemu run: error: cuda: argument %d: %s\n", i, msg);
             return CLI_EXIT_USAGE;
         }
