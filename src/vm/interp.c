@@ -728,6 +728,48 @@ static void mbar_fault(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, 
                     VM_MBAR_TX_MAX);
 }
 
+/* An mbarrier op for the lanes of m (the object's layout and each op's
+ * step: vm/mbarrier.h). Returns 0, 1 when a test/try wait failed for some
+ * lane (the warp should yield), or -1 after a fault. */
+static int mbarrier_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
+{
+    uint64_t *R = f->regs;
+    uint32_t *P = f->preds;
+    const uint64_t *A = SLOT(R, op->a), *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
+    uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
+    uint8_t *ptrs[VM_WARP];
+    int sub = op->mode2;
+    if (sub != BC_MB_PENDING && vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, 8, VM_ACCESS_ATOMIC, ptrs))
+        return -1;
+    uint32_t failed = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t v = 0, nv;
+        uint64_t arg = B ? B[l] : 0; /* inval has none */
+        if (sub == BC_MB_PENDING) {
+            D[l] = vm_mbar_pending(arg);
+            continue;
+        }
+        memcpy(&v, ptrs[l], 8);
+        int completed, done;
+        int e = vm_mbar_step(v, sub, arg, &nv, &completed, &done);
+        if (e) {
+            mbar_fault(b, w, f, pc, (uint32_t)l, e, sub, arg, v);
+            return -1;
+        }
+        if (sub == BC_MB_ARRIVE || sub == BC_MB_ARRIVE_DROP || sub == BC_MB_ARRIVE_EXPECT_TX)
+            D[l] = v; /* the state token */
+        if (sub >= BC_MB_TEST_WAIT && sub <= BC_MB_TRY_PARITY) {
+            P[op->d] = (P[op->d] & ~(1u << l)) | ((uint32_t)done << l);
+            if (!done)
+                failed |= 1u << l;
+            continue;
+        }
+        memcpy(ptrs[l], &nv, 8);
+    }
+    return failed != 0;
+}
+
 VM_LANE_CLONES
 int vm_group_run(vm_block *b, vm_warp *w, int gi)
 {
@@ -1614,84 +1656,15 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             if (vm_tensor_copy(b, w, f, pc, op, m))
                 EXIT_EVENT(VM_EV_FAULT);
             break;
-        case BC_BULK_COPY: {
-            /* lane by lane, 16-byte chunk by chunk (bulk copies need 16-byte
-             * alignment and sizes), then the mbarrier's complete_tx */
-            const uint64_t *E = op->e != BC_NONE ? SLOT(R, op->e) : NULL;
-            for (uint32_t mm = m; mm; mm &= mm - 1) {
-                int l = __builtin_ctz(mm);
-                uint32_t size = (uint32_t)C[l];
-                if (size % 16) {
-                    g->pc = pc;
-                    vm_fault_at(b, w, f, pc, (uint32_t)l, 716,
-                                "misaligned size: cp.async.bulk copies a multiple of 16 bytes, not %u", size);
-                    LEAVE(VM_EV_FAULT);
-                }
-                uint64_t sa[VM_WARP], da[VM_WARP];
-                uint8_t *sp[VM_WARP], *dp[VM_WARP];
-                uint8_t chunk[16];
-                for (uint32_t o = 0; o < size; o += 16) {
-                    sa[l] = B[l] + o;
-                    da[l] = A[l] + o;
-                    if (vm_resolve(b, w, f, pc, op->mode2, 1u << l, sa, 0, 16, VM_ACCESS_LOAD, sp))
-                        EXIT_EVENT(VM_EV_FAULT);
-                    memcpy(chunk, sp[l], 16);
-                    if (vm_resolve(b, w, f, pc, op->mode, 1u << l, da, 0, 16, VM_ACCESS_STORE, dp))
-                        EXIT_EVENT(VM_EV_FAULT);
-                    memcpy(dp[l], chunk, 16);
-                }
-                if (E) {
-                    uint8_t *mp[VM_WARP];
-                    uint64_t v, nv;
-                    int completed, done;
-                    if (vm_resolve(b, w, f, pc, op->n, 1u << l, E, 0, 8, VM_ACCESS_ATOMIC, mp))
-                        EXIT_EVENT(VM_EV_FAULT);
-                    memcpy(&v, mp[l], 8);
-                    int e = vm_mbar_step(v, BC_MB_COMPLETE_TX, size, &nv, &completed, &done);
-                    if (e) {
-                        g->pc = pc;
-                        mbar_fault(b, w, f, pc, (uint32_t)l, e, BC_MB_COMPLETE_TX, size, v);
-                        LEAVE(VM_EV_FAULT);
-                    }
-                    memcpy(mp[l], &nv, 8);
-                }
-            }
-            break;
-        }
-        case BC_MBARRIER: {
-            uint8_t *ptrs[VM_WARP];
-            int sub = op->mode2;
-            if (sub != BC_MB_PENDING && vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, 8, VM_ACCESS_ATOMIC, ptrs))
+        case BC_BULK_COPY:
+            if (vm_bulk_copy(b, w, f, pc, op, m))
                 EXIT_EVENT(VM_EV_FAULT);
-            /* the object's layout and the step of each op: vm/mbarrier.h */
-            uint32_t failed = 0;
-            for (uint32_t mm = m; mm; mm &= mm - 1) {
-                int l = __builtin_ctz(mm);
-                uint64_t v = 0, nv;
-                uint64_t arg = B ? B[l] : 0; /* inval has none */
-                if (sub == BC_MB_PENDING) {
-                    D[l] = vm_mbar_pending(arg);
-                    continue;
-                }
-                memcpy(&v, ptrs[l], 8);
-                int completed, done;
-                int e = vm_mbar_step(v, sub, arg, &nv, &completed, &done);
-                if (e) {
-                    g->pc = pc;
-                    mbar_fault(b, w, f, pc, (uint32_t)l, e, sub, arg, v);
-                    LEAVE(VM_EV_FAULT);
-                }
-                if (sub == BC_MB_ARRIVE || sub == BC_MB_ARRIVE_DROP || sub == BC_MB_ARRIVE_EXPECT_TX)
-                    D[l] = v; /* the state token */
-                if (sub >= BC_MB_TEST_WAIT && sub <= BC_MB_TRY_PARITY) {
-                    P[op->d] = (P[op->d] & ~(1u << l)) | ((uint32_t)done << l);
-                    if (!done)
-                        failed |= 1u << l;
-                    continue;
-                }
-                memcpy(ptrs[l], &nv, 8);
-            }
-            if (failed) {
+            break;
+        case BC_MBARRIER: {
+            int r = mbarrier_op(b, w, f, pc, op, m);
+            if (r < 0)
+                EXIT_EVENT(VM_EV_FAULT);
+            if (r > 0) {
                 /* let the warps that will complete the phase run */
                 g->pc = pc + 1;
                 LEAVE(VM_EV_YIELD);

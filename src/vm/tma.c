@@ -1,4 +1,5 @@
-/* cp.async.bulk.tensor (TMA) in tile mode: a box of the tensor a tensor map
+/* The bulk copies of sm_90, run when issued: cp.async.bulk (vm_bulk_copy)
+ * and, below, cp.async.bulk.tensor (TMA) in tile mode: a box of the tensor a tensor map
  * describes (src/vm/tensor_map.h) copied between global and shared memory
  * when the instruction is issued, lane by lane.
  *
@@ -50,6 +51,49 @@ static uint8_t *smem_at(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc,
         c->host = ptrs[lane];
     }
     return c->host + (addr & 15);
+}
+
+int vm_bulk_copy(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
+{
+    /* lane by lane, 16-byte chunk by chunk (bulk copies need 16-byte
+     * alignment and sizes), then the mbarrier's complete_tx */
+    uint64_t *R = f->regs;
+    const uint64_t *A = SLOT(R, op->a), *B = SLOT(R, op->b), *C = SLOT(R, op->c);
+    const uint64_t *E = op->e != BC_NONE ? SLOT(R, op->e) : NULL;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint32_t size = (uint32_t)C[l];
+        if (size % 16)
+            return vm_fault_at(b, w, f, pc, (uint32_t)l, 716,
+                               "misaligned size: cp.async.bulk copies a multiple of 16 bytes, not %u", size);
+        uint64_t sa[VM_WARP], da[VM_WARP];
+        uint8_t *sp[VM_WARP], *dp[VM_WARP];
+        uint8_t chunk[16];
+        for (uint32_t o = 0; o < size; o += 16) {
+            sa[l] = B[l] + o;
+            da[l] = A[l] + o;
+            if (vm_resolve(b, w, f, pc, op->mode2, 1u << l, sa, 0, 16, VM_ACCESS_LOAD, sp))
+                return -1;
+            memcpy(chunk, sp[l], 16);
+            if (vm_resolve(b, w, f, pc, op->mode, 1u << l, da, 0, 16, VM_ACCESS_STORE, dp))
+                return -1;
+            memcpy(dp[l], chunk, 16);
+        }
+        if (E) {
+            uint8_t *mp[VM_WARP];
+            uint64_t v, nv;
+            int completed, done;
+            if (vm_resolve(b, w, f, pc, op->n, 1u << l, E, 0, 8, VM_ACCESS_ATOMIC, mp))
+                return -1;
+            memcpy(&v, mp[l], 8);
+            if (vm_mbar_step(v, BC_MB_COMPLETE_TX, size, &nv, &completed, &done))
+                return vm_fault_at(b, w, f, pc, (uint32_t)l, 719,
+                                   "mbarrier transaction count out of range: %lld - %u bytes leaves the range +-%d",
+                                   (long long)vm_mbar_tx(v), size, VM_MBAR_TX_MAX);
+            memcpy(mp[l], &nv, 8);
+        }
+    }
+    return 0;
 }
 
 int vm_tensor_copy(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)

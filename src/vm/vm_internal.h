@@ -171,7 +171,8 @@ int vm_matrix_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
 /* tex, tld4, txq, suld, sust (texture.c). Returns 0, or -1 after a fault. */
 int vm_texture_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
 
-/* cp.async.bulk.tensor (tma.c). Returns 0, or -1 after a fault. */
+/* cp.async.bulk and cp.async.bulk.tensor (tma.c). Return 0, or -1 after a fault. */
+int vm_bulk_copy(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
 int vm_tensor_copy(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
 
 /* D = fma(A, B, C) in f32 for the lanes of m (fma.c). */
