@@ -48,7 +48,7 @@ kemu_status kemu_tensor_map_encode_tiled(void *tensor_map, int data_type, unsign
                                                      "implemented", swizzle);
     if (l2_promotion < 0 || l2_promotion > 3)
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "tensor map: unknown L2 promotion %d", l2_promotion);
-    int is_float = data_type >= KEMU_TMAP_FLOAT16 && data_type != KEMU_TMAP_INT64;
+    int is_float = data_type >= KEMU_TMAP_FLOAT16; /* FLOAT16 .. TFLOAT32_FTZ */
     if (oob_fill != KEMU_TMAP_OOB_FILL_ZERO && oob_fill != KEMU_TMAP_OOB_FILL_NAN)
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "tensor map: unknown out-of-bounds fill %d", oob_fill);
     if (oob_fill == KEMU_TMAP_OOB_FILL_NAN && !is_float)

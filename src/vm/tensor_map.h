@@ -7,6 +7,7 @@
 #ifndef KEMU_VM_TENSOR_MAP_H
 #define KEMU_VM_TENSOR_MAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -30,15 +31,19 @@ typedef struct vm_tensor_map {
 } vm_tensor_map;
 
 _Static_assert(sizeof(vm_tensor_map) <= VM_TMAP_BYTES, "a tensor map fits in a CUtensorMap");
+_Static_assert(offsetof(vm_tensor_map, box) == 96, "tests/unit/test_matrix.c forges the box at byte 96");
 
 /* Decodes the 128 bytes at p; returns 0, or -1 when they are not a kemu map. */
 static inline int vm_tensor_map_read(const uint8_t *p, vm_tensor_map *m)
 {
     memcpy(m, p, sizeof *m);
-    if (m->magic != VM_TMAP_MAGIC || m->rank < 1 || m->rank > VM_TMAP_MAX_RANK || !m->elem_size)
+    /* the encoder's ranges: a kernel may hand over any 128 bytes */
+    if (m->magic != VM_TMAP_MAGIC || m->rank < 1 || m->rank > VM_TMAP_MAX_RANK ||
+        (m->elem_size != 1 && m->elem_size != 2 && m->elem_size != 4 && m->elem_size != 8) ||
+        (m->swizzle != 0 && m->swizzle != 32 && m->swizzle != 64 && m->swizzle != 128))
         return -1;
     for (unsigned i = 0; i < m->rank; i++)
-        if (!m->box[i] || !m->estride[i])
+        if (!m->box[i] || m->box[i] > 256 || !m->estride[i] || m->estride[i] > 8)
             return -1;
     return 0;
 }

@@ -1598,6 +1598,12 @@ START_TEST(tensor_copy_3d)
     void *args2[] = {map};
     ck_assert_int_eq(launch(k2, 1, args2, msg, sizeof msg), KEMU_ERR_KERNEL_FAULT);
     ck_assert_msg(strstr(msg, "cp.async.bulk.tensor.2d: the tensor map has 3 dimensions"), "%s", msg);
+    /* a map with kemu's magic but a box the encoder never makes (offset 96:
+     * the box sizes, src/vm/tensor_map.h) */
+    uint16_t huge = 1000;
+    memcpy(map + 96, &huge, 2);
+    ck_assert_int_eq(launch(k2, 1, args2, msg, sizeof msg), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(msg, "are not a tensor map made by kemu"), "%s", msg);
     memset(map, 0x5a, sizeof map);
     ck_assert_int_eq(launch(k2, 1, args2, msg, sizeof msg), KEMU_ERR_KERNEL_FAULT);
     ck_assert_msg(strstr(msg, "are not a tensor map made by kemu"), "%s", msg);
