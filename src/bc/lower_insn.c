@@ -1485,7 +1485,8 @@ int lower_instruction(lowerer *L, const ptx_insn *in)
         /* proxy fences (fence.proxy.async, .alias, .tensormap::generic):
          * kemu has one proxy, and async operations (wgmma, cp.async) access
          * memory when issued, so there is nothing to order */
-        if (mod_has(in, ".proxy::tensormap::generic") && NOPS > 0) {
+        /* fence.proxy.tensormap::generic.acquire takes [addr], 128 */
+        if (mod_has(in, ".tensormap::generic") && mod_has(in, ".acquire")) {
             if (!want_ops(L, 2, 2)) return 0;
         } else if (!want_ops(L, 0, 0)) {
             return 0;

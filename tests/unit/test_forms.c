@@ -222,6 +222,24 @@ START_TEST(block_scoped_labels)
 }
 END_TEST
 
+/* Hopper's proxy fences, tensor-map prefetch and launch hints run as no-ops
+ * (kemu has one memory proxy; its grids run one after another). */
+START_TEST(proxy_fences_and_hints)
+{
+    uint32_t out[32];
+    ck_assert_int_eq(run1(H ".visible .entry k(.param .u64 out)\n{\n" PROLOGUE
+                          " fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;\n"
+                          " fence.proxy.tensormap::generic.release.gpu;\n"
+                          " fence.proxy.async;\n fence.proxy.async.shared::cta;\n fence.proxy.async.global;\n"
+                          " fence.proxy.alias;\n prefetch.tensormap [%rd1];\n"
+                          " cp.async.bulk.prefetch.L2.global [%rd1], 128;\n"
+                          " griddepcontrol.wait;\n griddepcontrol.launch_dependents;\n"
+                          " add.u32 %r9, %r1, 7;\n" EPILOGUE, "k", 32, 0, out, 32, NULL, 0, NULL), KEMU_OK);
+    for (uint32_t t = 0; t < 32; t++)
+        ck_assert_uint_eq(out[t], t + 7);
+}
+END_TEST
+
 START_TEST(named_barrier_with_count_and_mbarrier)
 {
     /* warps 0-1 meet at barrier 1 (64 threads) while warps 2-3 use barrier
@@ -311,6 +329,7 @@ static Suite *suite(void)
     tcase_add_test(tc, indirect_call_via_prototype);
     tcase_add_test(tc, named_barrier_with_count_and_mbarrier);
     tcase_add_test(tc, block_scoped_labels);
+    tcase_add_test(tc, proxy_fences_and_hints);
     tcase_add_test(tc, txq_tld4_and_brkpt);
     suite_add_tcase(s, tc);
     return s;
