@@ -75,6 +75,24 @@ enum { BC_SHFL_UP = 0, BC_SHFL_DOWN, BC_SHFL_BFLY, BC_SHFL_IDX };
 enum { BC_VOTE_ALL = 0, BC_VOTE_ANY, BC_VOTE_UNI, BC_VOTE_BALLOT, BC_VOTE_ELECT };
 enum { BC_REDUX_ADD = 0, BC_REDUX_MIN, BC_REDUX_MAX, BC_REDUX_AND, BC_REDUX_OR, BC_REDUX_XOR };
 
+/* MATRIX ops (src/bc/lower_matrix.c encodes them, src/vm/matrix.c runs
+ * them): the sub-op in mode bits 0-3, the wmma.load/store matrix in bits
+ * 4-5, layout bits, and wgmma's flags in bits 8-15. */
+enum { MATRIX_WMMA_LOAD = 1, MATRIX_WMMA_STORE, MATRIX_WMMA_MMA, MATRIX_MMA_SYNC,
+       MATRIX_LDMATRIX, MATRIX_STMATRIX, MATRIX_WGMMA };
+enum { MATRIX_A = 0, MATRIX_B, MATRIX_C, MATRIX_D };
+#define MATRIX_COLUMN_MAJOR (1u << 8)
+#define MATRIX_B_COLUMN_MAJOR (1u << 9)
+#define MATRIX_TRANSPOSE (1u << 10)
+#define WGMMA_A_REGISTERS (1u << 8)
+#define WGMMA_TRANS_A (1u << 9)
+#define WGMMA_TRANS_B (1u << 10)
+#define WGMMA_NEG_A (1u << 11)
+#define WGMMA_NEG_B (1u << 12)
+#define WGMMA_SCALE_D_IMM (1u << 13)
+#define WGMMA_SCALE_D_ONE (1u << 14)
+#define WGMMA_SCALE_D_NOT (1u << 15)
+
 /* mbarrier operations (MBARRIER mode2). */
 enum { BC_MB_INIT = 0, BC_MB_INVAL, BC_MB_ARRIVE, BC_MB_ARRIVE_DROP, BC_MB_TEST_WAIT, BC_MB_TRY_WAIT,
        BC_MB_TEST_PARITY, BC_MB_TRY_PARITY, BC_MB_PENDING, BC_MB_ARRIVE_EXPECT_TX, BC_MB_EXPECT_TX,

@@ -1069,8 +1069,12 @@ static int lower_vote(lowerer *L)
 /* elect.sync d|p, membermask (d or p may be _) */
 static int lower_elect(lowerer *L)
 {
-    if (!mod_has(L->in, ".sync") || !want_ops(L, 2, 2))
-        return L->nerrors ? 0 : (lower_error(L, L->in->pos, "elect needs .sync"), 0);
+    if (!mod_has(L->in, ".sync")) {
+        lower_error(L, L->in->pos, "elect needs .sync");
+        return 0;
+    }
+    if (!want_ops(L, 2, 2))
+        return 0;
     if (OPS[0].kind != PTX_OP_VECTOR || OPS[0].negate != 2 || OPS[0].nelems != 2) {
         lower_error(L, OPS[0].pos, "elect.sync writes d|p: a register and a predicate (either may be _)");
         return 0;
@@ -1134,53 +1138,6 @@ static int lower_redux(lowerer *L)
 
 /* ---- asynchronous copies and mbarriers ------------------------------------ */
 
-static int lower_cp_async(lowerer *L)
-{
-    const ptx_insn *in = L->in;
-    if (mod_has(in, ".commit_group") || mod_has(in, ".wait_group") || mod_has(in, ".wait_all") ||
-        mod_has(in, ".mbarrier")) {
-        /* kemu performs each cp.async when it is issued, so groups are
-         * always complete */
-        bc_op *op = lower_emit(L, BC_FENCE);
-        op->mode = 1;
-        return 1;
-    }
-    if (!want_ops(L, 3, 5))
-        return 0;
-    int dspace = BC_SPACE_SHARED, sspace = BC_SPACE_GLOBAL;
-    uint32_t dst, src;
-    int64_t dimm, simm;
-    if (!lower_address(L, &OPS[0], &dspace, &dst, &dimm) || !lower_address(L, &OPS[1], &sspace, &src, &simm))
-        return 0;
-    if (OPS[2].kind != PTX_OP_IMM_INT || (OPS[2].imm != 4 && OPS[2].imm != 8 && OPS[2].imm != 16)) {
-        lower_error(L, OPS[2].pos, "cp.async copies 4, 8 or 16 bytes");
-        return 0;
-    }
-    uint32_t srcsize = BC_NONE;
-    if (NOPS >= 4 && OPS[3].kind != PTX_OP_SYMBOL) {
-        srcsize = lower_src(L, &OPS[3], PTX_T_U32);
-        if (!ok(L, srcsize))
-            return 0;
-    }
-    if (simm) {
-        uint32_t t = lower_temp(L);
-        bc_op *add = lower_emit(L, BC_ADD);
-        add->type = PTX_T_U64;
-        add->d = t;
-        add->a = src;
-        add->b = lower_const(L, (uint64_t)simm);
-        src = t;
-    }
-    bc_op *op = lower_emit(L, BC_CP_ASYNC);
-    op->a = dst;
-    op->imm = dimm;
-    op->b = src;
-    op->c = srcsize;
-    op->n = (uint16_t)OPS[2].imm;
-    op->mode = (uint16_t)dspace;
-    return 1;
-}
-
 /* An address operand as one register holding base + offset (a temporary
  * when the offset is not zero). */
 static uint32_t address_register(lowerer *L, const ptx_operand *o, int *space)
@@ -1208,6 +1165,58 @@ static uint32_t address_register(lowerer *L, const ptx_operand *o, int *space)
  *   .prefetch.L2.global [src], size
  *   .commit_group, .wait_group{.read} N
  * each with an optional .level::cache_hint cache-policy operand. */
+static int lower_cp_async(lowerer *L)
+{
+    const ptx_insn *in = L->in;
+    if (mod_has(in, ".commit_group") || mod_has(in, ".wait_group") || mod_has(in, ".wait_all") ||
+        mod_has(in, ".mbarrier")) {
+        /* kemu performs each cp.async when it is issued, so groups are
+         * always complete */
+        bc_op *op = lower_emit(L, BC_FENCE);
+        op->mode = 1;
+        return 1;
+    }
+    if (!want_ops(L, 3, 5))
+        return 0;
+    int dspace = BC_SPACE_SHARED, sspace = BC_SPACE_GLOBAL;
+    uint32_t dst, src;
+    int64_t dimm;
+    if (!lower_address(L, &OPS[0], &dspace, &dst, &dimm) || !ok(L, src = address_register(L, &OPS[1], &sspace)))
+        return 0;
+    if (OPS[2].kind != PTX_OP_IMM_INT || (OPS[2].imm != 4 && OPS[2].imm != 8 && OPS[2].imm != 16)) {
+        lower_error(L, OPS[2].pos, "cp.async copies 4, 8 or 16 bytes");
+        return 0;
+    }
+    uint32_t srcsize = BC_NONE;
+    if (NOPS >= 4 && OPS[3].kind != PTX_OP_SYMBOL) {
+        srcsize = lower_src(L, &OPS[3], PTX_T_U32);
+        if (!ok(L, srcsize))
+            return 0;
+    }
+    bc_op *op = lower_emit(L, BC_CP_ASYNC);
+    op->a = dst;
+    op->imm = dimm;
+    op->b = src;
+    op->c = srcsize;
+    op->n = (uint16_t)OPS[2].imm;
+    op->mode = (uint16_t)dspace;
+    return 1;
+}
+
+/* The state spaces of a bulk copy's modifiers, destination first; returns
+ * how many (at most 2) it found. */
+static int copy_spaces(const ptx_insn *in, int space[2])
+{
+    int ns = 0;
+    for (int i = 0; i < in->nmods && ns < 2; i++) {
+        const char *m = in->mods[i];
+        if (!strcmp(m, ".global")) space[ns++] = BC_SPACE_GLOBAL;
+        else if (!strcmp(m, ".shared::cta") || !strcmp(m, ".shared")) space[ns++] = BC_SPACE_SHARED;
+        else if (!strcmp(m, ".shared::cluster")) space[ns++] = BC_SPACE_SHARED_CLUSTER;
+    }
+    return ns;
+}
+
 /* cp.async.bulk.tensor.Nd in tile mode:
  *   .shared::cluster.global{.tile}.mbarrier::complete_tx::bytes [dst], [tmap, {c...}], [mbar]
  *   .global.shared::cta{.tile}.bulk_group [tmap, {c...}], [src]
@@ -1240,13 +1249,7 @@ static int lower_tensor_copy(lowerer *L)
                                 ".bulk_group");
         return 0;
     }
-    int space[2], ns = 0;
-    for (int i = 0; i < in->nmods && ns < 2; i++) {
-        const char *m = in->mods[i];
-        if (!strcmp(m, ".global")) space[ns++] = BC_SPACE_GLOBAL;
-        else if (!strcmp(m, ".shared::cta") || !strcmp(m, ".shared")) space[ns++] = BC_SPACE_SHARED;
-        else if (!strcmp(m, ".shared::cluster")) space[ns++] = BC_SPACE_SHARED_CLUSTER;
-    }
+    int space[2], ns = copy_spaces(in, space);
     if (ns != 2 || (load ? space[1] != BC_SPACE_GLOBAL || space[0] == BC_SPACE_GLOBAL
                          : space[0] != BC_SPACE_GLOBAL || space[1] != BC_SPACE_SHARED)) {
         lower_error(L, in->pos, "cp.async.bulk.tensor copies global memory to shared::cluster/shared::cta memory or "
@@ -1299,17 +1302,12 @@ static int lower_tensor_copy(lowerer *L)
 static int lower_cp_async_bulk(lowerer *L)
 {
     const ptx_insn *in = L->in;
-    if (mod_has(in, ".tensor") && (mod_has(in, ".prefetch") || mod_has(in, ".commit_group") ||
-                                   mod_has(in, ".wait_group"))) {
-        lower_emit(L, BC_NOP);
+    if (mod_has(in, ".commit_group") || mod_has(in, ".wait_group") || mod_has(in, ".prefetch")) {
+        lower_emit(L, BC_NOP); /* copies complete when issued */
         return 1;
     }
     if (mod_has(in, ".tensor"))
         return lower_tensor_copy(L);
-    if (mod_has(in, ".commit_group") || mod_has(in, ".wait_group") || mod_has(in, ".prefetch")) {
-        lower_emit(L, BC_NOP);
-        return 1;
-    }
     if (mod_has(in, ".multicast::cluster")) {
         lower_error(L, in->pos, "unsupported instruction form: cp.async.bulk with .multicast::cluster (not implemented yet)");
         return 0;
@@ -1324,14 +1322,7 @@ static int lower_cp_async_bulk(lowerer *L)
     int want = (mbar ? 4 : 3) + hint;
     if (!want_ops(L, want, want))
         return 0;
-    /* the spaces, destination first */
-    int spaces[2], ns = 0;
-    for (int i = 0; i < in->nmods && ns < 2; i++) {
-        const char *m = in->mods[i];
-        if (!strcmp(m, ".global")) spaces[ns++] = BC_SPACE_GLOBAL;
-        else if (!strcmp(m, ".shared::cta") || !strcmp(m, ".shared")) spaces[ns++] = BC_SPACE_SHARED;
-        else if (!strcmp(m, ".shared::cluster")) spaces[ns++] = BC_SPACE_SHARED_CLUSTER;
-    }
+    int spaces[2], ns = copy_spaces(in, spaces);
     int ok_spaces = ns == 2 && (mbar ? (spaces[0] != BC_SPACE_GLOBAL && spaces[1] != BC_SPACE_SHARED_CLUSTER)
                                       : (spaces[0] == BC_SPACE_GLOBAL && spaces[1] == BC_SPACE_SHARED));
     if (!ok_spaces) {
@@ -1524,9 +1515,12 @@ int lower_instruction(lowerer *L, const ptx_insn *in)
     if (!strcmp(o, "setmaxnreg")) {
         /* a register-allocation hint for warpgroups: nothing to do on the
          * emulator, whose registers are not a shared resource */
-        if (!mod_has(in, ".sync") || !mod_has(in, ".aligned") || !(mod_has(in, ".inc") || mod_has(in, ".dec")) ||
-            !want_ops(L, 1, 1))
-            return L->nerrors ? 0 : (lower_error(L, in->pos, "expected setmaxnreg.{inc,dec}.sync.aligned.u32 N"), 0);
+        if (!mod_has(in, ".sync") || !mod_has(in, ".aligned") || !(mod_has(in, ".inc") || mod_has(in, ".dec"))) {
+            lower_error(L, in->pos, "expected setmaxnreg.{inc,dec}.sync.aligned.u32 N");
+            return 0;
+        }
+        if (!want_ops(L, 1, 1))
+            return 0;
         if (OPS[0].kind != PTX_OP_IMM_INT || OPS[0].imm < 24 || OPS[0].imm > 256 || OPS[0].imm % 8) {
             lower_error(L, OPS[0].pos, "setmaxnreg takes a register count from 24 to 256, a multiple of 8");
             return 0;
@@ -1538,8 +1532,12 @@ int lower_instruction(lowerer *L, const ptx_insn *in)
         /* programmatic dependent launch: kemu runs a stream's grids one
          * after the other, so the prerequisite grid has finished (and its
          * memory is visible) before a dependent grid starts */
-        if (!(mod_has(in, ".wait") || mod_has(in, ".launch_dependents")) || !want_ops(L, 0, 0))
-            return L->nerrors ? 0 : (lower_error(L, in->pos, "expected griddepcontrol.wait or .launch_dependents"), 0);
+        if (!(mod_has(in, ".wait") || mod_has(in, ".launch_dependents"))) {
+            lower_error(L, in->pos, "expected griddepcontrol.wait or .launch_dependents");
+            return 0;
+        }
+        if (!want_ops(L, 0, 0))
+            return 0;
         lower_emit(L, BC_NOP);
         return 1;
     }

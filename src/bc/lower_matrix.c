@@ -43,21 +43,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { MATRIX_WMMA_LOAD = 1, MATRIX_WMMA_STORE, MATRIX_WMMA_MMA, MATRIX_MMA_SYNC,
-       MATRIX_LDMATRIX, MATRIX_STMATRIX, MATRIX_WGMMA };
-enum { MATRIX_A = 0, MATRIX_B, MATRIX_C, MATRIX_D };
-#define MATRIX_COLUMN_MAJOR (1u << 8)
-#define MATRIX_B_COLUMN_MAJOR (1u << 9)
-#define MATRIX_TRANSPOSE (1u << 10)
 #define MATRIX_MAX_REGS 8
-#define WGMMA_A_REGISTERS (1u << 8)
-#define WGMMA_TRANS_A (1u << 9)
-#define WGMMA_TRANS_B (1u << 10)
-#define WGMMA_NEG_A (1u << 11)
-#define WGMMA_NEG_B (1u << 12)
-#define WGMMA_SCALE_D_IMM (1u << 13)
-#define WGMMA_SCALE_D_ONE (1u << 14)
-#define WGMMA_SCALE_D_NOT (1u << 15)
 #define WGMMA_MAX_D 128
 
 /* The whole instruction name ("wmma.load.a.sync...") for messages. */

@@ -25,6 +25,8 @@
 /* smem scratch buffers start at shared-memory offsets aligned to this */
 #define CALL_SCRATCH_ALIGN 128u
 
+static uint64_t scratch_align(uint64_t x) { return (x + CALL_SCRATCH_ALIGN - 1) / CALL_SCRATCH_ALIGN * CALL_SCRATCH_ALIGN; }
+
 /* One backend's operands: device addresses by operand, and the launch
  * arguments (64-bit values, or 32-bit ones for .u32 smem scratch). */
 typedef struct call_side {
@@ -458,7 +460,7 @@ static kemu_status place_operands(call_state *c, kemu_launch_config *lc)
             if (st)
                 return st;
         } else {
-            uint64_t at = (end + CALL_SCRATCH_ALIGN - 1) / CALL_SCRATCH_ALIGN * CALL_SCRATCH_ALIGN;
+            uint64_t at = scratch_align(end);
             c->on_emu.scratch[i] = at;
             end = at + bytes;
             if (end > 0xffffffffull)
@@ -615,8 +617,7 @@ static kemu_status gpu_ptx(call_state *c, char **text, size_t *len)
     if (!wp)
         return FAIL(KEMU_ERR_OUT_OF_MEMORY, NULL, "out of memory");
     /* the emulator's scratch offsets from the 128-aligned dynamic start */
-    uint64_t start = (exec_kernel_dynamic_shared_base(c->kernel) + CALL_SCRATCH_ALIGN - 1) / CALL_SCRATCH_ALIGN *
-                     CALL_SCRATCH_ALIGN;
+    uint64_t start = scratch_align(exec_kernel_dynamic_shared_base(c->kernel));
     for (int i = 0; i < np; i++) {
         kemu_param_info pi;
         char path[64];

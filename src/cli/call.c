@@ -106,6 +106,19 @@ static void print_summary(const call_spec_doc *doc, const kemu_call_result *r)
     }
 }
 
+/* A call that failed before it ran: an interpret-mode limit (the backend's
+ * message and a hint), a PTX error (file:line:col, as is) or another error. */
+static void print_call_error(kemu_status st, const kemu_call_result *result, const kemu_error *err)
+{
+    if (result->limit)
+        fprintf(stderr, "kemu: error: %s: %s\nhint: %s\n", result->exception, err->message, result->hint);
+    else if (st == KEMU_ERR_PARSE)
+        fprintf(stderr, "%s%s", err->message,
+                err->message[0] && err->message[strlen(err->message) - 1] != '\n' ? "\n" : "");
+    else
+        fprintf(stderr, "kemu call: error: %s\n", err->message);
+}
+
 /* How an output is named in comparison lines: its file, else its name. */
 static void output_label(const call_spec_doc *doc, int o, char *buf, size_t len)
 {
@@ -140,15 +153,7 @@ static int call_on_gpu(const call_spec_doc *doc, kemu_device *dev, int use_emu, 
         exit_code = CLI_EXIT_UNAVAILABLE;
     } else if (gpu.status != CUDA_STATUS_OK) {
         fprintf(stderr, "kemu call: error: cuda: %s\n", gpu.message);
-        if (gpu.jit_log && *gpu.jit_log) {
-            fprintf(stderr, "  JIT error log:\n");
-            for (const char *p = gpu.jit_log; *p;) {
-                const char *nl = strchr(p, '\n');
-                int n = nl ? (int)(nl - p) : (int)strlen(p);
-                fprintf(stderr, "    %.*s\n", n, p);
-                p += n + (nl ? 1 : 0);
-            }
-        }
+        cli_print_jit_log(gpu.jit_log);
     } else if (st == KEMU_ERR_KERNEL_FAULT) {
         if (gpu.emu_faulted)
             fprintf(stderr, "kemu: %s\n", err->message);
@@ -158,13 +163,7 @@ static int call_on_gpu(const call_spec_doc *doc, kemu_device *dev, int use_emu, 
                 gpu.emu_faulted && gpu.faulted ? "both backends" : gpu.emu_faulted ? "the emulator" : "the GPU");
         exit_code = CLI_EXIT_FAIL;
     } else if (st != KEMU_OK) {
-        if (result->limit)
-            fprintf(stderr, "kemu: error: %s: %s\nhint: %s\n", result->exception, err->message, result->hint);
-        else if (st == KEMU_ERR_PARSE)
-            fprintf(stderr, "%s%s", err->message,
-                    err->message[0] && err->message[strlen(err->message) - 1] != '\n' ? "\n" : "");
-        else
-            fprintf(stderr, "kemu call: error: %s\n", err->message);
+        print_call_error(st, result, err);
     } else if (!use_emu) {
         printf("%s, %.3f s on CUDA device %d (%s)\n", launch, gpu.seconds, ordinal, gpu.device_name);
         for (int o = 0; o < result->noutputs; o++) {
@@ -361,13 +360,7 @@ int cli_call_main(int argc, char **argv)
         fprintf(stderr, "  no outputs written\n");
         exit_code = CLI_EXIT_FAIL;
     } else if (st != KEMU_OK) {
-        if (result.limit)
-            fprintf(stderr, "kemu: error: %s: %s\nhint: %s\n", result.exception, err.message, result.hint);
-        else if (st == KEMU_ERR_PARSE)
-            fprintf(stderr, "%s%s", err.message,
-                    err.message[0] && err.message[strlen(err.message) - 1] != '\n' ? "\n" : "");
-        else
-            fprintf(stderr, "kemu call: error: %s\n", err.message);
+        print_call_error(st, &result, &err);
         goto done;
     } else {
         print_summary(&doc, &result);

@@ -46,6 +46,19 @@ void cli_print_array_summary(FILE *f, const char *label, const io_array *a)
             min_text, max_text, s.mean, s.nan_count);
 }
 
+void cli_print_jit_log(const char *log)
+{
+    if (!log || !*log)
+        return;
+    fprintf(stderr, "  JIT error log:\n");
+    for (const char *p = log; *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(stderr, "    %.*s\n", n, p);
+        p += n + (nl ? 1 : 0);
+    }
+}
+
 char *cli_cuda_output_path(const char *path)
 {
     size_t n = strlen(path);

@@ -17,6 +17,10 @@ void cli_format_element_value(double v, io_dtype dt, char *buf, size_t len);
  * statistics of io_array_stats (NaNs left out of min/max/mean). */
 void cli_print_array_summary(FILE *f, const char *label, const io_array *a);
 
+/* Prints a GPU JIT error log under "  JIT error log:", each line indented;
+ * nothing for an empty or NULL log. */
+void cli_print_jit_log(const char *log);
+
 /* Where --backend both writes the GPU's copy of an output: PATH.npy
  * becomes PATH.cuda.npy (other names get ".cuda.npy" appended). The caller
  * frees the result (NULL: no memory). */

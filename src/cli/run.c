@@ -178,16 +178,7 @@ static int run_cuda_prepare(run_cuda *c, int ordinal, const char *file, kemu_ker
         return cuda_unavailable(msg);
     if (st != CUDA_STATUS_OK) {
         fprintf(stderr, "kemu run: error: cuda: %s\n", msg);
-        const char *log = cuda_backend_jit_log(c->backend);
-        if (*log) {
-            fprintf(stderr, "  JIT error log:\n");
-            for (const char *p = log; *p;) {
-                const char *nl = strchr(p, '\n');
-                int n = nl ? (int)(nl - p) : (int)strlen(p);
-                fprintf(stderr, "    %.*s\n", n, p);
-                p += n + (nl ? 1 : 0);
-            }
-        }
+        cli_print_jit_log(cuda_backend_jit_log(c->backend));
         return CLI_EXIT_USAGE;
     }
     c->addresses = calloc((size_t)nargs + 1, sizeof *c->addresses);

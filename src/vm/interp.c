@@ -712,22 +712,6 @@ static int warp_sync_ready(vm_warp *w, vm_group *g, uint32_t membermask)
     return 0;
 }
 
-/* Faults an mbarrier op that vm_mbar_step refused (error e). */
-static void mbar_fault(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t lane, int e, int sub,
-                       uint64_t arg, uint64_t v)
-{
-    if (e == VM_MBAR_TOO_MANY_ARRIVALS)
-        vm_fault_at(b, w, f, pc, lane, 719,
-                    "mbarrier arrive of %llu with only %llu arrivals pending (more arrivals than expected)",
-                    (unsigned long long)(sub == BC_MB_ARRIVE_EXPECT_TX ? 1 : (uint32_t)arg),
-                    (unsigned long long)vm_mbar_pending(v));
-    else
-        vm_fault_at(b, w, f, pc, lane, 719,
-                    "mbarrier transaction count out of range: %lld %s %llu bytes leaves the range +-%d",
-                    (long long)vm_mbar_tx(v), sub == BC_MB_COMPLETE_TX ? "-" : "+", (unsigned long long)(uint32_t)arg,
-                    VM_MBAR_TX_MAX);
-}
-
 /* An mbarrier op for the lanes of m (the object's layout and each op's
  * step: vm/mbarrier.h). Returns 0, 1 when a test/try wait failed for some
  * lane (the warp should yield), or -1 after a fault. */
@@ -754,8 +738,7 @@ static int mbarrier_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
         int completed, done;
         int e = vm_mbar_step(v, sub, arg, &nv, &completed, &done);
         if (e) {
-            mbar_fault(b, w, f, pc, (uint32_t)l, e, sub, arg, v);
-            return -1;
+            return vm_mbar_fault(b, w, f, pc, (uint32_t)l, e, sub, arg, v);
         }
         if (sub == BC_MB_ARRIVE || sub == BC_MB_ARRIVE_DROP || sub == BC_MB_ARRIVE_EXPECT_TX)
             D[l] = v; /* the state token */

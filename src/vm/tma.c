@@ -53,6 +53,39 @@ static uint8_t *smem_at(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc,
     return c->host + (addr & 15);
 }
 
+int vm_mbar_fault(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t lane, int e, int sub,
+                  uint64_t arg, uint64_t v)
+{
+    if (e == VM_MBAR_TOO_MANY_ARRIVALS)
+        return vm_fault_at(b, w, f, pc, lane, 719,
+                           "mbarrier arrive of %llu with only %llu arrivals pending (more arrivals than expected)",
+                           (unsigned long long)(sub == BC_MB_ARRIVE_EXPECT_TX ? 1 : (uint32_t)arg),
+                           (unsigned long long)vm_mbar_pending(v));
+    return vm_fault_at(b, w, f, pc, lane, 719,
+                       "mbarrier transaction count out of range: %lld %s %llu bytes leaves the range +-%d",
+                       (long long)vm_mbar_tx(v), sub == BC_MB_COMPLETE_TX ? "-" : "+", (unsigned long long)(uint32_t)arg,
+                       VM_MBAR_TX_MAX);
+}
+
+/* The complete_tx of a bulk or tensor copy: `bytes` off the transaction
+ * count of lane l's mbarrier at addr[l] in `space`. Returns 0, or -1 after
+ * a fault. */
+static int complete_tx(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, int space, const uint64_t *addr, int l,
+                       uint64_t bytes)
+{
+    uint8_t *mp[VM_WARP];
+    uint64_t v, nv;
+    int completed, done;
+    if (vm_resolve(b, w, f, pc, space, 1u << l, addr, 0, 8, VM_ACCESS_ATOMIC, mp))
+        return -1;
+    memcpy(&v, mp[l], 8);
+    int e = vm_mbar_step(v, BC_MB_COMPLETE_TX, bytes, &nv, &completed, &done);
+    if (e)
+        return vm_mbar_fault(b, w, f, pc, (uint32_t)l, e, BC_MB_COMPLETE_TX, bytes, v);
+    memcpy(mp[l], &nv, 8);
+    return 0;
+}
+
 int vm_bulk_copy(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
 {
     /* lane by lane, 16-byte chunk by chunk (bulk copies need 16-byte
@@ -79,19 +112,8 @@ int vm_bulk_copy(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
                 return -1;
             memcpy(dp[l], chunk, 16);
         }
-        if (E) {
-            uint8_t *mp[VM_WARP];
-            uint64_t v, nv;
-            int completed, done;
-            if (vm_resolve(b, w, f, pc, op->n, 1u << l, E, 0, 8, VM_ACCESS_ATOMIC, mp))
-                return -1;
-            memcpy(&v, mp[l], 8);
-            if (vm_mbar_step(v, BC_MB_COMPLETE_TX, size, &nv, &completed, &done))
-                return vm_fault_at(b, w, f, pc, (uint32_t)l, 719,
-                                   "mbarrier transaction count out of range: %lld - %u bytes leaves the range +-%d",
-                                   (long long)vm_mbar_tx(v), size, VM_MBAR_TX_MAX);
-            memcpy(mp[l], &nv, 8);
-        }
+        if (E && complete_tx(b, w, f, pc, op->n, E, l, size))
+            return -1;
     }
     return 0;
 }
@@ -177,19 +199,8 @@ int vm_tensor_copy(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_o
         if (dir == TMA_LOAD && op->e != BC_NONE) {
             uint64_t bytes = total * es;
             SLOT(R, op->c)[l] = bytes; /* the checkers read the byte count here */
-            uint8_t *mp[VM_WARP];
-            uint64_t v, nv;
-            int completed, done;
-            if (vm_resolve(b, w, f, pc, op->src_size, 1u << l, SLOT(R, op->e), 0, 8, VM_ACCESS_ATOMIC, mp))
+            if (complete_tx(b, w, f, pc, op->src_size, SLOT(R, op->e), l, bytes))
                 return -1;
-            memcpy(&v, mp[l], 8);
-            int e = vm_mbar_step(v, BC_MB_COMPLETE_TX, bytes, &nv, &completed, &done);
-            if (e)
-                return vm_fault_at(b, w, f, pc, (uint32_t)l, 719,
-                                   "mbarrier transaction count out of range: %lld - %llu bytes of a tensor copy "
-                                   "leaves the range +-%d",
-                                   (long long)vm_mbar_tx(v), (unsigned long long)bytes, VM_MBAR_TX_MAX);
-            memcpy(mp[l], &nv, 8);
         }
     }
     return 0;

@@ -171,6 +171,12 @@ int vm_matrix_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
 /* tex, tld4, txq, suld, sust (texture.c). Returns 0, or -1 after a fault. */
 int vm_texture_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
 
+/* Faults an mbarrier op (sub) on lane `lane` that vm_mbar_step refused
+ * with error e (vm/mbarrier.h), given its operand arg and the object v.
+ * Returns -1 (tma.c). */
+int vm_mbar_fault(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t lane, int e, int sub,
+                  uint64_t arg, uint64_t v);
+
 /* cp.async.bulk and cp.async.bulk.tensor (tma.c). Return 0, or -1 after a fault. */
 int vm_bulk_copy(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
 int vm_tensor_copy(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
