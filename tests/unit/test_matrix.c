@@ -1404,6 +1404,11 @@ START_TEST(wgmma_load_errors)
     expect_load_error(" wgmma.wait_group.sync.aligned %r1;", "must be an integer constant");
     expect_load_error(" setmaxnreg.inc.sync.aligned.u32 20;", "from 24 to 256, a multiple of 8");
     expect_load_error(" elect.sync %r1, 0xffffffff;", "elect.sync writes d|p");
+    /* each bad line reports its own error, also after an earlier one */
+    expect_load_error(" elect.sync %r1, 0xffffffff;\n setmaxnreg.sync.aligned.u32 240;\n griddepcontrol;",
+                      "expected setmaxnreg.{inc,dec}.sync.aligned.u32 N");
+    expect_load_error(" elect.sync %r1, 0xffffffff;\n setmaxnreg.sync.aligned.u32 240;\n griddepcontrol;",
+                      "expected griddepcontrol.wait or .launch_dependents");
 }
 END_TEST
 
