@@ -15,7 +15,9 @@
 #
 # Environment: KEMU (the kemu command), NVCC, top_srcdir, top_builddir,
 # KEMU_CUDA_TESTS (space-separated names to run only those), KEMU_KEEP=1
-# (keep the build directory), KEMU_CUDA_NATIVE=1.
+# (keep the build directory), KEMU_CUDA_NATIVE=1, KEMU_CUDA_BUILD_DIR (build
+# there, and reuse what an earlier run built there, even if its sources have
+# changed since: give it a fresh directory).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,11 +60,19 @@ if [ -n "$libkemu" ] && ldd "$libkemu" 2>/dev/null | grep -q libasan; then
     exec_env="env LD_PRELOAD=${preload%:} ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/kemu-cuda-tests.XXXXXX")
-if [ "${KEMU_KEEP:-0}" = 1 ]; then
-    echo "keeping $work"
+# KEMU_CUDA_BUILD_DIR: build there and keep the builds; a program already
+# built there (by an earlier run: crosscheck.sh -p runs the programs on the
+# GPU, then under kemu exec) is not built again
+if [ -n "${KEMU_CUDA_BUILD_DIR:-}" ]; then
+    mkdir -p "$KEMU_CUDA_BUILD_DIR" || { echo "FAIL: cannot create $KEMU_CUDA_BUILD_DIR"; exit 1; }
+    work=$(cd "$KEMU_CUDA_BUILD_DIR" && pwd)
 else
-    trap 'rm -rf "$work"' EXIT
+    work=$(mktemp -d "${TMPDIR:-/tmp}/kemu-cuda-tests.XXXXXX")
+    if [ "${KEMU_KEEP:-0}" = 1 ]; then
+        echo "keeping $work"
+    else
+        trap 'rm -rf "$work"' EXIT
+    fi
 fi
 
 passed=0
@@ -110,6 +120,8 @@ build() {
     flags=$2
     shift 2
     selected "$name" || return 0
+    # built by an earlier run into KEMU_CUDA_BUILD_DIR
+    [ -x "$work/$name" ] && [ ! -f "$work/$name.buildfail" ] && return 0
     srcs=""
     for s in "$@"; do
         srcs="$srcs $here/$s"
@@ -123,6 +135,7 @@ run_builds() {
     running=0
     while IFS='|' read -r name flags srcs; do
         (
+            rm -f "$work/$name.buildfail"
             # shellcheck disable=SC2086
             if ! "$NVCC" $flags -I"$here" -o "$work/$name" $srcs > "$work/$name.build" 2>&1; then
                 echo "build failed" > "$work/$name.buildfail"

@@ -74,8 +74,8 @@ if [ "$st" -ne 0 ]; then
 fi
 [ "$rows" -eq "$lines" ] || fail "the table has $rows rows for $lines lines of kernels.txt"
 grep -q '^- GPU: kemu stand-in sm_90 (CUDA device 0)$' "$tmp/all.md" || fail "no GPU line in the table"
-grep -q "^- $lines kernels in [0-9]* s: [0-9]* agree, 0 differ, [0-9]* order-dependent, 0 failed, 0 unavailable, [0-9]* skipped$" \
-    "$tmp/all.md" || fail "the counts line: $(grep '^- [0-9]* kernels' "$tmp/all.md")"
+grep -q "^- $lines of $lines kernels in [0-9]* s: [0-9]* agree, 0 differ, [0-9]* order-dependent, 0 failed, 0 unavailable, [0-9]* skipped$" \
+    "$tmp/all.md" || fail "the counts line: $(grep '^- [0-9]* of [0-9]* kernels' "$tmp/all.md")"
 # every line not marked skip or order-dependent agrees (a kernel marked
 # order-dependent may agree too), every line not marked skip runs
 unmarked=$(grep -v -e '^#' -e '^[[:space:]]*$' -e '^skip ' -e ' # order:' "$top_srcdir/tests/gpu/kernels.txt" | grep -c .)
@@ -94,12 +94,57 @@ grep -q '^| samples/call/call.json:reverse_scale | ./y.npy f32\[1024\] | 0 | agr
 grep -q '^| tests/e2e/cases/call-scratch-u32/spec.json:scratch_u32 | ./y.npy i32\[256\] | - | agree |' "$tmp/all.md" ||
     fail "no call row for scratch_u32: $(grep scratch_u32 "$tmp/all.md")"
 
+grep -q 'incomplete' "$tmp/all.md" && fail "a finished table is marked incomplete"
+
+# ---- -J: kernels at a time, the same rows in the same order ------------------
+xc "$tmp/par.md" -J 4
+[ "$st" -eq 0 ] || fail "crosscheck -J 4 exited $st"
+# the rows without their time columns
+untimed() { grep '^| [a-z]*/' "$1" | sed 's/ [0-9.-]* | [0-9.-]* |$//'; }
+untimed "$tmp/all.md" > "$tmp/all.rows"
+untimed "$tmp/par.md" > "$tmp/par.rows"
+cut -d '|' -f 2 "$tmp/all.rows" > "$tmp/all.names"
+cut -d '|' -f 2 "$tmp/par.rows" | cmp -s - "$tmp/all.names" || fail "-J 4 rows are not in kernels.txt's order"
+# an order-dependent kernel may agree in one run and not in the other
+grep -h 'order-dependent:' "$tmp/all.rows" "$tmp/par.rows" | cut -d '|' -f 2 | sort -u > "$tmp/order.names"
+grep -v -F -f "$tmp/order.names" "$tmp/all.rows" > "$tmp/all.fixed"
+grep -v -F -f "$tmp/order.names" "$tmp/par.rows" | cmp -s - "$tmp/all.fixed" ||
+    fail "-J 4 rows differ from -J 1: $(grep -v -F -f "$tmp/order.names" "$tmp/par.rows" | diff "$tmp/all.fixed" - | head -5)"
+grep -q '^- 4 kernels at a time: the time columns include waiting for the others$' "$tmp/par.md" ||
+    fail "-J 4: the table does not say 4 kernels ran at a time"
+grep -q "^- $lines of $lines kernels in " "$tmp/par.md" || fail "-J 4: the counts line"
+KEMU=$KEMU sh "$top_srcdir/tests/gpu/crosscheck.sh" -o "$tmp/bad.md" -J 0 > "$tmp/bad.stderr" 2>&1
+[ $? -eq 2 ] && grep -q -- '-J takes a number' "$tmp/bad.stderr" || fail "-J 0 is not refused: $(cat "$tmp/bad.stderr")"
+
+# ---- a run stopped part-way leaves the rows it finished, marked incomplete ---
+KEMU_CUDA_LIBRARY=$standin KEMU=$KEMU sh "$top_srcdir/tests/gpu/crosscheck.sh" -o "$tmp/stop.md" \
+    > "$tmp/stop.stderr" 2>&1 &
+xc_pid=$!
+tries=0
+finished() { n=$(grep -c '^| [a-z]*/' "$tmp/stop.md" 2>/dev/null); echo "${n:-0}"; }
+while [ "$(finished)" -lt 3 ] && [ "$tries" -lt 600 ]; do
+    sleep 0.1
+    tries=$((tries + 1))
+done
+kill -KILL "$xc_pid" 2>/dev/null
+wait "$xc_pid" 2>/dev/null
+done_rows=$(finished)
+if [ "$done_rows" -ge "$lines" ]; then
+    echo "SKIP part: the cross-check finished before it could be stopped"
+else
+    grep -q "^- \*\*incomplete\*\*: written while the cross-check ran ($done_rows of $lines kernels done)" "$tmp/stop.md" ||
+        fail "a stopped run's table: $(head -n 4 "$tmp/stop.md")"
+    grep -q "^- $done_rows of $lines kernels in " "$tmp/stop.md" || fail "a stopped run's counts line"
+    head -n "$done_rows" "$tmp/all.rows" > "$tmp/first.rows"
+    untimed "$tmp/stop.md" | cmp -s - "$tmp/first.rows" || fail "a stopped run's rows are not the first $done_rows"
+fi
+
 # ---- one element differs ----------------------------------------------------
 KEMU_STANDIN_PERTURB=0 xc "$tmp/perturb.md" -k samples/saxpy/
 [ "$st" -eq 1 ] || fail "a perturbed output: crosscheck exited $st, not 1"
 grep -q '^| samples/saxpy/saxpy.ptx:saxpy | y.npy f32\[1000\] (1 differ) | [1-9][0-9]* | \*\*DIFFER\*\* |' "$tmp/perturb.md" ||
     fail "no DIFFER row: $(grep saxpy "$tmp/perturb.md")"
-grep -q '^- 1 kernels in [0-9]* s: 0 agree, 1 differ,' "$tmp/perturb.md" || fail "the perturbed counts line"
+grep -q '^- 1 of 1 kernels in [0-9]* s: 0 agree, 1 differ,' "$tmp/perturb.md" || fail "the perturbed counts line"
 grep -q 'first at \[0\]' "$tmp/perturb.md.log" 2>/dev/null || fail "the log lacks the kernel's comparison line"
 
 # ---- no driver library --------------------------------------------------------
@@ -155,7 +200,7 @@ else
             [ "$v" = "$("$KEMU" --version)" ] || fail "bundle ($mode): --version said: $v"
             KEMU_BUNDLE_LOADER=$mode XC_KEMU=$tmp/bundle/kemu xc "$tmp/b-$mode.md" -k samples/
             [ "$st" -eq 0 ] || { fail "bundle ($mode): crosscheck exited $st"; cat "$tmp/b-$mode.md.stderr"; }
-            grep -q '^- 6 kernels in [0-9]* s: 6 agree, 0 differ,' "$tmp/b-$mode.md" 2>/dev/null ||
+            grep -q '^- 6 of 6 kernels in [0-9]* s: 6 agree, 0 differ,' "$tmp/b-$mode.md" 2>/dev/null ||
                 fail "bundle ($mode): the counts line"
             grep -q "^- kemu: .*, revision $(cat "$tmp/bundle/REVISION")\$" "$tmp/b-$mode.md" 2>/dev/null ||
                 fail "bundle ($mode): the table does not give the bundle's revision"
