@@ -20,6 +20,21 @@
 #endif
 #define CUDART_ABI_MAJOR (CUDART_VERSION_NUMBER / 1000)
 
+/* Error codes that CUDA 13's runtime returns where CUDA 12's returned others,
+ * as seen on an H200 (runtime 13.0, driver 580.159.04): a launch
+ * configuration beyond the device's limits (a block over 1024 threads, a
+ * zero or too large grid or block dimension) is cudaErrorInvalidValue, not
+ * cudaErrorInvalidConfiguration; a host function pointer that is no
+ * registered kernel is cudaErrorInvalidResourceHandle, not
+ * cudaErrorInvalidDeviceFunction. */
+#if CUDART_ABI_MAJOR >= 13
+#define CUDART_ERROR_LAUNCH_CONFIG cudaErrorInvalidValue
+#define CUDART_ERROR_NOT_A_KERNEL cudaErrorInvalidResourceHandle
+#else
+#define CUDART_ERROR_LAUNCH_CONFIG cudaErrorInvalidConfiguration
+#define CUDART_ERROR_NOT_A_KERNEL cudaErrorInvalidDeviceFunction
+#endif
+
 typedef int cudaError_t; /* enum cudaError: values in errors.def */
 
 enum {

@@ -49,7 +49,7 @@ cudaError_t cudart_error_from_status(kemu_status st)
     case KEMU_ERR_PARSE: return cudaErrorInvalidPtx;
     case KEMU_ERR_NOT_FOUND: return cudaErrorInvalidDeviceFunction;
     case KEMU_ERR_OUT_OF_MEMORY: return cudaErrorMemoryAllocation;
-    case KEMU_ERR_LAUNCH_CONFIG: return cudaErrorInvalidConfiguration;
+    case KEMU_ERR_LAUNCH_CONFIG: return CUDART_ERROR_LAUNCH_CONFIG;
     case KEMU_ERR_KERNEL_FAULT: return cudaErrorLaunchFailure;
     case KEMU_ERR_UNSUPPORTED: return cudaErrorNotSupported;
     case KEMU_ERR_IO: return cudaErrorOperatingSystem;

@@ -97,7 +97,7 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
     if (e)
         goto out;
     if (!kr) {
-        e = cudaErrorInvalidDeviceFunction;
+        e = CUDART_ERROR_NOT_A_KERNEL;
         goto out;
     }
     if (!cudart_stream_valid(stream)) {
@@ -116,9 +116,9 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
     uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
     for (int i = 0; i < 3; i++)
         if (!g[i] || !b[i] || g[i] > (unsigned)arch.max_grid_dim[i] || b[i] > (unsigned)arch.max_block_dim[i])
-            e = cudaErrorInvalidConfiguration;
+            e = CUDART_ERROR_LAUNCH_CONFIG;
     if (!e && threads > (uint64_t)arch.max_threads_per_block)
-        e = cudaErrorInvalidConfiguration;
+        e = CUDART_ERROR_LAUNCH_CONFIG;
     if (!e && info.max_threads && threads > (uint64_t)info.max_threads)
         e = cudaErrorInvalidValue;
     size_t dynamic_limit = kr->max_dynamic_shared >= 0 ? (size_t)kr->max_dynamic_shared
@@ -160,7 +160,7 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
         }
     } else if (st == KEMU_ERR_LAUNCH_CONFIG) {
         fprintf(stderr, "kemu: launch of %s rejected: %s\n", kr->name, err.message);
-        e = cudaErrorInvalidConfiguration;
+        e = CUDART_ERROR_LAUNCH_CONFIG;
     } else if (st) {
         fprintf(stderr, "kemu: launch of %s failed: %s\n", kr->name, err.message);
         e = cudart_error_from_status(st);
@@ -178,7 +178,14 @@ CUDART_API cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *host_fu
     cudart_unlock();
     if (kernel)
         *kernel = kr;
-    return cudart_result(kr ? cudaSuccess : cudaErrorInvalidDeviceFunction);
+    return cudart_result(kr ? cudaSuccess : CUDART_ERROR_NOT_A_KERNEL);
+}
+
+CUDART_API cudaError_t cudaGetKernel(cudaKernel_t *kernel, const void *entry)
+{
+    if (!kernel)
+        return cudart_result(cudaErrorInvalidValue);
+    return __cudaGetKernel(kernel, entry);
 }
 
 CUDART_API cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args, size_t shared,

@@ -229,14 +229,16 @@ void cudart_warn_unsupported(const char *name)
     pthread_mutex_unlock(&warn_lock);
 }
 
+/* The last error, cleared by cudaGetLastError even when it is a sticky
+ * (context-corrupting) error: as on an H200 with runtime 13.0, the second
+ * cudaGetLastError after a fault returns cudaSuccess, and so does
+ * cudaPeekAtLastError; the next call that needs the context returns the
+ * sticky error again and sets it as the last error. */
 CUDART_API cudaError_t cudaGetLastError(void)
 {
     cudart_lock();
-    cudaError_t e = cudart_global.sticky_error;
-    if (e == cudaSuccess) {
-        e = cudart_last_error;
-        cudart_last_error = cudaSuccess;
-    }
+    cudaError_t e = cudart_last_error;
+    cudart_last_error = cudaSuccess;
     cudart_unlock();
     return e;
 }
@@ -244,9 +246,7 @@ CUDART_API cudaError_t cudaGetLastError(void)
 CUDART_API cudaError_t cudaPeekAtLastError(void)
 {
     cudart_lock();
-    cudaError_t e = cudart_global.sticky_error;
-    if (e == cudaSuccess)
-        e = cudart_last_error;
+    cudaError_t e = cudart_last_error;
     cudart_unlock();
     return e;
 }

@@ -341,7 +341,7 @@ static cudaError_t kernel_of(const void *function, cudart_kernel_record **out)
 {
     cudart_kernel_record *kr = cudart_find_kernel(function);
     if (!kr)
-        return cudaErrorInvalidDeviceFunction;
+        return CUDART_ERROR_NOT_A_KERNEL;
     cudaError_t e = cudart_kernel_resolve(kr);
     if (e)
         return e;
@@ -433,7 +433,7 @@ CUDART_API cudaError_t cudaFuncSetCacheConfig(const void *function, int config)
 {
     (void)config;
     cudart_lock();
-    cudaError_t e = cudart_find_kernel(function) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+    cudaError_t e = cudart_find_kernel(function) ? cudaSuccess : CUDART_ERROR_NOT_A_KERNEL;
     cudart_unlock();
     return cudart_result(e);
 }
@@ -452,7 +452,7 @@ CUDART_API cudaError_t cudaFuncGetName(const char **name, const void *function)
     if (kr)
         *name = kr->name;
     cudart_unlock();
-    return kr ? cudaSuccess : cudart_result(cudaErrorInvalidDeviceFunction);
+    return kr ? cudaSuccess : cudart_result(CUDART_ERROR_NOT_A_KERNEL);
 }
 
 /* ---- occupancy -------------------------------------------------------------------- */
@@ -463,8 +463,10 @@ static int blocks_per_sm(const cudart_kernel_info *info, int block_size, size_t 
 {
     cudaDeviceProp p;
     cudart_fill_properties(&p);
-    int max_threads = info->max_threads ? info->max_threads : p.maxThreadsPerBlock;
-    if (block_size > max_threads)
+    /* a kernel's __launch_bounds__ (.maxntid) does not enter: an H200 (runtime
+     * 13.0) reports blocks for a block size above it */
+    (void)info->max_threads;
+    if (block_size > p.maxThreadsPerBlock)
         return 0;
     int warps = (block_size + 31) / 32;
     int by_threads = p.maxThreadsPerMultiProcessor / (warps * 32);

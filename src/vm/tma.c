@@ -158,6 +158,13 @@ int vm_tensor_copy(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_o
             total *= ext[i];
             c[i] = (int32_t)(uint32_t)SLOT(R, coords[i])[l];
         }
+        /* the box must start on a 16-byte boundary in its innermost
+         * dimension: an H200 raised an illegal instruction for an f32 box at
+         * x = 50 (load and store, any swizzle) and ran x = -8, 0, 8, 48, 56 */
+        if ((c[0] * (int64_t)tm.elem_size) % 16)
+            return vm_fault_at(b, w, f, pc, (uint32_t)l, 715,
+                               "illegal instruction: cp.async.bulk.tensor's innermost coordinate %lld times the element "
+                               "size (%u bytes) is not a multiple of 16 bytes", (long long)c[0], tm.elem_size);
         unsigned es = tm.elem_size, W = tm.swizzle;
         uint64_t fill = fill_value(&tm);
         smem_cursor sc = {0, NULL};

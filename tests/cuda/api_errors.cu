@@ -25,11 +25,11 @@ int main()
     CHECK(cudaMalloc(&d, 256 * sizeof(int)));
     // a launch configuration error is returned by the launch and not sticky
     k<<<1, 2048>>>(d);
-    EXPECT_ERROR(cudaPeekAtLastError(), cudaErrorInvalidConfiguration);
-    EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    EXPECT_ERROR(cudaPeekAtLastError(), LAUNCH_CONFIG_ERROR);
+    EXPECT_ERROR(cudaGetLastError(), LAUNCH_CONFIG_ERROR);
     EXPECT_ERROR(cudaGetLastError(), cudaSuccess);
     k<<<dim3(1, 1, 0), 32>>>(d);
-    EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    EXPECT_ERROR(cudaGetLastError(), LAUNCH_CONFIG_ERROR);
     k<<<1, 32>>>(d);
     EXPECT_ERROR(cudaGetLastError(), cudaSuccess);
     EXPECT_ERROR(cudaDeviceSynchronize(), cudaSuccess);

@@ -41,6 +41,19 @@ static int failures;
         }                                                                                            \
     } while (0)
 
+// What a launch configuration beyond the device's limits (a block over 1024
+// threads, a zero or too large dimension) returns, and what a host function
+// that is no kernel returns where a kernel is expected: CUDA 13's runtime
+// changed both (seen on an H200 with runtime 13.0; kemu's libcudart.so.13
+// and .so.12 follow their runtime).
+#if CUDART_VERSION >= 13000
+#define LAUNCH_CONFIG_ERROR cudaErrorInvalidValue
+#define NOT_A_KERNEL_ERROR cudaErrorInvalidResourceHandle
+#else
+#define LAUNCH_CONFIG_ERROR cudaErrorInvalidConfiguration
+#define NOT_A_KERNEL_ERROR cudaErrorInvalidDeviceFunction
+#endif
+
 // Relative/absolute closeness for floating-point results.
 static inline bool close_to(double got, double want, double rel, double abs_tol = 0.0)
 {

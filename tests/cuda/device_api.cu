@@ -85,7 +85,7 @@ int main()
     EXPECT_ERROR(cudaFuncSetAttribute(uses_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, 1 << 30),
                  cudaErrorInvalidValue);
     CHECK(cudaFuncSetCacheConfig(uses_shared, cudaFuncCachePreferL1));
-    EXPECT_ERROR(cudaFuncGetAttributes(&fa, (const void *)main), cudaErrorInvalidDeviceFunction);
+    EXPECT_ERROR(cudaFuncGetAttributes(&fa, (const void *)main), NOT_A_KERNEL_ERROR);
 
     int blocks = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, uses_shared, 256, 0));
@@ -95,7 +95,9 @@ int main()
     CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &best_block, uses_shared, 0, 0));
     EXPECT(best_block > 0 && best_block <= 1024 && best_block % 32 == 0 && min_grid > 0);
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, bounded, 256, 0));
-    EXPECT(blocks == 0); // more threads than __launch_bounds__ allows
+    // __launch_bounds__(128) does not enter the occupancy of a 256-thread block
+    // (an H200 reports resident blocks for it; launching it fails)
+    EXPECT(blocks >= 1 && blocks * 256 <= prop.maxThreadsPerMultiProcessor);
 
     float *out;
     CHECK(cudaMalloc(&out, 1024 * sizeof(float)));

@@ -58,9 +58,9 @@ int main()
     EXPECT(sum == want);
     // a grid dimension over the limit is a configuration error
     count_blocks<<<dim3(1, 70000, 1), 1>>>(dsum);
-    EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    EXPECT_ERROR(cudaGetLastError(), LAUNCH_CONFIG_ERROR);
     count_blocks<<<1, 1025>>>(dsum);
-    EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    EXPECT_ERROR(cudaGetLastError(), LAUNCH_CONFIG_ERROR);
     EXPECT_ERROR(cudaGetLastError(), cudaSuccess);
     delete[] h;
     return finish("grid3d");

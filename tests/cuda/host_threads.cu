@@ -31,7 +31,7 @@ int main()
             cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s);
             cudaStreamSynchronize(s);
             cudaError_t last = cudaGetLastError();
-            int good = last == (t == 3 ? cudaErrorInvalidConfiguration : cudaSuccess);
+            int good = last == (t == 3 ? LAUNCH_CONFIG_ERROR : cudaSuccess);
             for (int i = 0; i < n; i++)
                 good &= h[i] == rounds;
             ok[t] = good;

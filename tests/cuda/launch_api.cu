@@ -76,8 +76,16 @@ int main()
     }
     CHECK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
     EXPECT(h[0] == 1 + 2 + 1 + 2 + 1);
-    EXPECT_ERROR(cudaLaunchKernel((const void *)main, dim3(1), dim3(1), nullptr, 0, 0),
-                 cudaErrorInvalidDeviceFunction);
+    EXPECT_ERROR(cudaLaunchKernel((const void *)main, dim3(1), dim3(1), nullptr, 0, 0), NOT_A_KERNEL_ERROR);
+    // cudaGetKernel: the kernel handle of a host stub, which launches it too
+    cudaKernel_t handle = nullptr;
+    CHECK(cudaGetKernel(&handle, add_two));
+    EXPECT(handle != nullptr);
+    CHECK(cudaMemset(out, 0, sizeof h));
+    void *args3[] = {&out};
+    CHECK(cudaLaunchKernel((const void *)handle, dim3(1), dim3(32), args3, 0, 0));
+    CHECK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
+    EXPECT(h[0] == 2);
     const char *name = nullptr;
     CHECK(cudaFuncGetName(&name, add_two));
     EXPECT(name && !strcmp(name, "_Z7add_twoPi"));

@@ -337,6 +337,11 @@ check tma_checkers tma --tool racecheck,synccheck,initcheck,memcheck --error-exi
 check cooperative cooperative
 check cooperative_checkers cooperative --tool racecheck,synccheck,initcheck,memcheck --error-exitcode 9
 for mode in illegal misaligned assert trap reset; do
+    if [ "$native" = 1 ] && [ "$mode" = reset ]; then
+        # kemu recovers as the documentation says; on the H200 tried, it did not
+        check faults_reset faults "xfail:on an H200 (driver 580.159.04) cudaMalloc after cudaDeviceReset following a fault returned cudaErrorDevicesUnavailable" -- reset
+        continue
+    fi
     check "faults_$mode" faults -- "$mode"
     [ "$native" != 1 ] && selected "faults_$mode" && [ -f "$work/faults_$mode.err" ] &&
         ! grep -q "^kemu: kernel '.*' faulted" "$work/faults_$mode.err" &&

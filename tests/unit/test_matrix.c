@@ -1583,7 +1583,7 @@ START_TEST(tensor_copy_3d)
     ck_assert_int_eq(kemu_tensor_map_encode_tiled(map, KEMU_TMAP_FLOAT32, 3, g, dims, strides, box, es, 0,
                                                   KEMU_TMAP_SWIZZLE_64B, 0, 0, &err), KEMU_OK);
     kemu_kernel *k = load(tma3d_ptx, "t");
-    int32_t x = 50, y = 5, z = 1, misalign = 0;
+    int32_t x = 52, y = 5, z = 1, misalign = 0;
     void *args[] = {map, &out, &x, &y, &z, &misalign};
     launch_ok(k, 128, args);
     float o[128];
@@ -1598,6 +1598,15 @@ START_TEST(tensor_copy_3d)
     char msg[2048];
     ck_assert_int_eq(launch(k, 128, args, msg, sizeof msg), KEMU_ERR_KERNEL_FAULT);
     ck_assert_msg(strstr(msg, "is not 128-byte aligned"), "%s", msg);
+    /* a box whose innermost start is not 16-byte aligned (an H200 raises an
+     * illegal instruction) */
+    misalign = 0;
+    x = 50;
+    ck_assert_int_eq(launch(k, 128, args, msg, sizeof msg), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(msg, "illegal instruction: cp.async.bulk.tensor's innermost coordinate 50 times the element "
+                              "size (4 bytes) is not a multiple of 16 bytes"), "%s", msg);
+    x = -4;
+    launch_ok(k, 128, args);
     /* a 3-D map used by a 2-D copy; bytes that are no map */
     kemu_kernel *k2 = load(tma3d_ptx, "t2");
     void *args2[] = {map};

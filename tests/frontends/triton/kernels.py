@@ -176,8 +176,13 @@ def from_bf16(u):
 
 
 def compile_ptx(fn, signature, constexprs, cc=80, name=None):
+    # Hopper kernels say PTX ISA 9.0 (what CUDA 13.0 drivers JIT-compile), not
+    # the newer version Triton's own ptxas allows: the code is the same (Triton
+    # generates it for PTX 9.0 at most and only rewrites .version), and the
+    # GPU cross-check (tests/gpu/crosscheck.sh) can then run it on such drivers
+    options = {"ptx_version": 90} if cc >= 90 else {}
     k = triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs),
-                       target=GPUTarget("cuda", cc, 32))
+                       target=GPUTarget("cuda", cc, 32), options=options)
     with open(f"{name or fn.__name__}.sm{cc}.ptx", "w") as f:
         f.write(k.asm["ptx"])
     return {"shared": k.metadata.shared, "num_warps": k.metadata.num_warps}
