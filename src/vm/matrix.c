@@ -44,6 +44,7 @@
 #include "vm/vm_internal.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -268,6 +269,106 @@ static int64_t element_to_int(int type, uint64_t bits)
     }
 }
 
+/* ---- the tensor cores' floating-point accumulation ---------------------------
+ *
+ * A tensor core does not round each product-add as an FMA chain would. What
+ * an H200 computes for D = A*B + C with f16, bf16 and tf32 inputs, fitted to
+ * its outputs bit for bit (mma.sync m16n8k16 and m16n8k8 f16, wmma
+ * m16n16k16 f16 and bf16, wmma m16n16k8 tf32, wgmma m64n64k16 f16, f32 and
+ * f16 accumulators: 48 input sets with wide exponent ranges, sign mixes and
+ * cancellation; every element matched, against 52-64% for an exactly
+ * rounded sum; docs/semantics.md, "Tensor-core arithmetic"):
+ *  - products are exact; each has the nominal exponent ea + eb, the sum of
+ *    its operands' exponents (a subnormal's being its format's minimum),
+ *    whatever the product of the significands (in [1, 4));
+ *  - k runs in consecutive groups of G products (16 for f16 and bf16, or K
+ *    when K is smaller; 4 for tf32); the accumulator (C, then each group's
+ *    result) joins the first group as one more term;
+ *  - in a group, every nonzero term is truncated toward zero (in sign and
+ *    magnitude) to a multiple of 2^(emax - 25), emax the largest nominal
+ *    exponent of the group's nonzero terms (the accumulator's is its f32
+ *    exponent); the truncated terms are summed exactly;
+ *  - the sum is rounded toward zero to f32; an f16 result is rounded once,
+ *    to nearest even, from the exact sum of the last group.
+ * Not measured, kept as IEEE arithmetic would have it: NaN and infinite
+ * operands, a group of zeros only (its sign), overflow (toward zero: the
+ * largest finite value), fp8 inputs (an FMA chain, as before). */
+
+/* An element's nominal exponent in its format (INT_MIN for zero). */
+static int nominal_exponent(float x, int emin)
+{
+    if (x == 0.0f)
+        return INT_MIN;
+    int e = ilogbf(x);
+    return e < emin ? emin : e;
+}
+
+static int format_emin(int type)
+{
+    switch (type) {
+    case PTX_T_F16: case PTX_T_E5M2: return -14;
+    case PTX_T_E4M3: return -6;
+    default: return -126;
+    }
+}
+
+/* G, the products per group, or 0 where the model was not measured. */
+static unsigned tensor_group(int atype, unsigned K)
+{
+    switch (atype) {
+    case PTX_T_F16: case PTX_T_BF16: return K < 16 ? K : 16;
+    case PTX_T_TF32: return 4;
+    default: return 0;
+    }
+}
+
+/* One element: sum over k of a[k] * b[k] plus acc, in groups of G as above
+ * (a and b as exact f32 values of their ea/eb-typed elements). With
+ * to_f16, returns the f16 bits of the result in *h. */
+static float tensor_dot(const float *a, const float *b, unsigned K, unsigned G, int emin_a, int emin_b, float acc,
+                        int to_f16, uint16_t *h)
+{
+    int special = !isfinite(acc);
+    for (unsigned k = 0; k < K && !special; k++)
+        special = !isfinite(a[k]) || !isfinite(b[k]);
+    if (special) { /* IEEE: NaN and infinity as an FMA chain gives them */
+        for (unsigned k = 0; k < K; k++)
+            acc = fmaf(a[k], b[k], acc);
+        if (to_f16)
+            *h = vm_f32_to_f16_flags(acc, VM_RN, 0);
+        return acc;
+    }
+    for (unsigned k0 = 0; k0 < K; k0 += G) {
+        unsigned k1 = k0 + G < K ? k0 + G : K;
+        int emax = nominal_exponent(acc, -126);
+        for (unsigned k = k0; k < k1; k++) {
+            int ea = nominal_exponent(a[k], emin_a), eb = nominal_exponent(b[k], emin_b);
+            if (ea != INT_MIN && eb != INT_MIN && ea + eb > emax)
+                emax = ea + eb;
+        }
+        if (emax == INT_MIN) { /* only zeros: IEEE's sign of zero */
+            for (unsigned k = k0; k < k1; k++)
+                acc = fmaf(a[k], b[k], acc);
+            continue;
+        }
+        int q = emax - 25;
+        /* each truncated term is below 2^27 units of 2^q: the sum of 17
+         * fits an int64_t (and a double) exactly */
+        int64_t sum = (int64_t)trunc(ldexp((double)acc, -q));
+        for (unsigned k = k0; k < k1; k++)
+            sum += (int64_t)trunc(ldexp((double)a[k] * (double)b[k], -q));
+        double exact = ldexp((double)sum, q);
+        if (to_f16 && k1 == K) {
+            *h = vm_f64_to_f16(exact, VM_RN);
+            return vm_f16_to_f32(*h);
+        }
+        acc = vm_f64_to_f32(exact, VM_RZ);
+    }
+    if (to_f16)
+        *h = vm_f32_to_f16_flags(acc, VM_RN, 0);
+    return acc;
+}
+
 /* The products below convert every operand once, then run the k loop on
  * host numbers; B is transposed so that the k loop reads memory in order. */
 static void multiply_f64(unsigned M, unsigned N, unsigned K, const uint64_t *a, const uint64_t *b,
@@ -317,13 +418,24 @@ static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int bt
     for (unsigned k = 0; k < K; k++)
         for (unsigned j = 0; j < N; j++)
             fb[j * K + k] = element_to_f32(btype, b[k * N + j]);
+    unsigned G = tensor_group(atype, K);
+    int emin_a = format_emin(atype), emin_b = format_emin(btype);
     for (unsigned i = 0; i < M; i++)
         for (unsigned j = 0; j < N; j++) {
             float acc = element_to_f32(ctype, c[i * N + j]);
-            for (unsigned k = 0; k < K; k++)
-                acc = fmaf(fa[i * K + k], fb[j * K + k], acc); /* a NaN stays a NaN: canonical below */
+            uint16_t h = 0;
+            if (G) {
+                acc = tensor_dot(fa + i * K, fb + j * K, K, G, emin_a, emin_b, acc, dtype == PTX_T_F16, &h);
+            } else {
+                for (unsigned k = 0; k < K; k++)
+                    acc = fmaf(fa[i * K + k], fb[j * K + k], acc); /* a NaN stays a NaN: canonical below */
+                if (dtype == PTX_T_F16)
+                    h = vm_f32_to_f16_flags(acc, VM_RN, 0);
+            }
             if (dtype == PTX_T_F16) {
-                d[i * N + j] = vm_f32_to_f16_flags(acc, VM_RN, satfinite ? VM_CVT_SATFINITE : 0);
+                if (satfinite && (h & 0x7fff) == 0x7c00)
+                    h = (uint16_t)((h & 0x8000) | 0x7bff);
+                d[i * N + j] = h;
             } else {
                 if (satfinite && (acc == INFINITY || acc == -INFINITY))
                     acc = acc > 0 ? FLT_MAX : -FLT_MAX;
@@ -616,6 +728,8 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
                 fb[j * K + k] = sb * wgmma_element_f32(btype, bm[k * N + j]);
         }
     unsigned per_register = dtype == PTX_T_F16 ? 2 : 1;
+    unsigned G = is_int ? 0 : tensor_group(atype, K);
+    int emin_a = format_emin(atype), emin_b = format_emin(btype);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm), g = l >> 2, q = l & 3;
         for (unsigned r = 0; r < nd; r++) {
@@ -636,10 +750,17 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
                 if (scale_d)
                     acc = dtype == PTX_T_F16 ? vm_f16_to_f32((uint16_t)(old >> (16 * h)))
                                              : vm_f32_from_bits((uint32_t)old);
-                for (unsigned k = 0; k < K; k++)
-                    acc = fmaf(fa[row * K + k], fb[col * K + k], acc);
+                uint16_t half = 0;
+                if (G) {
+                    acc = tensor_dot(fa + row * K, fb + col * K, K, G, emin_a, emin_b, acc, dtype == PTX_T_F16,
+                                     &half);
+                } else {
+                    for (unsigned k = 0; k < K; k++)
+                        acc = fmaf(fa[row * K + k], fb[col * K + k], acc);
+                    half = vm_f32_to_f16_flags(acc, VM_RN, 0);
+                }
                 if (dtype == PTX_T_F16)
-                    out |= (uint64_t)vm_f32_to_f16_flags(acc, VM_RN, 0) << (16 * h);
+                    out |= (uint64_t)half << (16 * h);
                 else
                     out = vm_f32_bits(vm_canon_f32(acc));
             }

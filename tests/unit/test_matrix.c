@@ -2,8 +2,9 @@
  * mma.sync, ldmatrix, stmatrix) through the public C API. Kernels are
  * generated PTX for every shape and type kemu implements; results are
  * compared with C references (naive matrix products with the rounding
- * kemu documents in src/vm/matrix.c: an f32 fma chain in k order, one f16
- * rounding at the end, exact integer sums). mma.sync and ldmatrix/stmatrix
+ * kemu documents in src/vm/matrix.c: for f16, bf16 and tf32 the tensor-core
+ * accumulation fitted to an H200 (tc_dot), an f32 fma chain in k order
+ * otherwise, exact integer sums). mma.sync and ldmatrix/stmatrix
  * fragments are built and checked with the PTX ISA tables written out here
  * independently of the implementation, and the nvcc-compiled kernels of
  * tests/kernels/mma.cu run against references too. The .ptx files are found
@@ -182,6 +183,145 @@ static int64_t element_int(const char *t, uint64_t bits)
     return (int32_t)(uint32_t)bits;
 }
 
+/* ---- the tensor-core accumulation, written out on integers ---------------
+ * (the model of src/vm/matrix.c, fitted to an H200's outputs: products
+ * exact, groups of G products with the accumulator in the first, each term
+ * truncated toward zero to a multiple of 2^(emax - 25), emax the largest
+ * nominal exponent, the group sum rounded toward zero to f32; an f16
+ * result rounded once to nearest even). Here every value is an integer
+ * significand times a power of two, independently of the implementation's
+ * doubles. */
+typedef struct {
+    int neg, nominal; /* nominal exponent (a subnormal's: its format's minimum) */
+    uint64_t mant;    /* value = mant * 2^unit */
+    int unit;
+} tc_value;
+
+static tc_value tc_decode(const char *t, uint64_t bits)
+{
+    tc_value v = {0, 0, 0, 0};
+    unsigned e, frac_bits, bias;
+    uint64_t f;
+    if (!strcmp(t, ".f16")) {
+        v.neg = (bits >> 15) & 1, e = (bits >> 10) & 31, f = bits & 1023, frac_bits = 10, bias = 15;
+    } else if (!strcmp(t, ".bf16")) {
+        v.neg = (bits >> 15) & 1, e = (bits >> 7) & 255, f = bits & 127, frac_bits = 7, bias = 127;
+    } else { /* f32, tf32 (low 13 bits ignored) */
+        uint32_t u = (uint32_t)bits & (!strcmp(t, ".tf32") ? 0xffffe000u : 0xffffffffu);
+        v.neg = u >> 31, e = (u >> 23) & 255, f = u & 0x7fffff, frac_bits = 23, bias = 127;
+    }
+    if (e == 0) {
+        v.mant = f, v.nominal = 1 - (int)bias, v.unit = 1 - (int)bias - (int)frac_bits;
+    } else {
+        v.mant = f | (1ull << frac_bits), v.nominal = (int)e - (int)bias, v.unit = (int)e - (int)bias - (int)frac_bits;
+    }
+    return v;
+}
+
+/* |value| in units of 2^q, truncated */
+static int64_t tc_units(const tc_value *v, int q)
+{
+    int64_t u;
+    if (v->unit >= q)
+        u = (int64_t)(v->mant << (v->unit - q));
+    else
+        u = v->unit - q <= -64 ? 0 : (int64_t)(v->mant >> (q - v->unit));
+    return v->neg ? -u : u;
+}
+
+/* S * 2^q rounded toward zero to f32 */
+static uint32_t tc_round_f32(int64_t S, int q)
+{
+    uint32_t sign = S < 0 ? 0x80000000u : 0;
+    uint64_t m = S < 0 ? (uint64_t)-S : (uint64_t)S;
+    if (!m)
+        return 0;
+    int exp = q;
+    while (m >= (1ull << 24))
+        m >>= 1, exp++;
+    while (exp < -149) /* f32 subnormals: fewer bits */
+        m >>= 1, exp++;
+    if (!m)
+        return sign;
+    while (m < (1ull << 23) && exp > -149)
+        m <<= 1, exp--;
+    if (exp + 23 > 127)
+        return sign | 0x7f7fffffu; /* toward zero: the largest finite */
+    return sign | f32_bits(ldexpf((float)m, exp));
+}
+
+/* S * 2^q rounded to nearest even to f16 */
+static uint16_t tc_round_f16(int64_t S, int q)
+{
+    int neg = S < 0;
+    uint64_t m = neg ? (uint64_t)-S : (uint64_t)S;
+    int exp = q, drop = 0;
+    uint64_t t = m;
+    while (t >= (1ull << 11))
+        t >>= 1, drop++;
+    if (exp + drop < -24)
+        drop = -24 - exp;
+    if (drop > 0) {
+        uint64_t rem = drop >= 64 ? m : m & ((1ull << drop) - 1), half = 1ull << (drop - 1);
+        uint64_t r = drop >= 64 ? 0 : m >> drop;
+        if (rem > half || (rem == half && (r & 1)))
+            r++;
+        m = r, exp += drop;
+    }
+    float x = ldexpf((float)m, exp); /* exact: at most 12 bits */
+    return float_to_f16(neg ? -x : x);
+}
+
+/* One element with f16/bf16/tf32 operands: G products per group. Returns 0
+ * and leaves *d alone for NaN and infinite operands (the caller's IEEE
+ * chain covers them). */
+static int tc_dot(unsigned k, unsigned G, const char *at, const char *bt, const uint64_t *a, const uint64_t *b,
+                  unsigned bstride, float c, int to_f16, uint64_t *d)
+{
+    uint32_t acc = f32_bits(c);
+    if (!isfinite(c))
+        return 0;
+    for (unsigned x = 0; x < k; x++)
+        if (!isfinite(element_float(at, a[x])) || !isfinite(element_float(bt, b[x * bstride])))
+            return 0;
+    for (unsigned x0 = 0; x0 < k; x0 += G) {
+        tc_value terms[17];
+        unsigned n = 0;
+        tc_value av = tc_decode(".f32", acc);
+        if (av.mant)
+            terms[n++] = av;
+        for (unsigned x = x0; x < x0 + G && x < k; x++) {
+            tc_value p = tc_decode(at, a[x]), r = tc_decode(bt, b[x * bstride]);
+            if (!p.mant || !r.mant)
+                continue;
+            tc_value prod = {p.neg ^ r.neg, p.nominal + r.nominal, p.mant * r.mant, p.unit + r.unit};
+            terms[n++] = prod;
+        }
+        if (!n) { /* zeros only: IEEE's sign of zero */
+            float z = f32_from_bits(acc);
+            for (unsigned x = x0; x < x0 + G && x < k; x++)
+                z = fmaf(element_float(at, a[x]), element_float(bt, b[x * bstride]), z);
+            acc = f32_bits(z);
+            continue;
+        }
+        int emax = terms[0].nominal;
+        for (unsigned i = 1; i < n; i++)
+            if (terms[i].nominal > emax)
+                emax = terms[i].nominal;
+        int q = emax - 25;
+        int64_t S = 0;
+        for (unsigned i = 0; i < n; i++)
+            S += tc_units(&terms[i], q);
+        if (to_f16 && x0 + G >= k) {
+            *d = tc_round_f16(S, q);
+            return 1;
+        }
+        acc = tc_round_f32(S, q);
+    }
+    *d = to_f16 ? float_to_f16(f32_from_bits(acc)) : acc;
+    return 1;
+}
+
 /* D = A*B + C on logical row-major element arrays, with kemu's documented
  * rounding. Returns D's bit patterns. */
 static void reference(unsigned m, unsigned n, unsigned k, const char *dt, const char *at, const char *bt,
@@ -204,6 +344,14 @@ static void reference(unsigned m, unsigned n, unsigned k, const char *dt, const 
                 d[i * n + j] = (uint32_t)acc;
             } else {
                 float acc = element_float(ct, c[i * n + j]);
+                unsigned G = !strcmp(at, ".tf32") ? 4 : (!strcmp(at, ".f16") || !strcmp(at, ".bf16")) ? (k < 16 ? k : 16) : 0;
+                uint64_t out = 0;
+                if (G && tc_dot(k, G, at, bt, a + i * k, b + j, n, acc, !strcmp(dt, ".f16"), &out)) {
+                    if (!strcmp(dt, ".f16") && satfinite && (out & 0x7fff) == 0x7c00)
+                        out = (out & 0x8000) | 0x7bff;
+                    d[i * n + j] = out;
+                    continue;
+                }
                 for (unsigned x = 0; x < k; x++)
                     acc = fmaf(element_float(at, a[i * k + x]), element_float(bt, b[x * n + j]), acc);
                 if (!strcmp(dt, ".f16")) {
