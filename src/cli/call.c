@@ -263,17 +263,10 @@ int cli_call_main(int argc, char **argv)
             else if (!strcmp(name, "--arch")) arch = val;
             else if (!strcmp(name, "--schedule")) schedule = val;
             else if (!strcmp(name, "--out-dir")) out_dir = val;
-            else if (!strcmp(name, "--backend")) {
-                if (!strcmp(val, "emu")) use_emu = 1, use_cuda = 0;
-                else if (!strcmp(val, "cuda")) use_emu = 0, use_cuda = 1;
-                else if (!strcmp(val, "both")) use_emu = 1, use_cuda = 1;
-                else rc = cli_usage_error("call", "--backend wants emu, cuda or both, got '%s'", val);
-            } else if (!strcmp(name, "--device")) {
-                char *end;
-                long d = strtol(val, &end, 10);
-                if (end == val || *end || d < 0 || d > 1024)
-                    rc = cli_usage_error("call", "--device wants a device number (0, 1, ...), got '%s'", val);
-                device_ordinal = (int)d;
+            else if (!strcmp(name, "--backend"))
+                rc = cli_parse_backend("call", val, &use_emu, &use_cuda);
+            else if (!strcmp(name, "--device")) {
+                rc = cli_parse_device("call", val, &device_ordinal);
                 have_device = 1;
             } else if (!strcmp(name, "--ulps") || !strcmp(name, "--rtol") || !strcmp(name, "--atol")) {
                 rc = cli_parse_tolerance("call", name, val, &user_tolerance);

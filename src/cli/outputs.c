@@ -72,6 +72,26 @@ char *cli_cuda_output_path(const char *path)
     return out;
 }
 
+int cli_parse_backend(const char *cmd, const char *val, int *use_emu, int *use_cuda)
+{
+    if (!strcmp(val, "emu")) *use_emu = 1, *use_cuda = 0;
+    else if (!strcmp(val, "cuda")) *use_emu = 0, *use_cuda = 1;
+    else if (!strcmp(val, "both")) *use_emu = 1, *use_cuda = 1;
+    else return cli_usage_error(cmd, "--backend wants emu, cuda or both, got '%s'", val);
+    return 0;
+}
+
+int cli_parse_device(const char *cmd, const char *val, int *ordinal)
+{
+    char *end;
+    errno = 0;
+    long d = strtol(val, &end, 10);
+    if (end == val || *end || errno || d < 0 || d > 1000000)
+        return cli_usage_error(cmd, "--device wants a CUDA device number (0, 1, ...), got '%s'", val);
+    *ordinal = (int)d;
+    return 0;
+}
+
 int cli_parse_tolerance(const char *cmd, const char *name, const char *val, io_compare_opts *opts)
 {
     char *end;

@@ -31,4 +31,10 @@ char *cli_cuda_output_path(const char *path);
  * returned, else 0). */
 int cli_parse_tolerance(const char *cmd, const char *name, const char *val, io_compare_opts *opts);
 
+/* Parses --backend emu|cuda|both into which backends run, and --device N
+ * (a CUDA device number, 0 to 1000000); a bad value is a usage error of
+ * command `cmd` (the exit status is returned, else 0). */
+int cli_parse_backend(const char *cmd, const char *val, int *use_emu, int *use_cuda);
+int cli_parse_device(const char *cmd, const char *val, int *ordinal);
+
 #endif

@@ -303,18 +303,10 @@ int cli_run_main(int argc, char **argv)
             } else if (!strcmp(name, "--json")) json = 1;
             else if (!strcmp(name, "--keep-outputs")) keep = 1;
             else if (!strcmp(name, "--cooperative")) cooperative = 1;
-            else if (!strcmp(name, "--backend")) {
-                if (!strcmp(val, "emu")) { use_emu = 1; use_cuda = 0; }
-                else if (!strcmp(val, "cuda")) { use_emu = 0; use_cuda = 1; }
-                else if (!strcmp(val, "both")) { use_emu = 1; use_cuda = 1; }
-                else rc = cli_usage_error("run", "--backend wants emu, cuda or both, got '%s'", val);
-            } else if (!strcmp(name, "--device")) {
-                char *end;
-                errno = 0;
-                long d = strtol(val, &end, 10);
-                if (end == val || *end || errno || d < 0 || d > 1000000)
-                    rc = cli_usage_error("run", "--device wants a GPU number (0, 1, ...), got '%s'", val);
-                device_ordinal = (int)d;
+            else if (!strcmp(name, "--backend"))
+                rc = cli_parse_backend("run", val, &use_emu, &use_cuda);
+            else if (!strcmp(name, "--device")) {
+                rc = cli_parse_device("run", val, &device_ordinal);
                 have_device = 1;
             } else if (!strcmp(name, "--ulps") || !strcmp(name, "--rtol") || !strcmp(name, "--atol")) {
                 rc = cli_parse_tolerance("run", name, val, &user_tolerance);
