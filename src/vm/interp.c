@@ -8,6 +8,7 @@
  * that the destination does not overlap the sources (-O2 alone does not) */
 #pragma GCC optimize("vect-cost-model=dynamic")
 #endif
+#include "vm/approx.h"
 #include "vm/mbarrier.h"
 #include "vm/vm_internal.h"
 
@@ -359,15 +360,16 @@ static float funary_f32(int fn, float x, int rnd, uint32_t flags)
     if (flags & BC_F_FTZ) x = vm_ftz_f32(x);
     float r;
     int approx = rnd == BC_RND_APPROX || rnd == BC_RND_NONE;
+    /* the .approx forms as an H200 computes them (src/vm/approx.c) */
     switch (fn) {
-    case BC_FN_RCP: r = approx ? 1.0f / x : vm_rcp_f32(x, vm_rnd(rnd)); break;
+    case BC_FN_RCP: r = approx ? vm_approx_rcp(x) : vm_rcp_f32(x, vm_rnd(rnd)); break;
     case BC_FN_SQRT: r = approx ? sqrtf(x) : vm_sqrt_f32(x, vm_rnd(rnd)); break;
-    case BC_FN_RSQRT: r = (float)(1.0 / sqrt((double)x)); break;
-    case BC_FN_EX2: r = exp2f(x); break;
-    case BC_FN_LG2: r = log2f(x); break;
-    case BC_FN_SIN: r = sinf(x); break;
-    case BC_FN_COS: r = cosf(x); break;
-    default: r = tanhf(x); break;
+    case BC_FN_RSQRT: r = vm_approx_rsqrt(x); break;
+    case BC_FN_EX2: r = vm_approx_ex2(x, 0); break;
+    case BC_FN_LG2: r = vm_approx_lg2(x); break;
+    case BC_FN_SIN: r = vm_approx_sin(x); break;
+    case BC_FN_COS: r = vm_approx_cos(x); break;
+    default: r = vm_approx_tanh(x); break;
     }
     if (flags & BC_F_FTZ) r = vm_ftz_f32(r);
     return vm_canon_f32(r);
@@ -1166,7 +1168,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 int rnd = op->mode;
                 LANES(m, { float x = F32(A[l]), y = F32(B[l]);
                            if (op->flags & BC_F_FTZ) { x = vm_ftz_f32(x); y = vm_ftz_f32(y); }
-                           float r = (rnd == BC_RND_APPROX || rnd == BC_RND_FULL) ? x / y : vm_div_f32(x, y, vm_rnd(rnd));
+                           float r = rnd == BC_RND_APPROX ? vm_approx_div(x, y)
+                                     : rnd == BC_RND_FULL ? x / y : vm_div_f32(x, y, vm_rnd(rnd));
                            D[l] = f32_finish(r, op->flags); });
             } else {
                 LANES(m, D[l] = BF64(vm_div_f64(F64(A[l]), F64(B[l]), vm_rnd(op->mode))));
@@ -1202,11 +1205,11 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             break;
         case BC_FUNARY:
             if (op->type == PTX_T_F32 && op->mode == BC_FN_EX2) {
-                /* exp() and softmax: ex2.approx(.ftz).f32 straight to exp2f */
+                /* exp() and softmax: ex2.approx(.ftz).f32 straight to the H200 model */
                 if (op->flags & BC_F_FTZ)
-                    LANES(m, D[l] = BF32(vm_canon_f32(vm_ftz_f32(exp2f(vm_ftz_f32(F32(A[l])))))));
+                    LANES(m, D[l] = BF32(vm_approx_ex2(F32(A[l]), 1)));
                 else
-                    LANES(m, D[l] = BF32(vm_canon_f32(exp2f(F32(A[l])))));
+                    LANES(m, D[l] = BF32(vm_approx_ex2(F32(A[l]), 0)));
             } else if (op->type == PTX_T_F32) {
                 LANES(m, D[l] = BF32(funary_f32(op->mode, F32(A[l]), op->mode2, op->flags)));
             } else {
