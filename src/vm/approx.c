@@ -112,7 +112,7 @@ static const double lg2_tab[64][3] = {
 /* Least-squares fit of per-segment quadratics c0 + c1*d + c2*d^2 to measured H200 outputs.
  * ex2.approx.f32: 2^f on the 23-bit fraction f in [0,1), 64 segments; fitted to H200
  * mantissas (+2^-24, since the hardware truncates the mantissa). */
-static const double ex2_tab[64][3] = {
+const double vm_approx_ex2_tab[64][3] = {
   {1.0000000658544124, 0.69315769634455493, 0.24053661854742769},
   {1.0108893702992414, 0.70068301055098425, 0.24467293870186993},
   {1.021897275353894, 0.70831242106047132, 0.24710788943439793},
@@ -873,14 +873,14 @@ static double ex2_core(double x, int ex2m_order)
     double f = (fx - I * 8388608.0) / 8388608.0;
     double d;
     int seg = segment(f, 64, &d);
-    const double *c = ex2_tab[seg];
+    const double *c = vm_approx_ex2_tab[seg];
     /* ex2_model.py wrote c2*d*d, i.e. (c2*d)*d; ex2_fit.py (segfit) c2*(d*d) */
     double p = ex2m_order ? c[0] + c[1] * d + c[2] * d * d : quad(c, d);
     double v = p * 8388608.0;
     return ldexp(floor(v) / 8388608.0, (int)I);
 }
 
-float vm_approx_ex2(float x, int ftz)
+float vm_approx_ex2_slow(float x, int ftz)
 {
     if (isnan(x)) return qnan();
     if (ftz && fpclassify(x) == FP_SUBNORMAL) x = x < 0 ? -0.0f : 0.0f; /* ftz input; result 1 either way */
