@@ -9,7 +9,7 @@
 # and under `kemu exec`, and adds a table of both verdicts. docs/fidelity.md
 # explains the tables and keeps the latest ones.
 #
-# usage: tests/gpu/crosscheck.sh [-o TABLE.md] [-d DEVICE] [-k TEXT] [-j JOBS] [-J N] [-p]
+# usage: tests/gpu/crosscheck.sh [-o TABLE.md] [-d DEVICE] [-k TEXT] [-j JOBS] [-J N] [-s DIR] [-p]
 #   -o FILE    where the table goes (default: ./fidelity-table.md); the full
 #              output of every kernel that did not agree goes to FILE.log.
 #              FILE is rewritten as kernels finish, marked incomplete until
@@ -20,6 +20,9 @@
 #   -J N       cross-check N kernels at a time (default 1); each is its own
 #              process on the one GPU, so the time columns then include
 #              waiting for the others (the table says so)
+#   -s DIR     keep the outputs of every kernel that does not agree, both
+#              backends' (NAME.npy and NAME.cuda.npy), in DIR/N-KERNEL/ (N:
+#              its line among those run), to study the differences later
 #   -p         the CUDA programs too (needs nvcc; KEMU_CUDA_TESTS picks some,
 #              as for tests/cuda/run.sh); they are built once, for both runs
 # environment:
@@ -45,7 +48,8 @@ filter=
 jobs=$(nproc 2>/dev/null || echo 2)
 programs=0
 parallel=1
-while getopts o:d:k:j:J:p opt; do
+keep=
+while getopts o:d:k:j:J:s:p opt; do
     case $opt in
     o) table=$OPTARG ;;
     d) device=$OPTARG ;;
@@ -53,12 +57,14 @@ while getopts o:d:k:j:J:p opt; do
     j) jobs=$OPTARG ;;
     p) programs=1 ;;
     J) parallel=$OPTARG ;;
-    *) sed -n '12,26p' "$0" >&2; exit 2 ;;
+    s) keep=$OPTARG ;;
+    *) sed -n '12,29p' "$0" >&2; exit 2 ;;
     esac
 done
 case $parallel in '' | *[!0-9]* | 0) echo "crosscheck: -J takes a number of kernels, 1 or more" >&2; exit 2 ;; esac
 timeout_s=${CROSSCHECK_TIMEOUT:-60}
 case $table in /*) ;; *) table=$(pwd)/$table ;; esac
+case $keep in '' | /*) ;; *) keep=$(pwd)/$keep ;; esac
 log=$table.log
 
 # ---- build -------------------------------------------------------------------
@@ -187,6 +193,10 @@ one_kernel() {
     if [ "$st" -ne 0 ]; then
         { printf '==== %s:%s (exit %s)\n$ kemu %s --backend both %s\n' "$file" "$kernel" "$st" "$command" "$line"
           cat "$out"; } > "$tmp/r$k.log"
+        if [ -n "$keep" ]; then
+            mkdir -p "$keep/$k-$kernel" && cp "$out" "$keep/$k-$kernel/output.txt" &&
+                find "$dir" -name '*.npy' -exec cp {} "$keep/$k-$kernel/" \;
+        fi
     fi
     row "$file:$kernel" "$buffers" "$maxulp" "$verdict" "${emu_s:--}" "${cuda_s:--}"
     echo "$cat" > "$tmp/r$k.cat"

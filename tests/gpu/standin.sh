@@ -140,12 +140,17 @@ else
 fi
 
 # ---- one element differs ----------------------------------------------------
-KEMU_STANDIN_PERTURB=0 xc "$tmp/perturb.md" -k samples/saxpy/
+KEMU_STANDIN_PERTURB=0 xc "$tmp/perturb.md" -k samples/saxpy/ -s "$tmp/kept"
 [ "$st" -eq 1 ] || fail "a perturbed output: crosscheck exited $st, not 1"
 grep -q '^| samples/saxpy/saxpy.ptx:saxpy | y.npy f32\[1000\] (1 differ) | [1-9][0-9]* | \*\*DIFFER\*\* |' "$tmp/perturb.md" ||
     fail "no DIFFER row: $(grep saxpy "$tmp/perturb.md")"
 grep -q '^- 1 of 1 kernels in [0-9]* s: 0 agree, 1 differ,' "$tmp/perturb.md" || fail "the perturbed counts line"
 grep -q 'first at \[0\]' "$tmp/perturb.md.log" 2>/dev/null || fail "the log lacks the kernel's comparison line"
+# -s keeps both backends' outputs of the kernel that differed
+[ -f "$tmp/kept/1-saxpy/y.npy" ] && [ -f "$tmp/kept/1-saxpy/y.cuda.npy" ] &&
+    grep -q 'first at \[0\]' "$tmp/kept/1-saxpy/output.txt" || fail "-s kept: $(ls -R "$tmp/kept" 2>&1)"
+"$KEMU" compare "$tmp/kept/1-saxpy/y.npy" "$tmp/kept/1-saxpy/y.cuda.npy" > /dev/null 2>&1 &&
+    fail "-s: the kept outputs do not differ"
 
 # ---- no driver library --------------------------------------------------------
 KEMU_CUDA_LIBRARY=$tmp/none/libcuda.so.1 KEMU=$KEMU sh "$top_srcdir/tests/gpu/crosscheck.sh" -o "$tmp/none.md" \
