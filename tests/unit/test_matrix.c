@@ -98,7 +98,7 @@ static kemu_status launch(kemu_kernel *k, unsigned threads, void **args, char *f
     kemu_launch_config lc = {{1, 1, 1}, {threads, 1, 1}, {0, 0, 0}, 0, 0};
     kemu_status st = kemu_launch(k, &lc, args, &r, &err);
     if (fault)
-        snprintf(fault, cap, "%s", st == KEMU_ERR_KERNEL_FAULT ? r.fault_message : err.message);
+        snprintf(fault, cap, "%s", st == KEMU_OK ? "" : st == KEMU_ERR_KERNEL_FAULT ? r.fault_message : err.message);
     if (st == KEMU_OK || st == KEMU_ERR_KERNEL_FAULT)
         kemu_report_free(&r);
     return st;
