@@ -711,8 +711,13 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
     }
     int satfinite = (op->flags & BC_F_SATFINITE) != 0;
     int is_int = atype == PTX_T_S8 || atype == PTX_T_U8;
-    float fa[16 * 32], fb[256 * 32];
-    int32_t ia[16 * 32], ib[256 * 32];
+    /* the operands as numbers: floats, or integers for s8/u8 (one storage) */
+    union {
+        float f[16 * 32 + 256 * 32];
+        int32_t i[16 * 32 + 256 * 32];
+    } ops;
+    float *fa = ops.f, *fb = ops.f + 16 * 32;
+    int32_t *ia = ops.i, *ib = ops.i + 16 * 32;
     float sa = (op->mode & WGMMA_NEG_A) ? -1.0f : 1.0f, sb = (op->mode & WGMMA_NEG_B) ? -1.0f : 1.0f;
     for (unsigned x = 0; x < 16 * K; x++) {
         if (is_int)
