@@ -294,13 +294,27 @@ static int64_t element_to_int(int type, uint64_t bits)
  * operands, a group of zeros only (its sign), overflow (toward zero: the
  * largest finite value), fp8 inputs (an FMA chain, as before). */
 
-/* An element's nominal exponent in its format (INT_MIN for zero). */
-static int nominal_exponent(float x, int emin)
+/* An element's nominal exponent in its format (a subnormal's: the format's
+ * minimum), or TENSOR_ZERO, or TENSOR_NONFINITE for an infinity or NaN. The
+ * callers work it out once per operand element. */
+#define TENSOR_ZERO INT16_MIN
+#define TENSOR_NONFINITE INT16_MAX
+static int16_t tensor_exponent(float x, int emin)
 {
-    if (x == 0.0f)
-        return INT_MIN;
-    int e = ilogbf(x);
-    return e < emin ? emin : e;
+    uint32_t u = vm_f32_bits(x);
+    int biased = (int)((u >> 23) & 255);
+    if (biased == 255)
+        return TENSOR_NONFINITE;
+    if (!(u & 0x7fffffffu))
+        return TENSOR_ZERO;
+    int e = biased - 127;
+    return (int16_t)(e < emin ? emin : e);
+}
+
+/* 2^e as a double, e in [-1022, 1023] */
+static double tensor_pow2(int e)
+{
+    return vm_f64_from_bits((uint64_t)(e + 1023) << 52);
 }
 
 static int format_emin(int type)
@@ -323,14 +337,14 @@ static unsigned tensor_group(int atype, unsigned K)
 }
 
 /* One element: sum over k of a[k] * b[k] plus acc, in groups of G as above
- * (a and b as exact f32 values of their ea/eb-typed elements). With
- * to_f16, returns the f16 bits of the result in *h. */
-static float tensor_dot(const float *a, const float *b, unsigned K, unsigned G, int emin_a, int emin_b, float acc,
-                        int to_f16, uint16_t *h)
+ * (a and b: exact f32 values of the elements; xa and xb: their
+ * tensor_exponent). With to_f16, returns the f16 bits of the result in *h. */
+static float tensor_dot(const float *a, const float *b, const int16_t *xa, const int16_t *xb, unsigned K,
+                        unsigned G, float acc, int to_f16, uint16_t *h)
 {
     int special = !isfinite(acc);
     for (unsigned k = 0; k < K && !special; k++)
-        special = !isfinite(a[k]) || !isfinite(b[k]);
+        special = xa[k] == TENSOR_NONFINITE || xb[k] == TENSOR_NONFINITE;
     if (special) { /* IEEE: NaN and infinity as an FMA chain gives them */
         for (unsigned k = 0; k < K; k++)
             acc = fmaf(a[k], b[k], acc);
@@ -340,29 +354,34 @@ static float tensor_dot(const float *a, const float *b, unsigned K, unsigned G, 
     }
     for (unsigned k0 = 0; k0 < K; k0 += G) {
         unsigned k1 = k0 + G < K ? k0 + G : K;
-        int emax = nominal_exponent(acc, -126);
-        for (unsigned k = k0; k < k1; k++) {
-            int ea = nominal_exponent(a[k], emin_a), eb = nominal_exponent(b[k], emin_b);
-            if (ea != INT_MIN && eb != INT_MIN && ea + eb > emax)
-                emax = ea + eb;
-        }
+        int16_t xacc = tensor_exponent(acc, -126);
+        int emax = xacc == TENSOR_ZERO ? INT_MIN : xacc;
+        for (unsigned k = k0; k < k1; k++)
+            if (xa[k] != TENSOR_ZERO && xb[k] != TENSOR_ZERO && xa[k] + xb[k] > emax)
+                emax = xa[k] + xb[k];
         if (emax == INT_MIN) { /* only zeros: IEEE's sign of zero */
             for (unsigned k = k0; k < k1; k++)
                 acc = fmaf(a[k], b[k], acc);
             continue;
         }
+        /* the terms in units of 2^q, truncated toward zero by the
+         * conversion: each is below 2^27 units (a product's significand is
+         * below 4), so the sum of 17 fits exactly; q is within -151..229,
+         * and the power-of-two scalings are exact */
         int q = emax - 25;
-        /* each truncated term is below 2^27 units of 2^q: the sum of 17
-         * fits an int64_t (and a double) exactly */
-        int64_t sum = (int64_t)trunc(ldexp((double)acc, -q));
+        double down = tensor_pow2(-q);
+        int64_t sum = (int64_t)((double)acc * down);
         for (unsigned k = k0; k < k1; k++)
-            sum += (int64_t)trunc(ldexp((double)a[k] * (double)b[k], -q));
-        double exact = ldexp((double)sum, q);
+            sum += (int64_t)((double)a[k] * (double)b[k] * down);
+        double exact = (double)sum * tensor_pow2(q);
         if (to_f16 && k1 == K) {
             *h = vm_f64_to_f16(exact, VM_RN);
             return vm_f16_to_f32(*h);
         }
-        acc = vm_f64_to_f32(exact, VM_RZ);
+        /* toward zero: the nearest f32, one step back if it is larger */
+        acc = (float)exact;
+        if (fabs((double)acc) > fabs(exact))
+            acc = vm_f32_from_bits(vm_f32_bits(acc) - 1);
     }
     if (to_f16)
         *h = vm_f32_to_f16_flags(acc, VM_RN, 0);
@@ -419,13 +438,20 @@ static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int bt
         for (unsigned j = 0; j < N; j++)
             fb[j * K + k] = element_to_f32(btype, b[k * N + j]);
     unsigned G = tensor_group(atype, K);
-    int emin_a = format_emin(atype), emin_b = format_emin(btype);
+    int16_t xa[MATRIX_MAX_ELEMENTS], xb[MATRIX_MAX_ELEMENTS];
+    if (G) {
+        int emin_a = format_emin(atype), emin_b = format_emin(btype);
+        for (unsigned x = 0; x < M * K; x++)
+            xa[x] = tensor_exponent(fa[x], emin_a);
+        for (unsigned x = 0; x < N * K; x++)
+            xb[x] = tensor_exponent(fb[x], emin_b);
+    }
     for (unsigned i = 0; i < M; i++)
         for (unsigned j = 0; j < N; j++) {
             float acc = element_to_f32(ctype, c[i * N + j]);
             uint16_t h = 0;
             if (G) {
-                acc = tensor_dot(fa + i * K, fb + j * K, K, G, emin_a, emin_b, acc, dtype == PTX_T_F16, &h);
+                acc = tensor_dot(fa + i * K, fb + j * K, xa + i * K, xb + j * K, K, G, acc, dtype == PTX_T_F16, &h);
             } else {
                 for (unsigned k = 0; k < K; k++)
                     acc = fmaf(fa[i * K + k], fb[j * K + k], acc); /* a NaN stays a NaN: canonical below */
@@ -734,7 +760,14 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
         }
     unsigned per_register = dtype == PTX_T_F16 ? 2 : 1;
     unsigned G = is_int ? 0 : tensor_group(atype, K);
-    int emin_a = format_emin(atype), emin_b = format_emin(btype);
+    int16_t xa[16 * 32], xb[256 * 32];
+    if (G) {
+        int emin_a = format_emin(atype), emin_b = format_emin(btype);
+        for (unsigned x = 0; x < 16 * K; x++)
+            xa[x] = tensor_exponent(fa[x], emin_a);
+        for (unsigned x = 0; x < N * K; x++)
+            xb[x] = tensor_exponent(fb[x], emin_b);
+    }
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm), g = l >> 2, q = l & 3;
         for (unsigned r = 0; r < nd; r++) {
@@ -757,8 +790,8 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
                                              : vm_f32_from_bits((uint32_t)old);
                 uint16_t half = 0;
                 if (G) {
-                    acc = tensor_dot(fa + row * K, fb + col * K, K, G, emin_a, emin_b, acc, dtype == PTX_T_F16,
-                                     &half);
+                    acc = tensor_dot(fa + row * K, fb + col * K, xa + row * K, xb + col * K, K, G, acc,
+                                     dtype == PTX_T_F16, &half);
                 } else {
                     for (unsigned k = 0; k < K; k++)
                         acc = fmaf(fa[row * K + k], fb[col * K + k], acc);
