@@ -29,14 +29,15 @@
  * mma.sync and ldmatrix/stmatrix follow the PTX ISA fragment tables
  * (groupID = lane >> 2, threadID_in_group = lane % 4).
  *
- * Arithmetic: D = A*B + C element by element, accumulating in k order.
- *   f16/bf16/tf32 inputs: acc = C as f32, then acc = fmaf(a_k, b_k, acc)
- *   for k = 0..K-1 in round-to-nearest (the products are exact in f32, so
- *   each step is one f32 rounding of the sum); an f16 D is acc rounded to
- *   f16 once at the end; NaNs are the canonical 0x7fffffff / 0x7fff. tf32
- *   operands use the register's f32 bits with the low 13 mantissa bits
- *   ignored (a NaN stays a NaN). .satfinite on a float D turns +-inf into
- *   +-MAX_NORM.
+ * Arithmetic: D = A*B + C element by element.
+ *   f16/bf16/tf32 inputs: as an H200's tensor cores add (tensor_dot below:
+ *   exact products, groups of 16 (4 for tf32) truncated at a common
+ *   exponent, each group's sum rounded toward zero to f32; an f16 D
+ *   rounded once); NaN or infinite operands as an f32 FMA chain in k order;
+ *   NaNs are the canonical 0x7fffffff / 0x7fff. tf32 operands use the
+ *   register's f32 bits with the low 13 mantissa bits ignored (a NaN stays
+ *   a NaN). fp8 (wgmma): an f32 FMA chain in k order (not measured on a
+ *   GPU). .satfinite on a float D turns +-inf into +-MAX_NORM.
  *   f64: acc = fma(a_k, b_k, acc) in k order in the instruction's rounding
  *   mode (.rn by default).
  *   s8/u8: the exact sum in 64 bits; without .satfinite it wraps to 32
