@@ -33,6 +33,7 @@
  * results are the canonical NaN. */
 #include "config.h"
 #include "vm/approx.h"
+#include "vm/numeric.h"
 
 #include <float.h>
 #include <math.h>
@@ -836,9 +837,7 @@ static const double tanh_tab_b10[16][3] = {
 
 /* ------------------------------------------------------------------ helpers */
 
-static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
-static float u2f(uint32_t u) { float f; memcpy(&f, &u, sizeof f); return f; }
-static float qnan(void) { return u2f(0x7fffffffu); }
+static float qnan(void) { return vm_f32_from_bits(VM_F32_CANONICAL_NAN); }
 
 /* c0 + c1*d + c2*(d*d), left to right (numpy segfit / basis-sum order) */
 static double quad(const double c[3], double d) { return c[0] + c[1] * d + c[2] * (d * d); }
@@ -850,14 +849,6 @@ static int segment(double u, int n, double *d)
     int seg = s < 0 ? 0 : s > n - 1 ? n - 1 : (int)s;
     *d = u - (double)seg / n;
     return seg;
-}
-
-/* double -> f32, rounded toward zero (RN conversion, then step back one ulp if it grew) */
-static float rz_f32(double v)
-{
-    float f = (float)v;
-    if (fabs((double)f) > fabs(v)) f = u2f(f2u(f) - 1u);
-    return f;
 }
 
 /* ------------------------------------------------------------------ ex2 */
@@ -909,7 +900,7 @@ float vm_approx_lg2(float x)
     double m = mm * 2.0, d;
     int e = ee - 1;
     int seg = segment(m - 1.0, 64, &d);
-    return rz_f32((double)e + quad(lg2_tab[seg], d));
+    return vm_f64_to_f32((double)e + quad(lg2_tab[seg], d), VM_RZ);
 }
 
 /* ------------------------------------------------------------------ sin / cos */
@@ -919,7 +910,7 @@ static float sincos_model(float x, int iscos)
     if (!isfinite(x)) return qnan();        /* rule: NaN, +-inf -> NaN */
     if (!iscos && x == 0.0f) return x;      /* rule: sin(+-0) = +-0 (the model alone gives +0 for -0) */
     /* t = RZ_f32(x * (1/2pi rounded toward zero, 0x3e22f983)); the double product is exact */
-    double t = (double)rz_f32((double)x * (double)u2f(0x3e22f983u));
+    double t = (double)vm_f64_to_f32((double)x * (double)vm_f32_from_bits(0x3e22f983u), VM_RZ);
     double at = fabs(t);
     int64_t Q = (int64_t)floor((at - floor(at)) * 33554432.0);   /* 25-bit fraction */
     if (iscos) Q = (Q + (1 << 23)) & ((1 << 25) - 1);            /* quarter turn */

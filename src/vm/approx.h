@@ -3,9 +3,10 @@
 #ifndef KEMU_VM_APPROX_H
 #define KEMU_VM_APPROX_H
 
+#include "vm/numeric.h"
+
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 /* ex2.approx.f32 (ftz 0) and ex2.approx.ftz.f32 (ftz 1), inline for
  * softmax and exp(): the common case (a normal result) on integers, the
@@ -28,10 +29,7 @@ static inline float vm_approx_ex2(float x, int ftz)
         double d = (double)(fb & 0x1ffff) / 8388608.0;
         int64_t m = (int64_t)((c[0] + c[1] * d + c[2] * (d * d)) * 8388608.0);
         if (m >= (1 << 23) && m < (1 << 24) && I > -127) {
-            uint32_t u = (uint32_t)(I + 127) << 23 | (uint32_t)(m - (1 << 23));
-            float r;
-            memcpy(&r, &u, sizeof r);
-            return r;
+            return vm_f32_from_bits((uint32_t)(I + 127) << 23 | (uint32_t)(m - (1 << 23)));
         }
     }
     return vm_approx_ex2_slow(x, ftz);

@@ -379,10 +379,7 @@ static float tensor_dot(const float *a, const float *b, const int16_t *xa, const
             *h = vm_f64_to_f16(exact, VM_RN);
             return vm_f16_to_f32(*h);
         }
-        /* toward zero: the nearest f32, one step back if it is larger */
-        acc = (float)exact;
-        if (fabs((double)acc) > fabs(exact))
-            acc = vm_f32_from_bits(vm_f32_bits(acc) - 1);
+        acc = vm_f64_to_f32(exact, VM_RZ);
     }
     if (to_f16)
         *h = vm_f32_to_f16_flags(acc, VM_RN, 0);

@@ -358,6 +358,12 @@ static inline float vm_f64_to_f32(double x, vm_round r)
 {
     if (r == VM_RN)
         return vm_canon_f32((float)x);
+    if (r == VM_RZ) { /* the nearest f32, one step toward zero when it lies farther out */
+        float f = (float)x;
+        if (fabs((double)f) > fabs(x))
+            f = vm_f32_from_bits(vm_f32_bits(f) - 1);
+        return vm_canon_f32(f);
+    }
     return vm_f64_to_f32_slow(x, r);
 }
 

@@ -19,6 +19,7 @@
 #include "io/npy.h"
 #include "kemu/kemu.h"
 #include "vm/approx.h"
+#include "vm/numeric.h"
 
 #define N 2048  /* inputs per sweep */
 #define K 12    /* results per input */
@@ -64,26 +65,12 @@ static void setup(void)
     }
 }
 
-static uint32_t bits(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static float from_bits(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
 /* distance in representable floats; NaN == NaN */
 static uint64_t ulps(float x, float y)
 {
     if (isnan(x) && isnan(y))
         return 0;
-    int64_t i = (int32_t)bits(x), j = (int32_t)bits(y);
+    int64_t i = (int32_t)vm_f32_bits(x), j = (int32_t)vm_f32_bits(y);
     if (i < 0)
         i = -(i & 0x7fffffff);
     if (j < 0)
@@ -203,35 +190,35 @@ END_TEST
 /* Inputs outside the H200 data: IEEE's special values, as documented. */
 START_TEST(special_values)
 {
-    const float inf = INFINITY, nan = from_bits(0x7fc00000u);
-    ck_assert_uint_eq(bits(vm_approx_ex2(nan, 0)), 0x7fffffffu);
+    const float inf = INFINITY, nan = vm_f32_from_bits(0x7fc00000u);
+    ck_assert_uint_eq(vm_f32_bits(vm_approx_ex2(nan, 0)), 0x7fffffffu);
     ck_assert(vm_approx_ex2(inf, 0) == inf);
-    ck_assert(bits(vm_approx_ex2(-inf, 0)) == 0);
+    ck_assert(vm_f32_bits(vm_approx_ex2(-inf, 0)) == 0);
     ck_assert(vm_approx_ex2(128.0f, 0) == inf);
     ck_assert(vm_approx_ex2(0.0f, 0) == 1.0f && vm_approx_ex2(-0.0f, 0) == 1.0f);
-    ck_assert(vm_approx_ex2(from_bits(1), 1) == 1.0f);           /* .ftz: a subnormal input is 0 */
-    ck_assert(bits(vm_approx_ex2(-130.0f, 1)) == 0);             /* .ftz: a subnormal result is +0 */
+    ck_assert(vm_approx_ex2(vm_f32_from_bits(1), 1) == 1.0f);           /* .ftz: a subnormal input is 0 */
+    ck_assert(vm_f32_bits(vm_approx_ex2(-130.0f, 1)) == 0);             /* .ftz: a subnormal result is +0 */
     ck_assert(vm_approx_ex2(-130.0f, 0) > 0 && vm_approx_ex2(-130.0f, 0) < 0x1p-126f);
     ck_assert(vm_approx_ex2(10.0f, 0) == 1024.0f);               /* exact powers of two */
     ck_assert(vm_approx_lg2(0.0f) == -inf && vm_approx_lg2(-0.0f) == -inf);
     ck_assert(isnan(vm_approx_lg2(-1.0f)) && isnan(vm_approx_lg2(-inf)) && isnan(vm_approx_lg2(nan)));
     ck_assert(vm_approx_lg2(inf) == inf);
-    ck_assert(fabsf(vm_approx_lg2(from_bits(1)) + 149.0f) < 1e-4f); /* subnormal: normalized */
+    ck_assert(fabsf(vm_approx_lg2(vm_f32_from_bits(1)) + 149.0f) < 1e-4f); /* subnormal: normalized */
     ck_assert(fabsf(vm_approx_lg2(1024.0f) - 10.0f) < 1e-4f);
     ck_assert(isnan(vm_approx_sin(inf)) && isnan(vm_approx_cos(-inf)) && isnan(vm_approx_sin(nan)));
-    ck_assert(bits(vm_approx_sin(-0.0f)) == 0x80000000u && bits(vm_approx_sin(0.0f)) == 0);
+    ck_assert(vm_f32_bits(vm_approx_sin(-0.0f)) == 0x80000000u && vm_f32_bits(vm_approx_sin(0.0f)) == 0);
     ck_assert(vm_approx_cos(0.0f) == 1.0f);
     ck_assert(vm_approx_sin(0x1p30f) == 0.0f && vm_approx_cos(0x1p30f) == 1.0f); /* the angle is 0 */
     ck_assert(vm_approx_rsqrt(0.0f) == inf && vm_approx_rsqrt(-0.0f) == -inf);
-    ck_assert(isnan(vm_approx_rsqrt(-1.0f)) && bits(vm_approx_rsqrt(inf)) == 0);
+    ck_assert(isnan(vm_approx_rsqrt(-1.0f)) && vm_f32_bits(vm_approx_rsqrt(inf)) == 0);
     ck_assert(vm_approx_rcp(0.0f) == inf && vm_approx_rcp(-0.0f) == -inf);
-    ck_assert(bits(vm_approx_rcp(-inf)) == 0x80000000u);
-    ck_assert(bits(vm_approx_div(1.0f, 0x1p127f)) == 0);          /* PTX: 2^126 < |y| < 2^128 gives 0 */
-    ck_assert(bits(vm_approx_div(-1.0f, 0x1p127f)) == 0x80000000u);
+    ck_assert(vm_f32_bits(vm_approx_rcp(-inf)) == 0x80000000u);
+    ck_assert(vm_f32_bits(vm_approx_div(1.0f, 0x1p127f)) == 0);          /* PTX: 2^126 < |y| < 2^128 gives 0 */
+    ck_assert(vm_f32_bits(vm_approx_div(-1.0f, 0x1p127f)) == 0x80000000u);
     ck_assert(isnan(vm_approx_div(inf, 0x1p127f)));
     ck_assert(vm_approx_div(1.0f, 0.0f) == inf && isnan(vm_approx_div(nan, 1.0f)));
     ck_assert(vm_approx_tanh(inf) == 1.0f && vm_approx_tanh(-inf) == -1.0f);
-    ck_assert(bits(vm_approx_tanh(-0.0f)) == 0x80000000u && vm_approx_tanh(0x1p-9f) == 0x1p-9f);
+    ck_assert(vm_f32_bits(vm_approx_tanh(-0.0f)) == 0x80000000u && vm_approx_tanh(0x1p-9f) == 0x1p-9f);
     ck_assert(isnan(vm_approx_tanh(nan)));
 }
 END_TEST
