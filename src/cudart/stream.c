@@ -465,7 +465,6 @@ static int blocks_per_sm(const cudart_kernel_info *info, int block_size, size_t 
     cudart_fill_properties(&p);
     /* a kernel's __launch_bounds__ (.maxntid) does not enter: an H200 (runtime
      * 13.0) reports blocks for a block size above it */
-    (void)info->max_threads;
     if (block_size > p.maxThreadsPerBlock)
         return 0;
     int warps = (block_size + 31) / 32;
