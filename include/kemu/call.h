@@ -138,6 +138,7 @@ typedef struct kemu_call_spec {
     const kemu_call_mesh *external_meshes;
     int nexternal_meshes;
     kemu_call_interpret interpret;
+    const char *spec_file;          /* the JSON file the call was read from, or NULL: never an output */
 } kemu_call_spec;
 
 /* An output after the call: host data (owned by the result), C order. */

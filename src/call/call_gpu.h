@@ -1,8 +1,7 @@
 /* `kemu call --backend cuda|both`: the call's PTX and launch on a GPU
  * through the thin CUDA path (src/cuda/), alone or next to the emulator
  * from identical operands. The operands, launch and checks are those of
- * kemu_call_run; smem scratch is found by a wrapper entry on the GPU
- * (call_wrap_smem_scratch). */
+ * kemu_call_run; the launch plan (include/kemu/plan.h) runs both sides. */
 #ifndef KEMU_CALL_GPU_H
 #define KEMU_CALL_GPU_H
 
@@ -10,6 +9,7 @@
 #include "cuda/compare.h"
 #include "io/array.h"
 #include "kemu/call.h"
+#include "kemu/plan.h"
 
 typedef struct call_gpu {
     /* in */
@@ -26,9 +26,12 @@ typedef struct call_gpu {
     double seconds;                       /* launch to synchronization */
     int faulted;                          /* the kernel faulted on the GPU */
     int emu_faulted;                      /* ... on the emulator (use_emulator) */
-    io_array *outputs;                    /* use_emulator: the GPU's copy of each output */
-    int noutputs;
-    cuda_tolerance tolerance;             /* use_emulator: how outputs compare */
+    /* use_emulator, neither faulted: the plan's comparison of each operand
+     * (outputs at ninputs + o) and the GPU's copies written beside the
+     * emulator's files (kemu_plan_gpu_output_file) */
+    kemu_plan_comparison *comparisons;
+    int differing, ncompared;
+    char tolerance[512];                  /* how outputs compare */
 } call_gpu;
 
 /* Runs the call on the GPU (gpu->use_emulator: on both). Spec, input and
@@ -40,8 +43,8 @@ typedef struct call_gpu {
  * (gpu->faulted / gpu->emu_faulted say where; err holds the emulator's
  * report when it faulted, else gpu->message the driver's) after both ran.
  * GPU alone: result's outputs are the GPU's and go to the spec's files;
- * both: they are the emulator's, and gpu->outputs the GPU's (the caller
- * compares and writes them). Free with call_gpu_free and
+ * both: they are the emulator's, the GPU's copies are written beside the
+ * spec's files and gpu->comparisons compares them. Free with call_gpu_free and
  * kemu_call_result_free. */
 kemu_status call_run_gpu(kemu_device *dev, const kemu_call_spec *spec, call_gpu *gpu, kemu_call_result *result,
                          kemu_error *err);

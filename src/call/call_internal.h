@@ -48,19 +48,4 @@ kemu_status call_limits_grid(const kemu_call_spec *spec, kemu_call_result *resul
  * (NULL when there is none). */
 const kemu_call_mesh *call_launch_mesh(const kemu_call_spec *spec);
 
-/* One kernel parameter of a call, for call_wrap_smem_scratch. */
-typedef struct call_wrap_param {
-    const char *name;      /* the PTX parameter name */
-    size_t size;           /* 4 or 8 bytes */
-    int smem;              /* an smem scratch operand */
-    uint64_t smem_offset;  /* its offset from the 128-aligned start of the dynamic shared memory */
-} call_wrap_param;
-
-/* Rewrites PTX text so that the entry `kernel` finds its smem scratch
- * operands itself (src/call/wrap.c says how): the result, in *out (the
- * caller frees it), takes the same launch arguments, with the smem ones
- * ignored. Returns 0, or -1 with the reason in msg. */
-int call_wrap_smem_scratch(const char *text, size_t len, const char *kernel, int nparams,
-                           const call_wrap_param *params, char **out, size_t *out_len, char *msg, size_t msg_len);
-
 #endif

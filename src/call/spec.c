@@ -588,6 +588,8 @@ int call_spec_load(const char *path, const char *out_dir, call_spec_doc *doc, ch
     free(copy);
     if (rc)
         call_spec_free(doc);
+    else
+        doc->spec.spec_file = path; /* never an output */
     return rc;
 }
 

@@ -180,7 +180,7 @@ static unsigned parse_dims(const char *s, uint32_t *v)
 }
 
 /* The options of tmap=OPTIONS: (up to the first ':'); *rest gets the buffer form. */
-static int parse_tmap(const char *spec, cli_tmap *t, const char **rest, char *err, size_t errlen)
+static int parse_tmap(const char *spec, kemu_plan_tensor_map *t, const char **rest, char *err, size_t errlen)
 {
     const char *colon = strchr(spec, ':');
     if (!colon) {
@@ -190,14 +190,13 @@ static int parse_tmap(const char *spec, cli_tmap *t, const char **rest, char *er
     *rest = colon + 1;
     char buf[256];
     snprintf(buf, sizeof buf, "%.*s", (int)(colon - spec), spec);
-    t->enabled = 1;
     char *save = NULL, *box = strtok_r(buf, ",", &save);
     if (!box || !(t->rank = parse_dims(box, t->box))) {
         snprintf(err, errlen, "tmap: '%s' is not a box shape (1 to 5 sizes like 64x32)", box ? box : "");
         return -1;
     }
     for (unsigned i = 0; i < t->rank; i++)
-        t->estride[i] = 1;
+        t->element_strides[i] = 1;
     for (char *o = strtok_r(NULL, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
         if (!strcmp(o, "swizzle=none")) t->swizzle = KEMU_TMAP_SWIZZLE_NONE;
         else if (!strcmp(o, "swizzle=32")) t->swizzle = KEMU_TMAP_SWIZZLE_32B;
@@ -212,7 +211,7 @@ static int parse_tmap(const char *spec, cli_tmap *t, const char **rest, char *er
                 snprintf(err, errlen, "tmap: estride=%s needs %u sizes, like the box", o + 8, t->rank);
                 return -1;
             }
-            memcpy(t->estride, e, sizeof e);
+            memcpy(t->element_strides, e, sizeof e);
         } else {
             snprintf(err, errlen, "tmap: unknown option '%s' (swizzle=32|64|128|none, fill=nan|zero, estride=S, "
                                   "dtype=tf32)", o);
@@ -222,64 +221,12 @@ static int parse_tmap(const char *spec, cli_tmap *t, const char **rest, char *er
     return 0;
 }
 
-int cli_tmap_encode(const cli_arg *a, uint64_t address, cli_tmap_encoder encode, void *ctx, void *map, char *err,
-                    size_t errlen)
-{
-    const cli_tmap *t = &a->tmap;
-    const io_array *tensor = &a->array;
-    int dtype;
-    switch (tensor->dtype) {
-    case IO_DT_U8: case IO_DT_I8: case IO_DT_BOOL: dtype = KEMU_TMAP_UINT8; break;
-    case IO_DT_U16: case IO_DT_I16: dtype = KEMU_TMAP_UINT16; break;
-    case IO_DT_U32: dtype = KEMU_TMAP_UINT32; break;
-    case IO_DT_I32: dtype = KEMU_TMAP_INT32; break;
-    case IO_DT_U64: dtype = KEMU_TMAP_UINT64; break;
-    case IO_DT_I64: dtype = KEMU_TMAP_INT64; break;
-    case IO_DT_F16: dtype = KEMU_TMAP_FLOAT16; break;
-    case IO_DT_BF16: dtype = KEMU_TMAP_BFLOAT16; break;
-    case IO_DT_F32: dtype = t->tf32 ? KEMU_TMAP_TFLOAT32 : KEMU_TMAP_FLOAT32; break;
-    default: dtype = KEMU_TMAP_FLOAT64; break;
-    }
-    if ((unsigned)tensor->ndim != t->rank) {
-        snprintf(err, errlen, "tmap: the box has %u dimensions but the buffer has %d", t->rank, tensor->ndim);
-        return -1;
-    }
-    /* CUDA's order: dimension 0 innermost */
-    uint64_t dims[5], strides[4];
-    uint32_t box[5], es[5];
-    uint64_t stride = io_dtype_size(tensor->dtype);
-    for (unsigned i = 0; i < t->rank; i++) {
-        unsigned k = t->rank - 1 - i;
-        dims[i] = tensor->shape[k];
-        box[i] = t->box[k];
-        es[i] = t->estride[k];
-        if (i)
-            strides[i - 1] = stride;
-        stride *= tensor->shape[k];
-    }
-    return encode(ctx, map, dtype, t->rank, address, dims, strides, box, es, t->swizzle, t->nan_fill, err, errlen);
-}
-
-int cli_tmap_encode_emu(void *ctx, void *map, int dtype, unsigned rank, uint64_t address, const uint64_t *dims,
-                        const uint64_t *strides, const uint32_t *box, const uint32_t *estride, int swizzle,
-                        int oob_fill, char *err, size_t errlen)
-{
-    (void)ctx;
-    kemu_error e;
-    if (kemu_tensor_map_encode_tiled(map, dtype, rank, address, dims, strides, box, estride, KEMU_TMAP_INTERLEAVE_NONE,
-                                     swizzle, 0, oob_fill, &e)) {
-        snprintf(err, errlen, "%s", e.message);
-        return -1;
-    }
-    return 0;
-}
-
 int cli_arg_parse(const char *text, io_uninit_mode uninit, cli_arg *a, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
     a->text = text;
     if (!strncmp(text, "tmap=", 5)) {
-        cli_tmap t;
+        kemu_plan_tensor_map t;
         memset(&t, 0, sizeof t);
         const char *rest;
         if (parse_tmap(text + 5, &t, &rest, err, errlen))
@@ -293,12 +240,7 @@ int cli_arg_parse(const char *text, io_uninit_mode uninit, cli_arg *a, char *err
             return -1;
         a->text = text;
         a->tmap = t;
-        a->map = aligned_alloc(64, KEMU_TENSOR_MAP_BYTES);
-        if (!a->map) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        memset(a->map, 0, KEMU_TENSOR_MAP_BYTES);
+        a->has_tmap = 1;
         return 0;
     }
     if (!strncmp(text, "in:", 3)) {
@@ -424,6 +366,5 @@ void cli_arg_free(cli_arg *a)
     free(a->source_path);
     free(a->out_path);
     free(a->bytes);
-    free(a->map);
     memset(a, 0, sizeof *a);
 }

@@ -13,6 +13,7 @@
 #include "io/npy.h"
 #include "kemu/call.h"
 #include "kemu/kemu.h"
+#include "kemu/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,45 +180,30 @@ static int call_on_gpu(const call_spec_doc *doc, kemu_device *dev, int use_emu, 
     } else {
         printf("%s, emu %.3f s, cuda %.3f s on CUDA device %d (%s)\n", launch, result->report.seconds, gpu.seconds,
                ordinal, gpu.device_name);
-        printf("  tolerance %s\n", gpu.tolerance.description);
-        int differing = 0;
-        exit_code = CLI_EXIT_OK;
-        for (int o = 0; o < result->noutputs && o < gpu.noutputs; o++) {
+        printf("  tolerance %s\n", gpu.tolerance);
+        int base = doc->spec.ninputs;
+        for (int o = 0; o < result->noutputs; o++)
+            if (gpu.comparisons && gpu.comparisons[base + o].compared)
+                printf("  %s\n", gpu.comparisons[base + o].line);
+        for (int o = 0; o < result->noutputs; o++) {
             io_array a;
-            char name[1024], line[2048];
-            io_compare_result cmp;
-            if (output_view(&result->outputs[o], &a))
-                continue;
-            output_label(doc, o, name, sizeof name);
-            cuda_compare_buffer(name, &a, &gpu.outputs[o], &gpu.tolerance.opts, &cmp, line, sizeof line);
-            printf("  %s\n", line);
-            differing += cmp.mismatches != 0;
-        }
-        for (int o = 0; o < result->noutputs && o < gpu.noutputs; o++) {
-            io_array a;
-            char label[2400], name[1024], msg[1024];
+            char label[2400], name[1024];
             if (output_view(&result->outputs[o], &a))
                 continue;
             output_label(doc, o, name, sizeof name);
             if (!result->outputs[o].written) {
                 snprintf(label, sizeof label, "output %s", name);
-                cli_print_array_summary(stdout, label, &a);
-                continue;
-            }
-            char *gpath = cli_cuda_output_path(doc->spec.outputs[o].npy);
-            if (!gpath || io_npy_write(gpath, &gpu.outputs[o], msg, sizeof msg)) {
-                fprintf(stderr, "kemu call: error: %s\n", gpath ? msg : "out of memory");
+            } else {
+                char *gpath = kemu_plan_gpu_output_file(doc->spec.outputs[o].npy);
+                snprintf(label, sizeof label, "wrote %s (the GPU's: %s)", name, gpath ? gpath : "?");
                 free(gpath);
-                exit_code = CLI_EXIT_USAGE;
-                break;
             }
-            snprintf(label, sizeof label, "wrote %s (the GPU's: %s)", name, gpath);
-            free(gpath);
             cli_print_array_summary(stdout, label, &a);
         }
-        if (differing && exit_code == CLI_EXIT_OK) {
+        exit_code = CLI_EXIT_OK;
+        if (gpu.differing) {
             fprintf(stderr, "kemu call: the emulator and CUDA device %d disagree on %d of %d output buffer%s\n",
-                    ordinal, differing, gpu.noutputs, gpu.noutputs == 1 ? "" : "s");
+                    ordinal, gpu.differing, gpu.ncompared, gpu.ncompared == 1 ? "" : "s");
             exit_code = CLI_EXIT_FAIL;
         }
     }

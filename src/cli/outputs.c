@@ -59,19 +59,6 @@ void cli_print_jit_log(const char *log)
     }
 }
 
-char *cli_cuda_output_path(const char *path)
-{
-    size_t n = strlen(path);
-    char *out = malloc(n + 16);
-    if (!out)
-        return NULL;
-    if (n >= 4 && !strcmp(path + n - 4, ".npy"))
-        snprintf(out, n + 16, "%.*s.cuda.npy", (int)(n - 4), path);
-    else
-        snprintf(out, n + 16, "%s.cuda.npy", path);
-    return out;
-}
-
 int cli_parse_backend(const char *cmd, const char *val, int *use_emu, int *use_cuda)
 {
     if (!strcmp(val, "emu")) *use_emu = 1, *use_cuda = 0;

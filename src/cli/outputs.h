@@ -21,11 +21,6 @@ void cli_print_array_summary(FILE *f, const char *label, const io_array *a);
  * nothing for an empty or NULL log. */
 void cli_print_jit_log(const char *log);
 
-/* Where --backend both writes the GPU's copy of an output: PATH.npy
- * becomes PATH.cuda.npy (other names get ".cuda.npy" appended). The caller
- * frees the result (NULL: no memory). */
-char *cli_cuda_output_path(const char *path);
-
 /* Parses a --ulps (integer) or --rtol/--atol (number) value, >= 0, into
  * opts; a bad value is a usage error of command `cmd` (the exit status is
  * returned, else 0). */

@@ -1,4 +1,4 @@
-/* What the call room (src/call/) needs to know about a kernel's launch
+/* What the launch plans (src/plan/) need to know about a kernel's launch
  * layout that the public API does not say. */
 #ifndef KEMU_EXEC_CALL_SUPPORT_H
 #define KEMU_EXEC_CALL_SUPPORT_H

@@ -725,48 +725,82 @@ static unsigned char *build_header(const io_array *a, size_t *total_out)
     return buf;
 }
 
-int io_npy_write(const char *path, const io_array *a, char *err, size_t errlen)
+/* The .npy header of a, after checking that a can be written (NULL with
+ * "PATH: problem" in err otherwise). */
+static unsigned char *checked_header(const char *path, const io_array *a, size_t *total, char *err, size_t errlen)
 {
-    static atomic_uint temp_counter;
     if (!path) {
         set_error(err, errlen, "(null)", "no path given");
-        return -1;
+        return NULL;
     }
     if (!descr_for(a->dtype)) {
         set_error(err, errlen, path, "cannot write: invalid dtype %d", (int)a->dtype);
-        return -1;
+        return NULL;
     }
     if (a->ndim < 0 || a->ndim > IO_MAX_DIMS) {
         set_error(err, errlen, path, "cannot write: invalid ndim %d", a->ndim);
-        return -1;
+        return NULL;
     }
     size_t count = 1;
     for (int d = 0; d < a->ndim; d++) {
         if (a->shape[d] != 0 && count > SIZE_MAX / a->shape[d]) {
             set_error(err, errlen, path, "cannot write: shape overflows");
-            return -1;
+            return NULL;
         }
         count *= a->shape[d];
     }
     if (count != a->count) {
         set_error(err, errlen, path, "cannot write: count %zu does not match the shape (%zu elements)", a->count,
                   count);
-        return -1;
+        return NULL;
     }
     if (count > SIZE_MAX / io_dtype_size(a->dtype)) {
         set_error(err, errlen, path, "cannot write: data size overflows");
-        return -1;
+        return NULL;
     }
     if (count && !a->data) {
         set_error(err, errlen, path, "cannot write: array has no data");
-        return -1;
+        return NULL;
     }
-    size_t header_total;
-    unsigned char *header = build_header(a, &header_total);
-    if (!header) {
+    unsigned char *header = build_header(a, total);
+    if (!header)
         set_error(err, errlen, path, "cannot write: out of memory");
+    return header;
+}
+
+
+int io_npy_write_in_place(const char *path, const io_array *a, char *err, size_t errlen)
+{
+    size_t header_total;
+    unsigned char *header = checked_header(path, a, &header_total, err, errlen);
+    if (!header)
+        return -1;
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        set_error(err, errlen, path, "cannot open: %s", strerror(errno));
+        free(header);
         return -1;
     }
+    int failed = write_all(fd, header, header_total) != 0 || write_data(fd, a) != 0;
+    int saved_errno = errno;
+    if (close(fd) != 0 && !failed) {
+        failed = 1;
+        saved_errno = errno;
+    }
+    free(header);
+    if (failed)
+        set_error(err, errlen, path, "write failed: %s", strerror(saved_errno));
+    return failed ? -1 : 0;
+}
+
+int io_npy_stage(const char *path, const io_array *a, char **staged, char *err, size_t errlen)
+{
+    *staged = NULL;
+    static atomic_uint temp_counter;
+    size_t header_total;
+    unsigned char *header = checked_header(path, a, &header_total, err, errlen);
+    if (!header)
+        return -1;
 
     size_t temp_len = strlen(path) + 64;
     char *temp = malloc(temp_len);
@@ -798,15 +832,41 @@ int io_npy_write(const char *path, const io_array *a, char *err, size_t errlen)
         failed = 1;
         saved_errno = errno;
     }
-    if (!failed && rename(temp, path) != 0) {
-        failed = 1;
-        saved_errno = errno;
-    }
+    free(header);
     if (failed) {
         unlink(temp);
+        free(temp);
         set_error(err, errlen, path, "write failed: %s", strerror(saved_errno));
+        return -1;
     }
-    free(header);
-    free(temp);
-    return failed ? -1 : 0;
+    *staged = temp;
+    return 0;
+}
+
+int io_npy_commit(char *staged, const char *path, char *err, size_t errlen)
+{
+    int rc = 0;
+    if (rename(staged, path) != 0) {
+        set_error(err, errlen, path, "write failed: %s", strerror(errno));
+        unlink(staged);
+        rc = -1;
+    }
+    free(staged);
+    return rc;
+}
+
+void io_npy_discard(char *staged)
+{
+    if (!staged)
+        return;
+    unlink(staged);
+    free(staged);
+}
+
+int io_npy_write(const char *path, const io_array *a, char *err, size_t errlen)
+{
+    char *staged;
+    if (io_npy_stage(path, a, &staged, err, errlen))
+        return -1;
+    return io_npy_commit(staged, path, err, errlen);
 }

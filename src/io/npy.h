@@ -34,6 +34,22 @@ int io_npy_read(const char *path, io_array *out, char *err, size_t errlen);
  * "PATH: problem" in err. */
 int io_npy_write(const char *path, const io_array *a, char *err, size_t errlen);
 
+/* io_npy_write in two steps, so that several files are written all or
+ * none: io_npy_stage writes a's file to a temporary file beside path and
+ * returns its name in *staged (0, or -1 with "PATH: problem" in err and
+ * nothing left behind); io_npy_commit renames it over path (0, or -1 with
+ * the problem in err; the temporary file is removed) and
+ * io_npy_discard removes it. Both free *staged. */
+int io_npy_stage(const char *path, const io_array *a, char **staged, char *err, size_t errlen);
+int io_npy_commit(char *staged, const char *path, char *err, size_t errlen);
+void io_npy_discard(char *staged);
+
+/* Writes a's .npy bytes into the existing file at path as it is (opened for
+ * writing, neither created, truncated nor replaced): for a character device
+ * such as /dev/null or /dev/stdout. Returns 0, or -1 with "PATH: problem"
+ * in err. */
+int io_npy_write_in_place(const char *path, const io_array *a, char *err, size_t errlen);
+
 /* Same as io_npy_read for a .npy image held in memory (buf, len bytes);
  * messages start with "<memory>:". Never reads outside [buf, buf+len). */
 int io_npy_read_mem(const void *buf, size_t len, io_array *out, char *err, size_t errlen);

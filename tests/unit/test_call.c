@@ -4,7 +4,7 @@
  * shared memory (.u64 and .u32 parameters, after static shared memory),
  * gmem scratch, NaN/zero-filled outputs, mesh geometry, racecheck and
  * faults. Kernels are small PTX texts written here. Also the wrapper entry
- * that finds smem scratch on a GPU (call_wrap_smem_scratch): it runs on the
+ * that finds smem scratch on a GPU (plan_wrap_shared): it runs on the
  * emulator ignoring the smem arguments, and ptxas accepts it when present. */
 #include <check.h>
 #include <math.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "call/call_internal.h"
+#include "plan/plan_internal.h"
 #include "kemu/call.h"
 #include "kemu/kemu.h"
 
@@ -610,10 +611,10 @@ END_TEST
 /* The wrapper of reverse32 or reverse64 (x, y, smem s at offset 0). */
 static char *wrap_reverse(const char *kernel, size_t s_size)
 {
-    call_wrap_param p[3] = {{"x", 8, 0, 0}, {"y", 8, 0, 0}, {"s", s_size, 1, 0}};
+    plan_wrap_param p[3] = {{"x", 8, 0, 0}, {"y", 8, 0, 0}, {"s", s_size, 1, 0}};
     char *out = NULL, msg[256];
     size_t len = 0;
-    ck_assert_msg(!call_wrap_smem_scratch(reverse_ptx, strlen(reverse_ptx), kernel, 3, p, &out, &len, msg, sizeof msg),
+    ck_assert_msg(!plan_wrap_shared(reverse_ptx, strlen(reverse_ptx), kernel, 3, p, &out, &len, msg, sizeof msg),
                   "%s", msg);
     ck_assert_uint_eq(len, strlen(out));
     return out;
@@ -681,11 +682,11 @@ START_TEST(wrapper_rewrites_only_its_entry)
         "/* .entry k( */\n"
         ".visible .entry k2(.param .u64 a)\n{\n  ret;\n}\n"
         ".visible .entry k(.param .u64 a, .param .u64 s)\n.maxntid 32, 1, 1\n{\n  ret;\n}\n";
-    call_wrap_param p[2] = {{"a", 8, 0, 0}, {"s", 8, 1, 256}};
+    plan_wrap_param p[2] = {{"a", 8, 0, 0}, {"s", 8, 1, 256}};
     kemu_error err;
     char *out, msg[256];
     size_t len;
-    ck_assert(!call_wrap_smem_scratch(text, strlen(text), "k", 2, p, &out, &len, msg, sizeof msg));
+    ck_assert(!plan_wrap_shared(text, strlen(text), "k", 2, p, &out, &len, msg, sizeof msg));
     ck_assert_ptr_nonnull(strstr(out, ".visible .entry k2(.param .u64 a)"));
     ck_assert_ptr_nonnull(strstr(out, "// .visible .entry k(.param .u64 a) {"));
     const char *body = strstr(out, ".func k__kemu_call_body(");
@@ -704,11 +705,11 @@ START_TEST(wrapper_rewrites_only_its_entry)
     ck_assert_msg(!kemu_module_load_ptx(dev, out, len, "wrapped.ptx", &mod, &err), "%s", err.message);
     kemu_module_unload(mod);
     free(out);
-    ck_assert_int_eq(call_wrap_smem_scratch(text, strlen(text), "nope", 2, p, &out, &len, msg, sizeof msg), -1);
+    ck_assert_int_eq(plan_wrap_shared(text, strlen(text), "nope", 2, p, &out, &len, msg, sizeof msg), -1);
     ck_assert_ptr_null(out);
     ck_assert_str_eq(msg, "cannot find the definition of .entry nope in the PTX text");
     p[0].size = 16;
-    ck_assert_int_eq(call_wrap_smem_scratch(text, strlen(text), "k", 2, p, &out, &len, msg, sizeof msg), -1);
+    ck_assert_int_eq(plan_wrap_shared(text, strlen(text), "k", 2, p, &out, &len, msg, sizeof msg), -1);
     ck_assert_ptr_nonnull(strstr(msg, "parameter 0 'a' is 16 bytes"));
 }
 END_TEST

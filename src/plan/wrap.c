@@ -1,4 +1,5 @@
-/* call_wrap_smem_scratch: the PTX a GPU runs for a call with smem scratch.
+/* plan_wrap_shared: the PTX a GPU runs for a launch plan with SHARED
+ * operands (a call's smem scratch).
  *
  * kemu's call ABI passes each smem scratch operand as a shared-space
  * address in a parameter, and the emulator knows where it put the launch's
@@ -11,7 +12,7 @@
  * 128` array (the dynamic shared memory, where every extern array starts),
  * loads the other parameters, and calls the body. The host passes the very
  * same arguments; the smem ones are ignored. */
-#include "call/call_internal.h"
+#include "plan/plan_internal.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -133,8 +134,8 @@ static int find_entry(const char *t, size_t len, const char *kernel, size_t *hea
     return -1;
 }
 
-int call_wrap_smem_scratch(const char *text, size_t len, const char *kernel, int nparams,
-                           const call_wrap_param *params, char **out, size_t *out_len, char *msg, size_t msg_len)
+int plan_wrap_shared(const char *text, size_t len, const char *kernel, int nparams,
+                           const plan_wrap_param *params, char **out, size_t *out_len, char *msg, size_t msg_len)
 {
     *out = NULL;
     *out_len = 0;
@@ -169,7 +170,7 @@ int call_wrap_smem_scratch(const char *text, size_t len, const char *kernel, int
     wb_add(&b, text + close + 1, brace - close - 1);
     wb_printf(&b, "{\n\t.reg .b64 %%kemu_a<%d>;\n\t.reg .b32 %%kemu_w<%d>;\n", nparams + 1, nparams + 1);
     for (int i = 0; i < nparams; i++) {
-        const call_wrap_param *p = &params[i];
+        const plan_wrap_param *p = &params[i];
         const char *r = p->size == 8 ? "%kemu_a" : "%kemu_w", *ty = p->size == 8 ? "u64" : "u32";
         if (p->smem)
             wb_printf(&b, "\tmov.%s %s%d, " WRAP_SMEM_ARRAY ";\n\tadd.%s %s%d, %s%d, %llu;\n", ty, r, i, ty, r, i,
@@ -179,7 +180,7 @@ int call_wrap_smem_scratch(const char *text, size_t len, const char *kernel, int
     }
     wb_str(&b, "\t{\n");
     for (int i = 0; i < nparams; i++) {
-        const call_wrap_param *p = &params[i];
+        const plan_wrap_param *p = &params[i];
         wb_printf(&b, "\t.param .align %zu .b8 kemu_arg%d[%zu];\n\tst.param.b%d [kemu_arg%d], %s%d;\n", p->size, i,
                   p->size, p->size == 8 ? 64 : 32, i, p->size == 8 ? "%kemu_a" : "%kemu_w", i);
     }
