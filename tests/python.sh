@@ -19,6 +19,12 @@ fi
 export PYTHONDONTWRITEBYTECODE=1
 lib=$top_builddir/.libs/libkemu.so.0
 [ -f "$lib" ] || { echo "FAIL: $lib is not built"; exit 1; }
+# a sanitizer build of libkemu: its runtime must come first in the process
+asan=$(ldd "$lib" 2>/dev/null | awk '/libasan/ {print $3}')
+if [ -n "$asan" ]; then
+    export LD_PRELOAD=$asan${LD_PRELOAD:+:$LD_PRELOAD}
+    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 # the interpreter's own allocations
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$tmp" || exit 1

@@ -28,6 +28,9 @@ __all__ = ["Device", "Module", "Kernel", "In", "Out", "InOut", "LaunchResult", "
 
 _L = _lib.load()
 
+# what a Device takes when it names no tools or schedule (the pytest plugin sets these)
+_DEFAULTS = {}
+
 
 def version():
     return _L.kemu_version().decode()
@@ -157,12 +160,17 @@ class Device:
     cores); schedule: "default" or "random:SEED"; timeout: seconds per
     launch; arch: "sm_80"... (default: each module's .target); uninit: the
     fill of fresh memory ("nan", "zero", "pattern"); tools: checkers to run
-    on every launch ("memcheck", "racecheck", "initcheck", "synccheck");
+    on every launch ("memcheck", "racecheck", "initcheck", "synccheck";
+    without tools or schedule, those of the pytest plugin, kemu.pytest);
     raise_on_findings: raise CheckerError after a launch with checker
     errors (otherwise they are in the LaunchResult's checks)."""
 
-    def __init__(self, threads=0, schedule=None, timeout=0.0, arch=None, uninit="nan", tools=(),
+    def __init__(self, threads=0, schedule=None, timeout=0.0, arch=None, uninit="nan", tools=None,
                  racecheck_warp="warn", racecheck_benign="warn", leak_check=False, raise_on_findings=True):
+        if tools is None:
+            tools = _DEFAULTS.get("tools", ())
+        if schedule is None:
+            schedule = _DEFAULTS.get("schedule")
         if uninit not in _lib.UNINIT:
             raise ValueError(f"uninit wants one of {sorted(_lib.UNINIT)}, got {uninit!r}")
         self._uninit = _lib.UNINIT[uninit]

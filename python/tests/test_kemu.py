@@ -173,3 +173,34 @@ def test_both_backends_through_the_standin():
         x = np.zeros(10, dtype=np.float32)
         d.load_ptx(ADD_ONE)["add_one"](x, 10, grid=1, block=32, backend="cuda")
         assert (x == 1).all()
+
+
+PLUGIN_SUITE = """
+import numpy as np, kemu
+
+def test_racy(kemu_device):
+    mod = kemu_device.load_ptx_file({race!r})
+    mod["shared_raw"](np.arange(64, dtype=np.float32), np.zeros(64, np.float32), grid=1, block=64)
+
+def test_clean():
+    mod = kemu.Device().load_ptx_file({race!r})
+    mod["shared_raw_fixed"](np.arange(64, dtype=np.float32), np.zeros(64, np.float32), grid=1, block=64)
+"""
+
+
+def test_pytest_plugin_fails_the_racy_test(tmp_path):
+    import subprocess
+    import sys
+    suite = tmp_path / "test_suite.py"
+    suite.write_text(PLUGIN_SUITE.format(race=str(RACE)))
+    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "kemu.pytest", str(suite)]
+    out = subprocess.run(base + ["--kemu-tool", "racecheck", "--kemu-schedule", "random:7"], capture_output=True,
+                         text=True, cwd=tmp_path)
+    assert "1 failed, 1 passed" in out.stdout, out.stdout + out.stderr
+    assert "CheckerError" in out.stdout and "RACECHECK SUMMARY" in out.stdout
+    assert "checkers racecheck, schedule random:7" in out.stdout
+    # without checkers both pass
+    out = subprocess.run(base, capture_output=True, text=True, cwd=tmp_path)
+    assert "2 passed" in out.stdout, out.stdout + out.stderr
+    out = subprocess.run(base + ["--kemu-tool", "bogus"], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode != 0 and "unknown checker 'bogus'" in out.stderr
