@@ -319,13 +319,8 @@ int cli_call_main(int argc, char **argv)
         exit_code = call_on_gpu(&doc, dev, use_emu, device_ordinal, have_tolerance ? &user_tolerance : NULL,
                                 &result, &err);
         /* the checkers' report when the emulator ran */
-        if (use_emu && checks.config.tools && (exit_code == CLI_EXIT_OK || exit_code == CLI_EXIT_FAIL)) {
-            int rc = cli_checks_finish(&checks, dev, "call");
-            if (rc >= 0)
-                exit_code = rc;
-            else if (rc == -2)
-                exit_code = CLI_EXIT_USAGE;
-        }
+        if (use_emu && (exit_code == CLI_EXIT_OK || exit_code == CLI_EXIT_FAIL))
+            exit_code = cli_checks_exit_status(&checks, dev, "call", exit_code);
         goto done;
     }
     kemu_status st = kemu_call_run(dev, &doc.spec, &result, &err);
@@ -345,13 +340,7 @@ int cli_call_main(int argc, char **argv)
         print_summary(&doc, &result);
         exit_code = CLI_EXIT_OK;
     }
-    if (checks.config.tools) {
-        int rc = cli_checks_finish(&checks, dev, "call");
-        if (rc >= 0)
-            exit_code = rc;
-        else if (rc == -2)
-            exit_code = CLI_EXIT_USAGE;
-    }
+    exit_code = cli_checks_exit_status(&checks, dev, "call", exit_code);
 done:
     kemu_call_result_free(&result);
     kemu_device_destroy(dev);

@@ -96,3 +96,11 @@ int cli_checks_finish(cli_checks *c, kemu_device *dev, const char *cmd)
     kemu_check_summary_free(&s);
     return rc;
 }
+
+int cli_checks_exit_status(cli_checks *c, kemu_device *dev, const char *cmd, int exit_code)
+{
+    if (!c->config.tools)
+        return exit_code;
+    int rc = cli_checks_finish(c, dev, cmd);
+    return rc >= 0 ? rc : rc == -2 ? CLI_EXIT_USAGE : exit_code;
+}

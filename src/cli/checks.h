@@ -24,5 +24,9 @@ int cli_check_option(const char *name, const char *value, cli_checks *c);
  * to keep the command's status, or -2 when a report file could not be
  * written. */
 int cli_checks_finish(cli_checks *c, kemu_device *dev, const char *cmd);
+/* The command's exit status after its launches: exit_code when no checker
+ * is on, else cli_checks_finish's (--error-exitcode on errors, usage on a
+ * report file that could not be written, exit_code otherwise). */
+int cli_checks_exit_status(cli_checks *c, kemu_device *dev, const char *cmd, int exit_code);
 
 #endif

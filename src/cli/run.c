@@ -487,13 +487,7 @@ int cli_run_main(int argc, char **argv)
                     device_ordinal, result.differing, result.ncompared, result.ncompared == 1 ? "" : "s");
     }
     exit_code = result.emulator_faulted || result.gpu_faulted || result.differing ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-    if (checks.config.tools) {
-        int rc = cli_checks_finish(&checks, dev, "run");
-        if (rc >= 0)
-            exit_code = rc;
-        else if (rc == -2)
-            exit_code = CLI_EXIT_USAGE;
-    }
+    exit_code = cli_checks_exit_status(&checks, dev, "run", exit_code);
 done:
     kemu_plan_result_free(&result);
     kemu_plan_destroy(plan);
