@@ -667,10 +667,11 @@ static int lower_ldst(lowerer *L, int is_store)
     int64_t imm;
     /* kernel parameters read by name: a uniform fast path, taken when the
      * whole access lies in the parameter block (reading past one parameter
-     * into the next is valid PTX). Anything else goes the checked way
-     * below and faults at run time, as the register form does. */
-    if (!is_store && space == BC_SPACE_PARAM_KERNEL && addr->kind == PTX_OP_ADDRESS && addr->base &&
-        addr->base->kind == PTX_OP_SYMBOL && addr->base->var && addr->base->var->is_entry_param &&
+     * into the next is valid PTX) and each element fits a register slot.
+     * Anything else goes the checked way below and faults at run time, as
+     * the register form does. */
+    if (!is_store && space == BC_SPACE_PARAM_KERNEL && ptx_type_size(ty) <= 8 && addr->kind == PTX_OP_ADDRESS &&
+        addr->base && addr->base->kind == PTX_OP_SYMBOL && addr->base->var && addr->base->var->is_entry_param &&
         kernel_param_in_block(L, addr, (uint64_t)vec * ptx_type_size(ty))) {
         uint64_t off = 0;
         for (int i = 0; i < L->fn->nparams; i++)
