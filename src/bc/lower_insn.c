@@ -639,6 +639,19 @@ static int vec_of(const ptx_insn *in)
     return 1;
 }
 
+/* Whether `bytes` bytes at [param+imm] lie in the kernel's parameter
+ * block: known at load time, so the uniform LD_KPARAM needs no check. */
+static int kernel_param_in_block(const lowerer *L, const ptx_operand *addr, uint64_t bytes)
+{
+    for (int i = 0; i < L->fn->nparams; i++)
+        if (!strcmp(L->fn->params[i].name, addr->base->var->name)) {
+            /* unsigned wrap-around sends negative offsets far past the end */
+            uint64_t start = L->fn->params[i].offset + (uint64_t)addr->imm;
+            return start <= L->fn->param_size && bytes <= L->fn->param_size - start;
+        }
+    return 0;
+}
+
 static int lower_ldst(lowerer *L, int is_store)
 {
     if (!want_ops(L, 2, 3))
@@ -652,9 +665,14 @@ static int lower_ldst(lowerer *L, int is_store)
     const ptx_operand *val = is_store ? &OPS[1] : &OPS[0];
     uint32_t base;
     int64_t imm;
-    /* kernel parameters read by name: a uniform fast path */
-    if (!is_store && space == BC_SPACE_PARAM_KERNEL && addr->kind == PTX_OP_ADDRESS && addr->base &&
-        addr->base->kind == PTX_OP_SYMBOL && addr->base->var && addr->base->var->is_entry_param) {
+    /* kernel parameters read by name: a uniform fast path, taken when the
+     * whole access lies in the parameter block (reading past one parameter
+     * into the next is valid PTX) and each element fits a register slot.
+     * Anything else goes the checked way below and faults at run time, as
+     * the register form does. */
+    if (!is_store && space == BC_SPACE_PARAM_KERNEL && ptx_type_size(ty) <= 8 && addr->kind == PTX_OP_ADDRESS &&
+        addr->base && addr->base->kind == PTX_OP_SYMBOL && addr->base->var && addr->base->var->is_entry_param &&
+        kernel_param_in_block(L, addr, (uint64_t)vec * ptx_type_size(ty))) {
         uint64_t off = 0;
         for (int i = 0; i < L->fn->nparams; i++)
             if (!strcmp(L->fn->params[i].name, addr->base->var->name))

@@ -1750,6 +1750,14 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 }
                 m = same;
             }
+            if (callee->is_entry) {
+                /* a kernel's parameters live in the launch's parameter
+                 * block, not in a call frame: its code cannot run as a call */
+                g->pc = pc;
+                vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
+                            "call of kernel '%s': a .entry function is launched, not called", callee->name);
+                LEAVE(VM_EV_FAULT);
+            }
             if (m != g->mask) {
                 /* lanes that do not call continue after the call as their own group */
                 vm_group_split(w, g, g->mask & ~m, pc + 1);

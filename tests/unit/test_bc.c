@@ -155,6 +155,33 @@ START_TEST(calls_copy_parameters)
 }
 END_TEST
 
+/* ld.param by name keeps the unchecked uniform LD_KPARAM only when the
+ * whole access lies in the parameter block, known at load time; the rest
+ * lowers to the checked LD, which faults at run time. */
+START_TEST(kernel_param_fast_path_stays_in_block)
+{
+    bc_module *m = lower(H ".visible .entry k(.param .u64 x, .param .u32 a, .param .u32 b)\n{\n"
+                           " .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
+                           " ld.param.u32 %r1, [a+4];\n ld.param.u32 %r1, [b-4];\n"
+                           " ld.param.v2.u32 {%r1, %r2}, [a];\n ld.param.u64 %rd1, [x];\n"
+                           " ld.param.u32 %r1, [b+4];\n ld.param.u32 %r1, [x-4];\n"
+                           " ld.param.v2.u32 {%r1, %r2}, [b];\n ld.param.u64 %rd1, [a+100000];\n ret;\n}\n");
+    bc_function *k = bc_module_find(m, "k");
+    ck_assert_uint_eq(k->param_size, 16);
+    static const int64_t inside[] = {12, 8, 8, 12, 0};
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(k->code[i].code, BC_LD_KPARAM);
+        ck_assert_int_eq(k->code[i].imm, inside[i]);
+    }
+    for (int i = 5; i < 9; i++) {
+        ck_assert_int_eq(k->code[i].code, BC_LD);
+        ck_assert_int_eq(k->code[i].mode, BC_SPACE_PARAM_KERNEL);
+    }
+    ck_assert_int_eq(k->code[7].n, 2); /* the vector is checked as one access */
+    release(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("bc");
@@ -165,6 +192,7 @@ static Suite *suite(void)
     tcase_add_test(tc, module_layout);
     tcase_add_test(tc, disassembly_names_sources);
     tcase_add_test(tc, calls_copy_parameters);
+    tcase_add_test(tc, kernel_param_fast_path_stays_in_block);
     suite_add_tcase(s, tc);
     return s;
 }

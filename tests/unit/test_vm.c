@@ -124,6 +124,40 @@ START_TEST(oob_fault_message)
 }
 END_TEST
 
+/* ld.param [a+imm]: inside the parameter block it reads the parameter
+ * there; outside it faults like the register form, never reading the host
+ * memory around the block. */
+START_TEST(param_immediate_offsets)
+{
+    static const char src[] = HEADER
+        ".visible .entry p(.param .u64 out, .param .u32 a, .param .u32 b)\n{\n"
+        " .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
+        " ld.param.u64 %rd1, [out];\n ld.param.u32 %r1, [a+4];\n ld.param.u32 %r2, [b-4];\n"
+        " st.global.v2.u32 [%rd1], {%r1, %r2};\n ret;\n}\n"
+        ".visible .entry q(.param .u32 a)\n{\n .reg .b32 %r<2>;\n ld.param.u32 %r1, [a+100000];\n ret;\n}\n";
+    kemu_kernel *k = load(src, "p");
+    kemu_error err;
+    uint64_t out;
+    uint32_t a = 0x11111111u, b = 0x22222222u, host[2];
+    ck_assert_int_eq(kemu_malloc(dev, sizeof host, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+    void *args[] = {&out, &a, &b};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
+    ck_assert_int_eq(kemu_launch(k, &lc, args, NULL, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_memcpy_dtoh(dev, host, out, sizeof host, &err), KEMU_OK);
+    ck_assert_uint_eq(host[0], b);
+    ck_assert_uint_eq(host[1], a);
+    kemu_kernel *q = load(src, "q");
+    void *qargs[] = {&a};
+    kemu_report r;
+    ck_assert_int_eq(kemu_launch(q, &lc, qargs, &r, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(r.fault_message, "kernel 'q' faulted: out-of-bounds param load of 4 bytes at offset 100000 "
+                                          "(4 bytes of parameters)"), "%s", r.fault_message);
+    ck_assert_msg(strstr(r.fault_message, "at test.ptx:16"), "%s", r.fault_message);
+    ck_assert_msg(strstr(r.fault_message, "block (0,0,0), thread (0,0,0)"), "%s", r.fault_message);
+    kemu_report_free(&r);
+}
+END_TEST
+
 /* A barrier only some warps reach is diagnosed as a deadlock. */
 START_TEST(deadlock_diagnosed)
 {
@@ -264,6 +298,7 @@ static Suite *suite(void)
     tcase_add_test(tc, elementwise_with_tail);
     tcase_add_test(tc, shared_reduction);
     tcase_add_test(tc, oob_fault_message);
+    tcase_add_test(tc, param_immediate_offsets);
     tcase_add_test(tc, deadlock_diagnosed);
     tcase_add_test(tc, native_function_via_libffi);
     tcase_add_test(tc, unbound_extern_refused);
