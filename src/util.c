@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 kemu_status util_error(kemu_error *err, kemu_status status, const char *fmt, ...)
 {
@@ -121,6 +122,11 @@ kemu_status util_read_file(const char *path, char **data, size_t *len, kemu_erro
     if (!f)
         return util_error(err, errno == ENOENT ? KEMU_ERR_NOT_FOUND : KEMU_ERR_IO,
                           "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return util_error(err, KEMU_ERR_IO, "%s: cannot read: it is a directory", path);
+    }
     util_buffer b = {0};
     char chunk[65536];
     size_t n;
@@ -131,11 +137,11 @@ kemu_status util_read_file(const char *path, char **data, size_t *len, kemu_erro
             return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
         }
     }
-    int bad = ferror(f);
+    int bad = ferror(f), saved = errno;
     fclose(f);
     if (bad) {
         util_buffer_free(&b);
-        return util_error(err, KEMU_ERR_IO, "%s: read error", path);
+        return util_error(err, KEMU_ERR_IO, "%s: read error: %s", path, strerror(saved));
     }
     if (!b.data && util_buffer_append(&b, "", 0))
         return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "%s: out of memory", path);

@@ -183,11 +183,13 @@ void kemu_plan_destroy(kemu_plan *plan);
  * unknown dtype, a bad shape or alias. */
 kemu_status kemu_plan_add(kemu_plan *plan, const kemu_operand *op, kemu_error *err);
 
-/* Runs the plan once. Returns KEMU_OK (outputs read back and written;
+/* Runs the plan (once: a second call returns KEMU_ERR_INVALID_ARGUMENT).
+ * Returns KEMU_OK (outputs read back and written;
  * result->differing says whether the backends agreed),
  * KEMU_ERR_KERNEL_FAULT after every backend ran when the kernel faulted on
  * one (err: the emulator's fault report, else "cuda: " and the driver's
- * words; outputs written only with keep_outputs, from the emulator), or an
+ * words; a backend that faulted has its outputs neither read back nor
+ * written, except the emulator's with keep_outputs), or an
  * error with result->stage, result->operand and a message in err. Fill
  * result even on error; free it with kemu_plan_result_free. */
 kemu_status kemu_plan_run(kemu_plan *plan, kemu_plan_result *result, kemu_error *err);

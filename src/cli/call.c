@@ -15,6 +15,7 @@
 #include "kemu/kemu.h"
 #include "kemu/plan.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,7 +215,7 @@ static int call_on_gpu(const call_spec_doc *doc, kemu_device *dev, int use_emu, 
 int cli_call_main(int argc, char **argv)
 {
     cli_checks checks;
-    cli_checks_init(&checks);
+    cli_checks_init(&checks, "call");
     const char *file = NULL, *arch = NULL, *schedule = NULL, *out_dir = NULL;
     int threads = 0, dashdash = 0;
     int use_emu = 1, use_cuda = 0, device_ordinal = 0, have_device = 0, have_tolerance = 0;
@@ -261,7 +262,7 @@ int cli_call_main(int argc, char **argv)
             else if (!strcmp(name, "--timeout")) {
                 char *end;
                 timeout = strtod(val, &end);
-                if (*end || timeout <= 0)
+                if (*end || end == val || !isfinite(timeout) || timeout <= 0)
                     rc = cli_usage_error("call", "--timeout wants a positive number of seconds, got '%s'", val);
             } else {
                 rc = cli_check_option(name, val, &checks);

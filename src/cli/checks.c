@@ -8,20 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cli_checks_init(cli_checks *c)
+void cli_checks_init(cli_checks *c, const char *cmd)
 {
     memset(c, 0, sizeof *c);
+    c->cmd = cmd;
     c->config.racecheck_warp = KEMU_CHECK_WARN;
     c->config.racecheck_benign = KEMU_CHECK_WARN;
     c->error_exitcode = -1;
 }
 
-static int level(const char *opt, const char *v, kemu_check_level *out)
+static int level(const char *cmd, const char *opt, const char *v, kemu_check_level *out)
 {
     if (!strcmp(v, "error")) *out = KEMU_CHECK_ERROR;
     else if (!strcmp(v, "warn")) *out = KEMU_CHECK_WARN;
     else if (!strcmp(v, "off")) *out = KEMU_CHECK_OFF;
-    else return cli_usage_error("run", "%s wants error, warn or off, got '%s'", opt, v);
+    else return cli_usage_error(cmd, "%s wants error, warn or off, got '%s'", opt, v);
     return 0;
 }
 
@@ -35,7 +36,7 @@ int cli_check_option(const char *name, const char *v, cli_checks *c)
             else if (!strcmp(t, "racecheck")) c->config.tools |= KEMU_TOOL_RACECHECK;
             else if (!strcmp(t, "initcheck")) c->config.tools |= KEMU_TOOL_INITCHECK;
             else if (!strcmp(t, "synccheck")) c->config.tools |= KEMU_TOOL_SYNCCHECK;
-            else return cli_usage_error("run", "unknown tool '%s' (memcheck, racecheck, initcheck, synccheck)", t);
+            else return cli_usage_error(c->cmd, "unknown tool '%s' (memcheck, racecheck, initcheck, synccheck)", t);
         }
         return 0;
     }
@@ -45,17 +46,20 @@ int cli_check_option(const char *name, const char *v, cli_checks *c)
         char *end;
         errno = 0;
         long n = strtol(v, &end, 10);
-        if (*end || errno || n < 0 || n > 255 * (!strcmp(name, "--print-limit") ? 1000000 : 1))
-            return cli_usage_error("run", "%s wants a non-negative number, got '%s'", name, v);
+        int exitcode = !strcmp(name, "--error-exitcode");
+        if (*end || end == v || errno || n < 0 || n > (exitcode ? 255 : 255000000))
+            return cli_usage_error(c->cmd, exitcode ? "%s wants an exit status from 0 to 255, got '%s'"
+                                                    : "%s wants a count from 0 to 255000000, got '%s'",
+                                   name, v);
         if (!strcmp(name, "--error-exitcode")) c->error_exitcode = (int)n; else c->print_limit = (int)n;
         return 0;
     }
-    if (!strcmp(name, "--racecheck-warp")) return level(name, v, &c->config.racecheck_warp);
-    if (!strcmp(name, "--racecheck-benign")) return level(name, v, &c->config.racecheck_benign);
+    if (!strcmp(name, "--racecheck-warp")) return level(c->cmd, name, v, &c->config.racecheck_warp);
+    if (!strcmp(name, "--racecheck-benign")) return level(c->cmd, name, v, &c->config.racecheck_benign);
     if (!strcmp(name, "--leak-check")) {
         if (!strcmp(v, "full")) c->config.leak_check = 1;
         else if (!strcmp(v, "no")) c->config.leak_check = 0;
-        else return cli_usage_error("run", "--leak-check wants full or no, got '%s'", v);
+        else return cli_usage_error(c->cmd, "--leak-check wants full or no, got '%s'", v);
         return 0;
     }
     return -1;

@@ -13,9 +13,10 @@ typedef struct cli_checks {
     const char *report_file;
     int error_exitcode;     /* -1: keep the command's own exit status */
     int print_limit;
+    const char *cmd;        /* "run", "call" or "exec": how usage errors name the command */
 } cli_checks;
 
-void cli_checks_init(cli_checks *c);
+void cli_checks_init(cli_checks *c, const char *cmd);
 /* Handles one option (name with "--", value). Returns 0 if handled, 2
  * after printing a usage error, -1 if the option is not a checker option. */
 int cli_check_option(const char *name, const char *value, cli_checks *c);

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,7 +354,7 @@ int cli_exec_main(int argc, char **argv)
     int threads = 0, trace = 0, first = -1;
     double timeout = 0;
     cli_checks checks;
-    cli_checks_init(&checks);
+    cli_checks_init(&checks, "exec");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) {
@@ -405,7 +406,7 @@ int cli_exec_main(int argc, char **argv)
         } else if (!strcmp(name, "--timeout")) {
             char *end;
             timeout = strtod(val, &end);
-            if (*end || timeout <= 0)
+            if (*end || end == val || !isfinite(timeout) || timeout <= 0)
                 return cli_usage_error("exec", "--timeout wants a positive number of seconds, got '%s'", val);
         } else if (!strcmp(name, "--uninit")) {
             if (strcmp(val, "nan") && strcmp(val, "zero") && strcmp(val, "pattern"))
@@ -432,8 +433,15 @@ int cli_exec_main(int argc, char **argv)
 
     const char *program = argv[first];
     char path[PATH_MAX];
-    if (find_program(program, path, sizeof path)) {
-        fprintf(stderr, "kemu exec: error: %s: no such executable program\n", program);
+    if (!*program)
+        return cli_usage_error("exec", "the program to run is an empty string");
+    struct stat st;
+    if (find_program(program, path, sizeof path) || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+        if (stat(program, &st) == 0)
+            fprintf(stderr, "kemu exec: error: %s: %s\n", program,
+                    S_ISDIR(st.st_mode) ? "is a directory, not a program" : "is not executable (no execute permission)");
+        else
+            fprintf(stderr, "kemu exec: error: %s: no such executable program\n", program);
         return CLI_EXIT_USAGE;
     }
     int major = 13, preload = 0;

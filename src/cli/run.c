@@ -31,6 +31,8 @@ static int parse_dims(const char *opt, const char *s, unsigned d[3])
     d[0] = d[1] = d[2] = 1;
     int n = 0;
     const char *p = s;
+    if (!*p)
+        return cli_usage_error("run", "%s wants X[,Y[,Z]] with positive integers, got ''", opt);
     while (*p && n < 3) {
         char *end;
         errno = 0;
@@ -111,7 +113,7 @@ static int run_plan_error(const kemu_plan_result *r, const kemu_error *err, cons
 int cli_run_main(int argc, char **argv)
 {
     cli_checks checks;
-    cli_checks_init(&checks);
+    cli_checks_init(&checks, "run");
     const char *file = NULL, *kernel_name = NULL, *arch = NULL, *schedule = NULL;
     unsigned grid[3] = {1, 1, 1}, block[3] = {0, 0, 0}, cluster[3] = {0, 0, 0};
     int have_block = 0, json = 0, keep = 0, threads = 0, cooperative = 0;
@@ -182,7 +184,7 @@ int cli_run_main(int argc, char **argv)
             } else if (!strcmp(name, "--timeout")) {
                 char *end;
                 timeout = strtod(val, &end);
-                if (*end || timeout <= 0)
+                if (*end || end == val || !isfinite(timeout) || timeout <= 0)
                     rc = cli_usage_error("run", "--timeout wants a positive number of seconds, got '%s'", val);
             } else if (!strcmp(name, "--json")) json = 1;
             else if (!strcmp(name, "--keep-outputs")) keep = 1;

@@ -62,6 +62,7 @@ struct kemu_plan {
     uint64_t shared_image_size;
     int oob_shared_class;
     cuda_backend *backend;
+    int ran;                     /* kemu_plan_run was called: a plan runs once */
     char fault[sizeof(((kemu_error *)0)->message)];
 };
 
@@ -138,6 +139,8 @@ kemu_status kemu_plan_add(kemu_plan *p, const kemu_operand *op, kemu_error *err)
 {
     if (!p || !op)
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_plan_add: NULL plan or operand");
+    if (p->ran)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_plan_add: the plan has run");
     int i = p->nops;
     if (op->kind < KEMU_OPERAND_IN || op->kind > KEMU_OPERAND_VALUE)
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "operand %d: unknown kind %d", i, (int)op->kind);
@@ -947,6 +950,9 @@ kemu_status kemu_plan_run(kemu_plan *p, kemu_plan_result *r, kemu_error *err)
     r->operand = r->other_operand = -1;
     if (!p)
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_plan_run: NULL plan");
+    if (p->ran)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_plan_run: a plan runs once; make another");
+    p->ran = 1;
     int use_emu = (p->cfg.backends & KEMU_BACKEND_EMULATOR) != 0, use_gpu = (p->cfg.backends & KEMU_BACKEND_CUDA) != 0;
     kemu_launch_config lc = p->cfg.launch;
     kemu_status st;

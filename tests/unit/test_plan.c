@@ -196,6 +196,11 @@ START_TEST(test_every_kind_on_the_emulator)
     ck_assert_ptr_nonnull(kemu_plan_data(p, 3)); /* the plan's own scratch memory */
     ck_assert_ptr_null(kemu_plan_gpu_data(p, 1));
     kemu_plan_result_free(&r);
+    /* a plan runs once */
+    ck_assert_int_eq(kemu_plan_run(p, &r, &err), KEMU_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(kemu_plan_add(p, &(kemu_operand){.kind = KEMU_OPERAND_VALUE, .value = &n, .size = 4}, &err),
+                     KEMU_ERR_INVALID_ARGUMENT);
+    kemu_plan_result_free(&r);
     kemu_plan_destroy(p);
 }
 END_TEST
