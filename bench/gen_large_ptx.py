@@ -328,20 +328,40 @@ def generate(kernel_count, lineinfo, out):
         out.write(helper_func(i)[1])
 
 
+def generate_immediates(count, out):
+    """One kernel that adds `count` distinct 64-bit immediates: each is a
+    constant the lowering interns, the case that was quadratic."""
+    out.write(".version 8.0\n.target sm_80\n.address_size 64\n\n")
+    out.write(".visible .entry many_immediates(.param .u64 out)\n{\n\t.reg .b64 %rd<4>;\n\n")
+    out.write("\tld.param.u64 %rd1, [out];\n\tmov.u64 %rd2, 0;\n")
+    for i in range(count):
+        out.write("\tadd.u64 %%rd2, %%rd2, %d;\n" % (10000000019 * i + 7))
+    out.write("\tcvta.to.global.u64 %rd3, %rd1;\n\tst.global.u64 [%rd3], %rd2;\n\tret;\n}\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernels", type=int, default=len(TYPES) * len(TILES) * len(UNROLLS) * VARIANTS,
                         help="number of .entry kernels (default %(default)s)")
     parser.add_argument("--lineinfo", action="store_true", help="emit .file/.loc as nvcc -lineinfo does")
+    parser.add_argument("--immediates", type=int, default=0, metavar="N",
+                        help="instead: one kernel with N distinct 64-bit immediates (constant interning)")
     parser.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     args = parser.parse_args()
     if args.kernels < 1:
         parser.error("--kernels must be at least 1")
+
+    def write(out):
+        if args.immediates > 0:
+            generate_immediates(args.immediates, out)
+        else:
+            generate(args.kernels, args.lineinfo, out)
+
     if args.output == "-":
-        generate(args.kernels, args.lineinfo, sys.stdout)
+        write(sys.stdout)
     else:
         with open(args.output, "w", newline="\n") as f:
-            generate(args.kernels, args.lineinfo, f)
+            write(f)
 
 
 if __name__ == "__main__":

@@ -73,12 +73,51 @@ uint32_t lower_temp(lowerer *L)
     return L->fn->nslots++;
 }
 
+static uint32_t const_hash(uint64_t v, uint32_t mask)
+{
+    v ^= v >> 33;
+    v *= 0xff51afd7ed558ccdull;
+    v ^= v >> 33;
+    return (uint32_t)v & mask;
+}
+
+/* Rebuilds L's constant index for L->fn with room for twice its constants
+ * plus one. Returns -1 when out of memory. */
+static int const_index_rebuild(lowerer *L)
+{
+    const bc_function *fn = L->fn;
+    uint32_t cap = 64;
+    while (cap < 2 * (fn->nconsts + 1))
+        cap *= 2;
+    if (cap != L->const_index_cap) {
+        uint32_t *idx = realloc(L->const_index, cap * sizeof *idx);
+        if (!idx)
+            return -1;
+        L->const_index = idx;
+        L->const_index_cap = cap;
+    }
+    memset(L->const_index, 0xff, cap * sizeof *L->const_index);
+    for (uint32_t i = 0; i < fn->nconsts; i++) {
+        uint32_t h = const_hash(fn->const_values[i], cap - 1);
+        while (L->const_index[h] != UINT32_MAX)
+            h = (h + 1) & (cap - 1);
+        L->const_index[h] = i;
+    }
+    L->const_index_fn = fn;
+    return 0;
+}
+
 uint32_t lower_const(lowerer *L, uint64_t value)
 {
     bc_function *fn = L->fn;
-    for (uint32_t i = 0; i < fn->nconsts; i++)
-        if (fn->const_values[i] == value)
-            return fn->const_slots[i];
+    if ((L->const_index_fn != fn || 2 * (fn->nconsts + 1) > L->const_index_cap) && const_index_rebuild(L)) {
+        L->oom = 1;
+        return 0;
+    }
+    uint32_t mask = L->const_index_cap - 1, h = const_hash(value, mask);
+    for (; L->const_index[h] != UINT32_MAX; h = (h + 1) & mask)
+        if (fn->const_values[L->const_index[h]] == value)
+            return fn->const_slots[L->const_index[h]];
     if (fn->nconsts == fn->capconsts) {
         uint32_t cap = fn->capconsts ? fn->capconsts * 2 : 16;
         uint32_t *s = realloc(fn->const_slots, cap * sizeof *s);
@@ -92,6 +131,7 @@ uint32_t lower_const(lowerer *L, uint64_t value)
     uint32_t slot = lower_temp(L);
     fn->const_slots[fn->nconsts] = slot;
     fn->const_values[fn->nconsts] = value;
+    L->const_index[h] = fn->nconsts;
     fn->nconsts++;
     return slot;
 }
@@ -1025,6 +1065,7 @@ kemu_status bc_module_lower(bc_module *m, uint64_t global_base, kemu_error *err)
     }
     free(L.reg_slot);
     free(L.local_off);
+    free(L.const_index);
     free(L.refs);
     util_map_free(&L.labels);
     util_map_free(&L.tables);

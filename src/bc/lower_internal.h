@@ -25,6 +25,10 @@ typedef struct lowerer {
     int first_line, first_col;
     int oom;
     const char *text; size_t textlen; /* not available: errors carry no source line */
+    /* lower_const's index of fn's constants by value (open addressing,
+     * UINT32_MAX empty), so that interning stays O(1) per constant */
+    uint32_t *const_index; uint32_t const_index_cap;
+    const bc_function *const_index_fn;
 } lowerer;
 
 void lower_error(lowerer *L, ptx_pos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

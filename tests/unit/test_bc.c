@@ -3,10 +3,12 @@
  * of shared/const/global variables and parameter offsets, and the
  * disassembler. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bc/bc.h"
+#include "util.h"
 
 static bc_module *lower(const char *src)
 {
@@ -68,6 +70,41 @@ START_TEST(constants_are_pooled)
     /* registers first, then constants: 4 registers + 2 constants */
     ck_assert_uint_eq(k->nslots, 6);
     release(m);
+}
+END_TEST
+
+/* Many distinct constants, each used twice, over two functions: every
+ * repeat shares its first slot, every slot holds its own value, and the
+ * second function's pool starts empty (the index is per function). */
+START_TEST(many_constants_are_pooled)
+{
+    enum { NCONST = 5000 };
+    util_buffer b = {0};
+    for (int f = 0; f < 2; f++) {
+        util_buffer_printf(&b, "%s.visible .entry k%d()\n{\n .reg .b64 %%rd<3>;\n", f ? "" : H, f);
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < NCONST; i++)
+                util_buffer_printf(&b, " add.u64 %%rd1, %%rd2, %llu;\n", 1000000007ull * (unsigned long long)i + 3ull * f);
+        util_buffer_printf(&b, " ret;\n}\n");
+    }
+    bc_module *m = lower(b.data);
+    for (int f = 0; f < 2; f++) {
+        char name[8];
+        snprintf(name, sizeof name, "k%d", f);
+        bc_function *k = bc_module_find(m, name);
+        ck_assert_ptr_nonnull(k);
+        ck_assert_uint_eq(k->nconsts, NCONST);
+        for (int i = 0; i < NCONST; i++) {
+            uint32_t slot = k->code[i].b;
+            ck_assert_uint_eq(k->code[NCONST + i].b, slot);
+            int found = 0;
+            for (uint32_t c = 0; c < k->nconsts && !found; c++)
+                found = k->const_slots[c] == slot && k->const_values[c] == 1000000007ull * (uint64_t)i + 3ull * (uint64_t)f;
+            ck_assert_msg(found, "constant %d of %s", i, name);
+        }
+    }
+    release(m);
+    util_buffer_free(&b);
 }
 END_TEST
 
@@ -193,6 +230,7 @@ static Suite *suite(void)
     tcase_add_test(tc, disassembly_names_sources);
     tcase_add_test(tc, calls_copy_parameters);
     tcase_add_test(tc, kernel_param_fast_path_stays_in_block);
+    tcase_add_test(tc, many_constants_are_pooled);
     suite_add_tcase(s, tc);
     return s;
 }
