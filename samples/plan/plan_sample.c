@@ -1,9 +1,9 @@
 /* plan_sample: one launch through a launch plan (<kemu/plan.h>), the layer
  * that `kemu run`, `kemu call`, the Python package and `kemu debug` share.
  * It loads samples/saxpy/saxpy.ptx, describes saxpy(n, a, x, y) as four
- * operands (two values, an input, an in/out buffer written to y.npy in the
- * current directory), runs it on the emulator and checks y against a plain
- * C loop. docs/plan.md walks through it.
+ * operands (two values, an input, an in/out buffer written to
+ * plan_sample_y.npy in the current directory), runs it on the emulator
+ * and checks y against a plain C loop. docs/plan.md walks through it.
  *
  * Usage: plan_sample [SAXPY.ptx]   (default: $top_srcdir/samples/saxpy/saxpy.ptx
  * when top_srcdir is set, else samples/saxpy/saxpy.ptx)
@@ -62,17 +62,18 @@ int main(int argc, char **argv)
         {.kind = KEMU_OPERAND_VALUE, .value = &n, .size = sizeof n},
         {.kind = KEMU_OPERAND_VALUE, .value = &a, .size = sizeof a},
         {.kind = KEMU_OPERAND_IN, .dtype = "f32", .ndim = 1, .shape = {N}, .data = x},
-        {.kind = KEMU_OPERAND_INOUT, .dtype = "f32", .ndim = 1, .shape = {N}, .data = y, .output_file = "y.npy"},
+        {.kind = KEMU_OPERAND_INOUT, .dtype = "f32", .ndim = 1, .shape = {N}, .data = y,
+         .output_file = "plan_sample_y.npy"},
     };
     for (int i = 0; i < 4; i++)
         if (kemu_plan_add(plan, &ops[i], &err))
             goto done;
 
-    /* allocate, upload, launch, read back, write y.npy */
+    /* allocate, upload, launch, read back, write plan_sample_y.npy */
     if (kemu_plan_run(plan, &result, &err))
         goto done;
     bad = memcmp(y, want, sizeof y) != 0;
-    printf("plan_sample: saxpy over %d floats: %s (%llu warp-instructions), wrote y.npy\n", N,
+    printf("plan_sample: saxpy over %d floats: %s (%llu warp-instructions), wrote plan_sample_y.npy\n", N,
            bad ? "MISMATCH" : "ok", (unsigned long long)result.report.warp_instructions);
 done:
     if (bad && err.message[0] && !result.emulator_ran)

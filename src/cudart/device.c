@@ -4,6 +4,7 @@
  * synchronization, reset, limits, flags and version queries. */
 #include "config.h"
 #include "cudart/runtime.h"
+#include "exec/call_support.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -443,6 +444,8 @@ CUDART_API cudaError_t cudaDeviceSetLimit(int limit, size_t value)
                         "is recorded but not applied\n", cudart_global.limits[limit]);
     else
         cudart_global.limits[limit] = value;
+    if (limit == cudaLimitPrintfFifoSize && cudart_global.device)
+        exec_set_printf_fifo(cudart_global.device, value);
     cudart_unlock();
     return cudaSuccess;
 }

@@ -8,6 +8,7 @@
  * synchronously, in issue order, on one emulated device. */
 #include "config.h"
 #include "cudart/runtime.h"
+#include "exec/call_support.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -321,6 +322,7 @@ cudaError_t cudart_device(kemu_device **out)
         return cudaErrorNoDevice;
     }
     s->device_sm = (unsigned)arch.sm;
+    exec_set_printf_fifo(s->device, s->limits[cudaLimitPrintfFifoSize]);
     configure_checks(s->device);
     cudart_trace("device %s", arch.name);
     *out = s->device;

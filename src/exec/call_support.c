@@ -22,3 +22,9 @@ void exec_set_fill_class(kemu_device *dev, uint64_t address, int fill_class)
     if (a)
         a->fill_class = fill_class + 1;
 }
+
+void exec_set_printf_fifo(kemu_device *dev, size_t bytes)
+{
+    if (dev)
+        dev->printf_fifo_size = bytes ? bytes : EXEC_PRINTF_FIFO_DEFAULT;
+}

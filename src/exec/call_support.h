@@ -17,4 +17,9 @@ uint64_t exec_kernel_dynamic_shared_base(const kemu_kernel *k);
  * class fill_class (see VM_OOB_FILL_CLASSES), its operand's dtype's. */
 void exec_set_fill_class(kemu_device *dev, uint64_t address, int fill_class);
 
+/* How many bytes of device printf output a launch keeps (the printf FIFO,
+ * cudaLimitPrintfFifoSize; 1 MiB by default): output past it is dropped,
+ * in block order, with a note at the end. 0 restores the default. */
+void exec_set_printf_fifo(kemu_device *dev, size_t bytes);
+
 #endif

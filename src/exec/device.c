@@ -88,6 +88,7 @@ kemu_status kemu_device_create(const kemu_device_config *cfg, kemu_device **out,
         return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
     if (cfg)
         d->cfg = *cfg;
+    d->printf_fifo_size = EXEC_PRINTF_FIFO_DEFAULT;
     if (cfg && cfg->arch) {
         d->arch = exec_arch_find(cfg->arch);
         if (!d->arch) {

@@ -29,6 +29,8 @@ const exec_arch *exec_arch_for_sm(int sm);
 
 typedef struct exec_native_binding { char *name; void (*fn)(void); } exec_native_binding;
 
+#define EXEC_PRINTF_FIFO_DEFAULT ((size_t)1 << 20) /* cudaLimitPrintfFifoSize's default */
+
 struct kemu_device {
     exec_native_binding *natives;
     int nnatives;
@@ -52,6 +54,9 @@ struct kemu_device {
     int oob_shared_class;            /* 1 + fill class of out-of-bounds shared loads, 0: by load type */
     const uint8_t *shared_init;
     uint64_t shared_init_size;
+    /* device printf keeps at most this many bytes per launch, as a GPU's
+     * printf FIFO (cudaLimitPrintfFifoSize, 1 MiB by default) */
+    size_t printf_fifo_size;
 };
 
 struct kemu_kernel {

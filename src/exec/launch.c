@@ -18,7 +18,7 @@
 #define CALL_STACK_BYTES (32u * 1024u)
 #define HEAP_BYTES (8u * 1024u * 1024u)
 
-typedef struct block_output { uint64_t id; char *text; size_t len; } block_output;
+typedef struct block_output { uint64_t id; char *text; size_t len, dropped; } block_output;
 
 static int host_threads(const kemu_device *dev)
 {
@@ -182,6 +182,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     L.random_schedule = dev->random_schedule;
     L.schedule_seed = dev->schedule_seed;
     L.timeout = dev->cfg.timeout;
+    L.printf_fifo = dev->printf_fifo_size;
     L.start_time = vm_now();
     L.abort_id = UINT64_MAX;
     L.arch_sm = arch->sm;
@@ -324,15 +325,17 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
                 vm_block *blk = &cluster->blocks[i];
                 winstr += blk->warp_instructions;
                 tinstr += blk->thread_instructions;
-                if (blk->printf_out.len) {
+                if (blk->printf_out.len || blk->printf_dropped) {
                     if (util_grow(&outs[tid], &capouts[tid], nouts[tid] + 1, sizeof(block_output))) {
                         __atomic_store_n(&oom, 1, __ATOMIC_RELAXED);
                     } else {
-                        outs[tid][nouts[tid]++] = (block_output){ids[i], blk->printf_out.data, blk->printf_out.len};
+                        outs[tid][nouts[tid]++] =
+                            (block_output){ids[i], blk->printf_out.data, blk->printf_out.len, blk->printf_dropped};
                         memset(&blk->printf_out, 0, sizeof blk->printf_out);
                     }
                 }
                 util_buffer_free(&blk->printf_out);
+                blk->printf_dropped = 0;
                 if (rc && blk->fault.faulted) {
 #pragma omp critical(kemu_fault)
                     {
@@ -369,15 +372,26 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
         n += nouts[t];
         free(outs[t]);
     }
+    /* in block order, up to the FIFO size; the rest is dropped with a note */
     util_buffer text = {0};
+    size_t dropped = 0;
     if (all) {
         qsort(all, total, sizeof *all, cmp_output);
         for (size_t i = 0; i < total; i++) {
-            if (all[i].id <= best_fault_id || best_fault_id == UINT64_MAX)
-                util_buffer_append(&text, all[i].text, all[i].len);
+            if (all[i].id <= best_fault_id || best_fault_id == UINT64_MAX) {
+                dropped += all[i].dropped;
+                if (text.len + all[i].len <= L.printf_fifo)
+                    util_buffer_append(&text, all[i].text, all[i].len);
+                else
+                    dropped += all[i].len;
+            }
             free(all[i].text);
         }
     }
+    if (dropped)
+        util_buffer_printf(&text, "[kemu] the printf FIFO (cudaLimitPrintfFifoSize, %zu bytes) was full: %zu bytes of "
+                                  "printf output were dropped\n",
+                           L.printf_fifo, dropped);
     free(all);
     free(outs);
     free(nouts);

@@ -86,8 +86,11 @@ int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *o
                 size_t out_len = 0, out_cap = 0;
                 string_ctx sc = {b, w, l};
                 rv = vm_printf_format(fmt, args, args ? avail : 0, read_string_cb, &sc, &out, &out_len, &out_cap);
-                if (out)
+                /* a record that no longer fits the FIFO is dropped, as on a GPU */
+                if (out && b->printf_out.len + out_len <= L->printf_fifo)
                     util_buffer_append(&b->printf_out, out, out_len);
+                else if (out)
+                    b->printf_dropped += out_len;
                 free(out);
             }
             if (call->nrets > 0)

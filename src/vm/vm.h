@@ -103,6 +103,7 @@ typedef struct vm_block {
     unsigned warp_shape[4];  /* block dims and thread count the warps' thread indices were laid out for */
     vm_barrier bars[VM_BARRIERS];
     util_buffer printf_out;
+    size_t printf_dropped;   /* bytes of printf output past the launch's FIFO size */
     vm_fault fault;
     uint64_t warp_instructions, thread_instructions;
     uint64_t rng;            /* random schedule state */
@@ -194,6 +195,7 @@ typedef struct vm_launch {
     int random_schedule;
     uint64_t schedule_seed;
     double timeout;                /* seconds, 0 = none */
+    size_t printf_fifo;            /* printf bytes kept per launch (and so per block) */
     double start_time;
     uint64_t abort_id;             /* lowest faulted block id: later blocks stop (atomic) */
     uint32_t envreg[32];           /* %envreg0-31 (cooperative launches: the grid-sync workspace) */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/call_support.h"
 #include "exec/exec.h"
 
 #define H ".version 8.0\n.target sm_80\n.address_size 64\n"
@@ -137,6 +138,40 @@ START_TEST(results_independent_of_threads)
 }
 END_TEST
 
+/* Device printf keeps at most the printf FIFO's size per launch
+ * (cudaLimitPrintfFifoSize), whole records in block order, and says how much
+ * it dropped; the default is 1 MiB. */
+START_TEST(printf_fifo_bounds_output)
+{
+    kemu_device *dev;
+    kemu_error err;
+    kemu_module *m;
+    kemu_kernel *k;
+    ck_assert(kemu_device_create(NULL, &dev, &err) == KEMU_OK);
+    ck_assert_msg(kemu_module_load_ptx_file(dev, E2E_KERNELS_DIR "/printf_flood.ptx", &m, &err) == KEMU_OK, "%s",
+                  err.message);
+    ck_assert(kemu_module_get_kernel(m, "printf_flood", &k, &err) == KEMU_OK);
+    int lines = 100; /* 100 records of 34 bytes */
+    void *args[] = {&lines};
+    kemu_launch_config lc = {{1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 0, 0};
+    kemu_report r;
+    exec_set_printf_fifo(dev, 1000);
+    ck_assert(kemu_launch(k, &lc, args, &r, &err) == KEMU_OK);
+    const char *note = "[kemu] the printf FIFO (cudaLimitPrintfFifoSize, 1000 bytes) was full: 2414 bytes of printf "
+                       "output were dropped\n";
+    ck_assert_uint_eq(r.printf_length, 29 * 34 + strlen(note));
+    ck_assert(!strncmp(r.printf_output, "block    0 thread   0 line      0\n", 34));
+    ck_assert(!strncmp(r.printf_output + 28 * 34, "block    0 thread   0 line     28\n", 34));
+    ck_assert(!strncmp(r.printf_output + 29 * 34, note, strlen(note)));
+    kemu_report_free(&r);
+    exec_set_printf_fifo(dev, 0); /* the default, 1 MiB: everything */
+    ck_assert(kemu_launch(k, &lc, args, &r, &err) == KEMU_OK);
+    ck_assert_uint_eq(r.printf_length, 100 * 34);
+    kemu_report_free(&r);
+    kemu_device_destroy(dev);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("exec");
@@ -145,6 +180,7 @@ static Suite *suite(void)
     tcase_add_test(tc, launch_validation);
     tcase_add_test(tc, memory_api_errors);
     tcase_add_test(tc, results_independent_of_threads);
+    tcase_add_test(tc, printf_fifo_bounds_output);
     suite_add_tcase(s, tc);
     return s;
 }
