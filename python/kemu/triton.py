@@ -10,7 +10,7 @@ a GPU) and runs that PTX on a kemu.Device: arrays are copied to the
 emulated device and back, as kemu.Kernel calls do. Faults raise
 kemu.KernelFault, checker findings kemu.CheckerError.
 
-How it hooks into Triton (verified with Triton 3.9.0, see SUPPORTED):
+How it hooks into Triton (verified with Triton 3.4.0, 3.5.1 and 3.9.0, SUPPORTED):
 - a driver, KemuDriver (triton.backends.driver.DriverBase), made active
   with triton.runtime.driver.set_active(): it names the target
   (GPUTarget("cuda", 80|90, 32)), a device key of its own (so Triton's
@@ -52,8 +52,8 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 
 __all__ = ["enable", "disable", "enabled", "is_enabled", "TritonArray", "KemuDriver", "last_launch", "SUPPORTED"]
 
-# the Triton versions this module was run against (python/tests/test_triton.py)
-SUPPORTED = ("3.9.0",)
+# the Triton releases python/tests/test_triton.py passed with; enable() warns outside 3.4-3.9
+SUPPORTED = ("3.4.0", "3.5.1", "3.9.0")
 
 _MAX_SHARED = {80: 166912, 86: 101376, 89: 101376, 90: 232448}
 
@@ -156,6 +156,17 @@ def _flatten(sig, arg, out):
         out.append((sig, arg))
 
 
+def _decompose_descriptor(arg):
+    """Triton's own decomposition of a host TensorDescriptor for a kernel
+    compiled without TMA (its launcher passes these values)."""
+    try:  # Triton 3.9 (and perhaps earlier)
+        from triton.backends.driver import decompose_descriptor
+        return decompose_descriptor(arg)
+    except ImportError:  # 3.5: base, shape, strides, padding == "nan", shape, strides
+        from triton.backends.nvidia.driver import make_tensordesc_arg
+        return make_tensordesc_arg(arg, None)
+
+
 def _pointer(ty, arg):
     if arg is None:
         return 0
@@ -233,12 +244,10 @@ class KemuLauncher:
         for ty, arg in flat:
             if ty.startswith("tensordesc"):
                 # without TMA (sm_80) Triton lowers a host TensorDescriptor to its base
-                # pointer, shape, strides, padding == "nan", round_f32_to_tf32, shape, strides
-                # (triton.backends.driver.decompose_descriptor)
-                kargs.append(_pointer(ty, arg.base))
-                kargs.extend(int(v) for v in (*arg.shape, *arg.strides))
-                kargs.extend((int(arg.padding == "nan"), int(bool(arg.round_f32_to_tf32))))
-                kargs.extend(int(v) for v in (*arg.shape, *arg.strides))
+                # pointer, then shapes, strides and flags, as Triton's own launcher does
+                base, *rest = _decompose_descriptor(arg)
+                kargs.append(_pointer(ty, base))
+                kargs.extend(int(v) for v in rest)
                 continue
             kargs.append(_pointer(ty, arg) if ty[0] == "*" else _scalar(ty, arg))
         grid = (gridX * self.num_ctas, gridY, gridZ)
@@ -399,6 +408,16 @@ class KemuDriver(DriverBase):
 _state = {"driver": None, "previous": None, "run": None}
 
 
+def _active_driver():
+    """The driver Triton has active now, without making one (reading
+    driver.active would create the default, which fails without a GPU): in
+    Triton 3.5+ DriverConfig keeps it in _active (None: the default, made
+    when first used), in 3.4 in active (a lazy proxy of the default)."""
+    from triton.runtime import driver as drivers
+    d = vars(drivers)
+    return d["_active"] if "_active" in d else d.get("active")
+
+
 def _run_wrapping_arrays(self, *args, grid, warmup, **kwargs):
     args = tuple(_wrap(a) for a in args)
     kwargs = {k: _wrap(v) for k, v in kwargs.items()}
@@ -413,14 +432,15 @@ def enable(target="sm_80", device=None, **device_options):
     from triton.runtime import driver as drivers
     if device is not None and device_options:
         raise TypeError("pass either device= or options for a new kemu.Device, not both")
-    if triton.__version__ not in SUPPORTED and not _state.get("warned"):
+    major_minor = tuple(int(p) for p in triton.__version__.split(".")[:2] if p.isdigit())
+    if not (3, 4) <= major_minor <= (3, 9) and not _state.get("warned"):
         import warnings
         warnings.warn(f"kemu.triton was verified with Triton {', '.join(SUPPORTED)}; this is "
                       f"{triton.__version__} (its driver and launcher interfaces change between releases)")
         _state["warned"] = True
     drv = KemuDriver(device if device is not None else kemu.Device(**device_options), target)
     if _state["driver"] is None:
-        _state["previous"] = drivers._active  # None unless someone set one: Triton then picks its default
+        _state["previous"] = _active_driver()
         _state["run"] = JITFunction.run
         JITFunction.run = _run_wrapping_arrays
     drivers.set_active(drv)
@@ -450,8 +470,7 @@ class enabled:
         self.args = (target, device, device_options)
 
     def __enter__(self):
-        from triton.runtime import driver as drivers
-        self.saved = dict(_state), drivers._active
+        self.saved = dict(_state), _active_driver()
         target, device, options = self.args
         return enable(target, device, **options)
 

@@ -259,11 +259,11 @@ def test_disable_restores_triton():
     from triton.runtime import driver
     from triton.runtime.jit import JITFunction
     run = JITFunction.run
-    before = driver._active
+    before = kt._active_driver()
     drv = kt.enable()
     assert driver.active is drv and JITFunction.run is not run
     kt.disable()
-    assert driver._active is before and JITFunction.run is run
+    assert kt._active_driver() is before and JITFunction.run is run
 
 
 _SCRIPT = textwrap.dedent("""
