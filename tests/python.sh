@@ -24,6 +24,7 @@ asan=$(ldd "$lib" 2>/dev/null | awk '/libasan/ {print $3}')
 if [ -n "$asan" ]; then
     export LD_PRELOAD=$asan${LD_PRELOAD:+:$LD_PRELOAD}
     export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 # the interpreter's own allocations
+    export KEMU_TEST_NO_TRITON=1 # Triton's LLVM is not built for a preloaded sanitizer runtime
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM

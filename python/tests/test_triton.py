@@ -8,6 +8,8 @@ import textwrap
 import numpy as np
 import pytest
 
+if os.environ.get("KEMU_TEST_NO_TRITON"):
+    pytest.skip("Triton is not run against a sanitizer build of libkemu", allow_module_level=True)
 triton = pytest.importorskip("triton")
 tl = pytest.importorskip("triton.language")
 
