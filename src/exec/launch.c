@@ -16,6 +16,12 @@
 #endif
 
 #define CALL_STACK_BYTES (32u * 1024u)
+/* The least stack a call takes on the GPU, locals or not: ptxas (CUDA
+ * 13.0, sm_80) gives a recursive __noinline__ function with no locals and
+ * no parameters a 16-byte stack frame (its return address and a saved
+ * register). kemu's call stack of CALL_STACK_BYTES holds as many of those
+ * (2048) nested calls; deeper, a call faults as a call stack overflow. */
+#define CALL_MIN_FRAME_BYTES 16u
 #define HEAP_BYTES (8u * 1024u * 1024u)
 
 typedef struct block_output { uint64_t id; char *text; size_t len; } block_output;
@@ -183,6 +189,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     L.schedule_seed = dev->schedule_seed;
     L.timeout = dev->cfg.timeout;
     L.start_time = vm_now();
+    L.max_call_depth = CALL_STACK_BYTES / CALL_MIN_FRAME_BYTES;
     L.abort_id = UINT64_MAX;
     L.arch_sm = arch->sm;
     L.textures = dev->textures;

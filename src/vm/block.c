@@ -59,7 +59,7 @@ vm_frame *vm_frame_new(vm_block *b, vm_warp *w, const bc_function *fn, uint32_t 
     }
     f->fn = fn;
     f->parent = NULL;
-    f->ret_pc = f->call_index = f->lanes = 0;
+    f->ret_pc = f->call_index = f->lanes = f->depth = 0;
     for (uint32_t i = 0; i < fn->nconsts; i++) {
         uint64_t *s = SLOT(f->regs, fn->const_slots[i]);
         uint64_t v = fn->const_values[i];

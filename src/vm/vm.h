@@ -27,6 +27,7 @@ typedef struct vm_frame {
     uint32_t ret_pc;         /* caller pc to resume */
     uint32_t call_index;     /* caller's bc_call for return copies */
     uint32_t lanes;          /* lanes currently inside this frame */
+    uint32_t depth;          /* calls between the kernel (0) and this frame */
     struct vm_frame *parent; /* the caller's frame; in a block's spare frames, the next one */
     uint32_t slots_cap, preds_cap; /* registers and predicates regs and preds hold */
 } vm_frame;
@@ -195,6 +196,7 @@ typedef struct vm_launch {
     uint64_t schedule_seed;
     double timeout;                /* seconds, 0 = none */
     double start_time;
+    uint32_t max_call_depth;       /* nested calls a thread may make (call stack overflow past it) */
     uint64_t abort_id;             /* lowest faulted block id: later blocks stop (atomic) */
     uint32_t envreg[32];           /* %envreg0-31 (cooperative launches: the grid-sync workspace) */
     uint64_t heap_base, heap_size, heap_used; /* device malloc */
