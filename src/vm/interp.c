@@ -1674,13 +1674,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     if (w->backedges >= w->yield_at) {
                         w->backedges = 0;
                         g->pc = target;
-                        if (L->timeout > 0 && vm_now() - L->start_time > L->timeout) {
-                            util_buffer where = {0};
-                            vm_describe_warps(b, &where);
-                            vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 702,
-                                        "the launch timed out after %g seconds (--timeout); the block's warps:%s",
-                                        L->timeout, where.data ? where.data : "");
-                            util_buffer_free(&where);
+                        if (__atomic_load_n(&L->expired, __ATOMIC_RELAXED)) {
+                            vm_timeout_fault(b, w, f, pc, (uint32_t)__builtin_ctz(m));
                             LEAVE(VM_EV_FAULT);
                         }
                         if (__atomic_load_n(&L->abort_id, __ATOMIC_RELAXED) < b->linear_id)

@@ -196,6 +196,8 @@ typedef struct vm_launch {
     uint64_t schedule_seed;
     double timeout;                /* seconds, 0 = none */
     double start_time;
+    int expired;                   /* set (atomic, relaxed) by the watchdog once timeout has passed;
+                                    * read at block starts, back edges, brx.idx and calls */
     uint32_t max_call_depth;       /* nested calls a thread may make (call stack overflow past it) */
     uint64_t abort_id;             /* lowest faulted block id: later blocks stop (atomic) */
     uint32_t envreg[32];           /* %envreg0-31 (cooperative launches: the grid-sync workspace) */

@@ -1,7 +1,7 @@
 /* Unit tests of the launch room (src/exec/): architecture profiles, launch
  * validation with its exact messages, device memory API errors, results
- * that do not depend on the number of host threads and the call-depth
- * limit. */
+ * that do not depend on the number of host threads, the call-depth limit
+ * and what --timeout bounds. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +187,39 @@ START_TEST(call_depth_limit)
 }
 END_TEST
 
+/* --timeout bounds any launch: a loop through brx.idx (no backward bra)
+ * stops with the timeout fault naming the warps, and a launch already past
+ * its deadline at start runs no block and says so. */
+START_TEST(timeout_bounds_launch)
+{
+    const char *ptx = H ".visible .entry spin()\n{\n .reg .b32 %r<2>;\n mov.u32 %r1, 0;\n$top:\n"
+                        " $t: .branchtargets $top;\n brx.idx %r1, $t;\n}\n"
+                        ".visible .entry empty()\n{\n ret;\n}\n";
+    kemu_device *d;
+    kemu_error err;
+    kemu_device_config cfg = {NULL, 0, NULL, 0.3, 0};
+    ck_assert_int_eq(kemu_device_create(&cfg, &d, &err), KEMU_OK);
+    kemu_kernel *spin = load(d, ptx, "spin"), *empty;
+    ck_assert_int_eq(kemu_module_get_kernel(spin->mod, "empty", &empty, &err), KEMU_OK);
+    kemu_launch_config lc = {{3, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
+    kemu_report r;
+    ck_assert_int_eq(kemu_launch(spin, &lc, NULL, &r, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(err.message, "kernel 'spin' faulted: the launch timed out after 0.3 seconds (--timeout); "
+                                      "the block's warps:\n    warp 0 lanes 0xffffffff run at t.ptx:10"), "%s",
+                  err.message);
+    ck_assert(r.seconds < 5);
+    kemu_report_free(&r);
+    kemu_device_destroy(d);
+    cfg.timeout = 1e-9;
+    ck_assert_int_eq(kemu_device_create(&cfg, &d, &err), KEMU_OK);
+    empty = load(d, ptx, "empty");
+    ck_assert_int_eq(kemu_launch(empty, &lc, NULL, NULL, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(err.message, "kernel 'empty' faulted: the launch timed out after 1e-09 seconds (--timeout) "
+                                      "between blocks; 0 of 3 blocks completed"), "%s", err.message);
+    kemu_device_destroy(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("exec");
@@ -196,6 +229,7 @@ static Suite *suite(void)
     tcase_add_test(tc, memory_api_errors);
     tcase_add_test(tc, results_independent_of_threads);
     tcase_add_test(tc, call_depth_limit);
+    tcase_add_test(tc, timeout_bounds_launch);
     suite_add_tcase(s, tc);
     return s;
 }
