@@ -8,6 +8,7 @@
 #include "bc/bc.h"
 #include "mem/mem.h"
 #include "ptx/ptx.h"
+#include "exec/watchdog.h"
 
 /* What an emulated GPU architecture allows. */
 typedef struct exec_arch {
@@ -52,6 +53,7 @@ struct kemu_device {
     int oob_shared_class;            /* 1 + fill class of out-of-bounds shared loads, 0: by load type */
     const uint8_t *shared_init;
     uint64_t shared_init_size;
+    exec_watchdog watchdog;          /* --timeout deadlines of this device's launches */
 };
 
 struct kemu_kernel {

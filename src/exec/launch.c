@@ -7,7 +7,6 @@
 #include "exec/exec.h"
 #include "vm/vm.h"
 #include "check/check.h"
-#include "exec/watchdog.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,8 +254,8 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     }
     /* --timeout: the watchdog flags the launch at start_time + timeout;
      * blocks stop at their next check of the flag */
-    exec_watchdog watchdog;
-    st = exec_watchdog_start(&watchdog, L.timeout > 0 ? L.start_time + L.timeout : 0, &L.expired, err);
+    exec_watchdog_timer deadline;
+    st = exec_watchdog_arm(&dev->watchdog, &deadline, L.timeout > 0 ? L.start_time + L.timeout : 0, &L.expired, err);
     if (st) {
         if (coop_workspace)
             mem_free(&dev->mem, coop_workspace);
@@ -281,7 +280,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     uint64_t winstr = 0, tinstr = 0;
     int oom = 0;
     if (!outs || !nouts || !capouts) {
-        exec_watchdog_stop(&watchdog);
+        exec_watchdog_disarm(&dev->watchdog, &deadline);
         free(outs);
         free(nouts);
         free(capouts);
@@ -388,7 +387,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
         free(ctaids);
         free(ids);
     }
-    exec_watchdog_stop(&watchdog);
+    exec_watchdog_disarm(&dev->watchdog, &deadline);
     double seconds = vm_now() - t0;
     /* expired between blocks, with no warp running to name: the fault
      * says how far the grid got (printf output of every completed block
