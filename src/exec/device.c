@@ -117,6 +117,7 @@ kemu_status kemu_device_create(const kemu_device_config *cfg, kemu_device **out,
         d->schedule_seed = seed;
     }
     mem_space_init(&d->mem);
+    exec_watchdog_init(&d->watchdog);
     *out = d;
     return KEMU_OK;
 }
@@ -134,6 +135,7 @@ void kemu_device_destroy(kemu_device *d)
     check_session_destroy(d->checks);
     free(d->textures);
     mem_space_destroy(&d->mem);
+    exec_watchdog_destroy(&d->watchdog);
     free(d);
 }
 

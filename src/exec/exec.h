@@ -8,6 +8,7 @@
 #include "bc/bc.h"
 #include "mem/mem.h"
 #include "ptx/ptx.h"
+#include "exec/watchdog.h"
 
 /* What an emulated GPU architecture allows. */
 typedef struct exec_arch {
@@ -57,6 +58,7 @@ struct kemu_device {
     /* device printf keeps at most this many bytes per launch, as a GPU's
      * printf FIFO (cudaLimitPrintfFifoSize, 1 MiB by default) */
     size_t printf_fifo_size;
+    exec_watchdog watchdog;          /* --timeout deadlines of this device's launches */
 };
 
 struct kemu_kernel {

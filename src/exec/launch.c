@@ -16,6 +16,12 @@
 #endif
 
 #define CALL_STACK_BYTES (32u * 1024u)
+/* The least stack a call takes on the GPU, locals or not: ptxas (CUDA
+ * 13.0, sm_80) gives a recursive __noinline__ function with no locals and
+ * no parameters a 16-byte stack frame (its return address and a saved
+ * register). kemu's call stack of CALL_STACK_BYTES holds as many of those
+ * (2048) nested calls; deeper, a call faults as a call stack overflow. */
+#define CALL_MIN_FRAME_BYTES 16u
 #define HEAP_BYTES (8u * 1024u * 1024u)
 
 typedef struct block_output { uint64_t id; char *text; size_t len, dropped; } block_output;
@@ -184,6 +190,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     L.timeout = dev->cfg.timeout;
     L.printf_fifo = dev->printf_fifo_size;
     L.start_time = vm_now();
+    L.max_call_depth = CALL_STACK_BYTES / CALL_MIN_FRAME_BYTES;
     L.abort_id = UINT64_MAX;
     L.arch_sm = arch->sm;
     L.textures = dev->textures;
@@ -246,6 +253,16 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
         L.envreg[1] = (uint32_t)(coop_workspace >> 32);
         L.envreg[2] = (uint32_t)coop_workspace;
     }
+    /* --timeout: the watchdog flags the launch at start_time + timeout;
+     * blocks stop at their next check of the flag */
+    exec_watchdog_timer deadline;
+    st = exec_watchdog_arm(&dev->watchdog, &deadline, L.timeout > 0 ? L.start_time + L.timeout : 0, &L.expired, err);
+    if (st) {
+        if (coop_workspace)
+            mem_free(&dev->mem, coop_workspace);
+        free(L.params);
+        return st;
+    }
     if (dev->checks)
         L.hooks = check_launch_begin(dev->checks, &L);
     unsigned cl[3];
@@ -264,20 +281,25 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     uint64_t winstr = 0, tinstr = 0;
     int oom = 0;
     if (!outs || !nouts || !capouts) {
+        exec_watchdog_disarm(&dev->watchdog, &deadline);
         free(outs);
         free(nouts);
         free(capouts);
         free(L.params);
         return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    (void)nblocks;
     /* clusters taken at a time: one for small grids (balance); for large
      * grids of short blocks, enough that taking them is not what the
      * threads wait on, still at least 64 chunks a thread */
     uint64_t chunk64 = nclusters / ((uint64_t)nthreads * 64);
-    int chunk = chunk64 < 1 ? 1 : chunk64 > 16 ? 16 : (int)chunk64;
+    uint64_t chunk = chunk64 < 1 ? 1 : chunk64 > 16 ? 16 : chunk64;
+    /* each thread takes the next chunk of clusters until none is left, a
+     * block faulted before them, or the watchdog expired the launch (so a
+     * grid of 2^31 blocks stops as soon as the others do) */
+    uint64_t next_cluster = 0, blocks_done = 0;
+    int stopped_by_timeout = 0;
     double t0 = vm_now();
-#pragma omp parallel num_threads(nthreads) reduction(+ : winstr, tinstr)
+#pragma omp parallel num_threads(nthreads) reduction(+ : winstr, tinstr, blocks_done)
     {
         int tid = 0;
 #ifdef _OPENMP
@@ -298,50 +320,64 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
             free(cluster);
             cluster = NULL;
         }
-#pragma omp for schedule(dynamic, chunk)
-        for (uint64_t ci = 0; ci < nclusters; ci++) {
-            if (!cluster)
-                continue;
-            unsigned cx = (unsigned)(ci % ncl[0]), cy = (unsigned)(ci / ncl[0] % ncl[1]);
-            unsigned cz = (unsigned)(ci / ((uint64_t)ncl[0] * ncl[1]));
-            int n = 0;
-            for (unsigned rz = 0; rz < cl[2]; rz++)
-                for (unsigned ry = 0; ry < cl[1]; ry++)
-                    for (unsigned rx = 0; rx < cl[0]; rx++) {
-                        ctaids[n][0] = cx * cl[0] + rx;
-                        ctaids[n][1] = cy * cl[1] + ry;
-                        ctaids[n][2] = cz * cl[2] + rz;
-                        ids[n] = ctaids[n][0] + (uint64_t)ctaids[n][1] * L.grid[0] +
-                                 (uint64_t)ctaids[n][2] * L.grid[0] * L.grid[1];
-                        n++;
-                    }
-            uint64_t min_id = ids[0];
-            if (__atomic_load_n(&L.abort_id, __ATOMIC_RELAXED) < min_id)
-                continue;
-            for (int i = 0; i < n; i++)
-                cluster->blocks[i].warp_instructions = cluster->blocks[i].thread_instructions = 0;
-            int rc = vm_cluster_run(cluster, &L, n, (const unsigned (*)[3])ctaids, ids);
-            for (int i = 0; i < n; i++) {
-                vm_block *blk = &cluster->blocks[i];
-                winstr += blk->warp_instructions;
-                tinstr += blk->thread_instructions;
-                if (blk->printf_out.len || blk->printf_dropped) {
-                    if (util_grow(&outs[tid], &capouts[tid], nouts[tid] + 1, sizeof(block_output))) {
-                        __atomic_store_n(&oom, 1, __ATOMIC_RELAXED);
-                    } else {
-                        outs[tid][nouts[tid]++] =
-                            (block_output){ids[i], blk->printf_out.data, blk->printf_out.len, blk->printf_dropped};
-                        memset(&blk->printf_out, 0, sizeof blk->printf_out);
-                    }
+        int stop = !cluster;
+        while (!stop) {
+            uint64_t first = __atomic_fetch_add(&next_cluster, chunk, __ATOMIC_RELAXED);
+            if (first >= nclusters)
+                break;
+            uint64_t end = nclusters - first < chunk ? nclusters : first + chunk;
+            for (uint64_t ci = first; ci < end && !stop; ci++) {
+                unsigned cx = (unsigned)(ci % ncl[0]), cy = (unsigned)(ci / ncl[0] % ncl[1]);
+                unsigned cz = (unsigned)(ci / ((uint64_t)ncl[0] * ncl[1]));
+                int n = 0;
+                for (unsigned rz = 0; rz < cl[2]; rz++)
+                    for (unsigned ry = 0; ry < cl[1]; ry++)
+                        for (unsigned rx = 0; rx < cl[0]; rx++) {
+                            ctaids[n][0] = cx * cl[0] + rx;
+                            ctaids[n][1] = cy * cl[1] + ry;
+                            ctaids[n][2] = cz * cl[2] + rz;
+                            ids[n] = ctaids[n][0] + (uint64_t)ctaids[n][1] * L.grid[0] +
+                                     (uint64_t)ctaids[n][2] * L.grid[0] * L.grid[1];
+                            n++;
+                        }
+                /* a thread's clusters come in increasing block order: once a
+                 * block before this one faulted, so did one before the rest */
+                if (__atomic_load_n(&L.abort_id, __ATOMIC_RELAXED) < ids[0]) {
+                    stop = 1;
+                    break;
                 }
-                util_buffer_free(&blk->printf_out);
-                blk->printf_dropped = 0;
-                if (rc && blk->fault.faulted) {
+                if (__atomic_load_n(&L.expired, __ATOMIC_RELAXED)) {
+                    __atomic_store_n(&stopped_by_timeout, 1, __ATOMIC_RELAXED);
+                    stop = 1;
+                    break;
+                }
+                for (int i = 0; i < n; i++)
+                    cluster->blocks[i].warp_instructions = cluster->blocks[i].thread_instructions = 0;
+                int rc = vm_cluster_run(cluster, &L, n, (const unsigned (*)[3])ctaids, ids);
+                if (!rc)
+                    blocks_done += (uint64_t)n;
+                for (int i = 0; i < n; i++) {
+                    vm_block *blk = &cluster->blocks[i];
+                    winstr += blk->warp_instructions;
+                    tinstr += blk->thread_instructions;
+                    if (blk->printf_out.len || blk->printf_dropped) {
+                        if (util_grow(&outs[tid], &capouts[tid], nouts[tid] + 1, sizeof(block_output))) {
+                            __atomic_store_n(&oom, 1, __ATOMIC_RELAXED);
+                        } else {
+                            outs[tid][nouts[tid]++] = (block_output){ids[i], blk->printf_out.data, blk->printf_out.len,
+                                                                     blk->printf_dropped};
+                            memset(&blk->printf_out, 0, sizeof blk->printf_out);
+                        }
+                    }
+                    util_buffer_free(&blk->printf_out);
+                    blk->printf_dropped = 0;
+                    if (rc && blk->fault.faulted) {
 #pragma omp critical(kemu_fault)
-                    {
-                        if (ids[i] < best_fault_id) {
-                            best_fault_id = ids[i];
-                            best_fault = blk->fault;
+                        {
+                            if (ids[i] < best_fault_id) {
+                                best_fault_id = ids[i];
+                                best_fault = blk->fault;
+                            }
                         }
                     }
                 }
@@ -354,11 +390,24 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
         free(ctaids);
         free(ids);
     }
+    exec_watchdog_disarm(&dev->watchdog, &deadline);
     double seconds = vm_now() - t0;
+    /* expired between blocks, with no warp running to name: the fault
+     * says how far the grid got (printf output of every completed block
+     * is kept) */
+    int timed_out_between_blocks = best_fault_id == UINT64_MAX && stopped_by_timeout;
+    if (timed_out_between_blocks) {
+        best_fault.faulted = 1;
+        best_fault.status = 702;
+        snprintf(best_fault.message, sizeof best_fault.message,
+                 "kernel '%s' faulted: the launch timed out after %g seconds (--timeout) between blocks; "
+                 "%llu of %llu blocks completed",
+                 fn->name, L.timeout, (unsigned long long)blocks_done, (unsigned long long)nblocks);
+    }
     if (coop_workspace)
         mem_free(&dev->mem, coop_workspace);
     if (dev->checks)
-        check_launch_end(dev->checks, &L, best_fault_id != UINT64_MAX ? &best_fault : NULL);
+        check_launch_end(dev->checks, &L, best_fault.faulted ? &best_fault : NULL);
     dev->heap_used = L.heap_used;
     /* gather printf output in block order */
     size_t total = 0;
@@ -410,7 +459,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     }
     if (oom)
         return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory collecting printf output");
-    if (best_fault_id != UINT64_MAX) {
+    if (best_fault_id != UINT64_MAX || timed_out_between_blocks) {
         if (report) {
             report->faulted = 1;
             snprintf(report->fault_message, sizeof report->fault_message, "%s", best_fault.message);

@@ -59,7 +59,7 @@ vm_frame *vm_frame_new(vm_block *b, vm_warp *w, const bc_function *fn, uint32_t 
     }
     f->fn = fn;
     f->parent = NULL;
-    f->ret_pc = f->call_index = f->lanes = 0;
+    f->ret_pc = f->call_index = f->lanes = f->depth = 0;
     for (uint32_t i = 0; i < fn->nconsts; i++) {
         uint64_t *s = SLOT(f->regs, fn->const_slots[i]);
         uint64_t v = fn->const_values[i];
@@ -694,6 +694,12 @@ int vm_warp_run(vm_block *b, vm_warp *w)
         int gi = pick_group(w);
         if (gi < 0)
             return warp_arrive(b, w);
+        /* every indirect branch, call and return comes back here: a loop
+         * through brx.idx or a recursion sees the watchdog's flag */
+        if (__atomic_load_n(&b->launch->expired, __ATOMIC_RELAXED)) {
+            vm_group *g = &w->groups[gi];
+            return vm_timeout_fault(b, w, g->frame, g->pc, g->mask ? (uint32_t)__builtin_ctz(g->mask) : 0);
+        }
         int ev = vm_group_run(b, w, gi);
         if (ev == VM_EV_FAULT)
             return -1;
@@ -878,6 +884,16 @@ void vm_describe_warps(vm_block *b, util_buffer *d)
             }
         }
     }
+}
+
+int vm_timeout_fault(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t lane)
+{
+    util_buffer where = {0};
+    vm_describe_warps(b, &where);
+    vm_fault_at(b, w, f, pc, lane, 702, "the launch timed out after %g seconds (--timeout); the block's warps:%s",
+                b->launch->timeout, where.data ? where.data : "");
+    util_buffer_free(&where);
+    return -1;
 }
 
 static int report_deadlock(vm_block *b)

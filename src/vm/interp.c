@@ -1674,13 +1674,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     if (w->backedges >= w->yield_at) {
                         w->backedges = 0;
                         g->pc = target;
-                        if (L->timeout > 0 && vm_now() - L->start_time > L->timeout) {
-                            util_buffer where = {0};
-                            vm_describe_warps(b, &where);
-                            vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 702,
-                                        "the launch timed out after %g seconds (--timeout); the block's warps:%s",
-                                        L->timeout, where.data ? where.data : "");
-                            util_buffer_free(&where);
+                        if (__atomic_load_n(&L->expired, __ATOMIC_RELAXED)) {
+                            vm_timeout_fault(b, w, f, pc, (uint32_t)__builtin_ctz(m));
                             LEAVE(VM_EV_FAULT);
                         }
                         if (__atomic_load_n(&L->abort_id, __ATOMIC_RELAXED) < b->linear_id)
@@ -1763,6 +1758,15 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 vm_group_split(w, g, g->mask & ~m, pc + 1);
                 g = &w->groups[gi];
             }
+            if (f->depth >= L->max_call_depth) {
+                /* frames without locals still take the return address's
+                 * room on a GPU's stack: unbounded recursion must stop */
+                g->pc = pc;
+                vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
+                            "call stack overflow calling '%s': more than %u nested calls (each call keeps its "
+                            "return address on the thread's stack)", callee->name, L->max_call_depth);
+                LEAVE(VM_EV_FAULT);
+            }
             uint32_t base = f->local_base + (uint32_t)fn->local_size;
             if ((uint64_t)base + callee->local_size > L->local_stride) {
                 g->pc = pc;
@@ -1795,6 +1799,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                            memmove(lm + base + to, lm + f->local_base + cp->from, size); });
             }
             nf->parent = f;
+            nf->depth = f->depth + 1;
             nf->ret_pc = pc + 1;
             nf->call_index = op->list;
             nf->lanes = m;

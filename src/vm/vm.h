@@ -27,6 +27,7 @@ typedef struct vm_frame {
     uint32_t ret_pc;         /* caller pc to resume */
     uint32_t call_index;     /* caller's bc_call for return copies */
     uint32_t lanes;          /* lanes currently inside this frame */
+    uint32_t depth;          /* calls between the kernel (0) and this frame */
     struct vm_frame *parent; /* the caller's frame; in a block's spare frames, the next one */
     uint32_t slots_cap, preds_cap; /* registers and predicates regs and preds hold */
 } vm_frame;
@@ -197,6 +198,9 @@ typedef struct vm_launch {
     double timeout;                /* seconds, 0 = none */
     size_t printf_fifo;            /* printf bytes kept per launch (and so per block) */
     double start_time;
+    int expired;                   /* set (atomic, relaxed) by the watchdog once timeout has passed;
+                                    * read at block starts, back edges, brx.idx and calls */
+    uint32_t max_call_depth;       /* nested calls a thread may make (call stack overflow past it) */
     uint64_t abort_id;             /* lowest faulted block id: later blocks stop (atomic) */
     uint32_t envreg[32];           /* %envreg0-31 (cooperative launches: the grid-sync workspace) */
     uint64_t heap_base, heap_size, heap_used; /* device malloc */

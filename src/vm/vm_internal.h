@@ -37,6 +37,10 @@ void vm_group_split(vm_warp *w, vm_group *g, uint32_t lanes, uint32_t pc);
 /* Appends one line per unfinished warp group of the block: where it is
  * and whether it runs or waits (barrier id, warp-synchronous op). */
 void vm_describe_warps(vm_block *b, util_buffer *out);
+/* Faults warp w at op pc of frame f, lane `lane`, because the watchdog
+ * flagged the launch as past its --timeout (status 702, naming where every
+ * warp of the block runs or waits). Returns -1. */
+int vm_timeout_fault(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t lane);
 
 /* Runs one group until an event. */
 int vm_group_run(vm_block *b, vm_warp *w, int gi);

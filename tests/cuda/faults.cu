@@ -4,8 +4,10 @@
 // sets it as the last error) until cudaDeviceReset, while cudaGetLastError
 // clears the last error as usual (as an H200 with runtime 13.0 does: a second
 // cudaGetLastError, and cudaPeekAtLastError, return cudaSuccess).
-// Usage: faults MODE, MODE one of illegal, misaligned, assert, trap, reset;
-// each prints PASS faults-MODE.
+// Usage: faults MODE, MODE one of illegal, misaligned, assert, trap, reset,
+// timeout; each prints PASS faults-MODE. timeout launches an empty kernel
+// over 2^31-1 blocks, which only kemu exec --timeout stops (with
+// cudaErrorLaunchTimeout, as a GPU's watchdog would).
 //
 // Run natively (KEMU_CUDA_NATIVE=1), the write 1 GiB past an allocation is
 // cudaErrorIllegalAddress or, depending on where the allocation lies,
@@ -36,6 +38,8 @@ __global__ void traps()
     if (blockIdx.x == 1)
         __trap();
 }
+
+__global__ void nothing() {}
 
 __global__ void fine(int *p)
 {
@@ -77,6 +81,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "trap")) {
         traps<<<2, 32>>>();
         want = cudaErrorLaunchFailure;
+    } else if (!strcmp(mode, "timeout")) {
+        nothing<<<2147483647, 32>>>();
+        want = cudaErrorLaunchTimeout;
     } else {
         printf("unknown mode %s\n", mode);
         return 2;
@@ -89,6 +96,7 @@ int main(int argc, char **argv)
     EXPECT(!strcmp(cudaGetErrorName(want), !strcmp(mode, "misaligned") ? "cudaErrorMisalignedAddress"
                                            : !strcmp(mode, "assert")   ? "cudaErrorAssert"
                                            : !strcmp(mode, "trap")     ? "cudaErrorLaunchFailure"
+                                           : !strcmp(mode, "timeout")  ? "cudaErrorLaunchTimeout"
                                                                        : "cudaErrorIllegalAddress"));
     expect_sticky(want);
     if (!strcmp(mode, "reset")) {

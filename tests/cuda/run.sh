@@ -187,7 +187,7 @@ check() {
         timeout 300 "$work/$binary" "$@" > "$work/$name.out" 2> "$work/$name.err"
     else
         # shellcheck disable=SC2086
-        timeout 300 $exec_env "$KEMU" exec $opts -- "$work/$binary" "$@" > "$work/$name.out" 2> "$work/$name.err"
+        timeout "${KEMU_CUDA_EXEC_LIMIT:-300}" $exec_env "$KEMU" exec $opts -- "$work/$binary" "$@" > "$work/$name.out" 2> "$work/$name.err"
     fi
     rc=$?
     problem=""
@@ -347,6 +347,15 @@ for mode in illegal misaligned assert trap reset; do
         ! grep -q "^kemu: kernel '.*' faulted" "$work/faults_$mode.err" &&
         fail "faults_$mode" "no kemu fault message on stderr"
 done
+
+# --timeout bounds a launch of 2^31-1 blocks (each block checks the watchdog's
+# flag): cudaErrorLaunchTimeout within seconds (timeout(1) gives it 20)
+KEMU_CUDA_EXEC_LIMIT=20
+check faults_timeout faults --timeout 1 -- timeout
+KEMU_CUDA_EXEC_LIMIT=
+[ "$native" != 1 ] && selected faults_timeout && [ -f "$work/faults_timeout.err" ] &&
+    ! grep -q "^kemu: kernel '.*nothing.*' faulted: the launch timed out after 1 seconds (--timeout)" "$work/faults_timeout.err" &&
+    fail faults_timeout "no kemu timeout message on stderr"
 
 # device printf: the whole stdout, in order
 check printf printf

@@ -1,6 +1,7 @@
 /* Unit tests of the launch room (src/exec/): architecture profiles, launch
- * validation with its exact messages, device memory API errors, and
- * results that do not depend on the number of host threads. */
+ * validation with its exact messages, device memory API errors, results
+ * that do not depend on the number of host threads, the call-depth limit
+ * and what --timeout bounds. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,88 @@ START_TEST(printf_fifo_bounds_output)
 }
 END_TEST
 
+/* Recursion through a .func: 2048 nested calls (the call stack's room for
+ * 16-byte minimal frames, src/exec/launch.c) run; one more faults as a
+ * call stack overflow naming kernel, block, thread and PTX line, whether or
+ * not the frames hold locals and with no --timeout. */
+START_TEST(call_depth_limit)
+{
+    const char *ptx = H ".func (.param .b32 r) down(.param .b32 n)\n{\n .reg .b32 %r<3>; .reg .pred %p;\n"
+                        " ld.param.b32 %r1, [n];\n setp.eq.u32 %p, %r1, 0;\n @%p bra $done;\n"
+                        " sub.u32 %r2, %r1, 1;\n {\n .param .b32 a;\n st.param.b32 [a], %r2;\n"
+                        " .param .b32 b;\n call (b), down, (a);\n ld.param.b32 %r1, [b];\n }\n"
+                        " add.u32 %r1, %r1, 1;\n$done:\n st.param.b32 [r], %r1;\n ret;\n}\n"
+                        ".func forever()\n{\n call forever, ();\n ret;\n}\n"
+                        ".visible .entry depth(.param .u64 out, .param .u32 n)\n{\n .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
+                        " ld.param.u64 %rd1, [out];\n ld.param.u32 %r1, [n];\n"
+                        " {\n .param .b32 a;\n st.param.b32 [a], %r1;\n .param .b32 b;\n"
+                        " call (b), down, (a);\n ld.param.b32 %r2, [b];\n }\n st.global.u32 [%rd1], %r2;\n ret;\n}\n"
+                        ".visible .entry recurse_forever()\n{\n call forever, ();\n ret;\n}\n";
+    kemu_device *d;
+    kemu_error err;
+    ck_assert_int_eq(kemu_device_create(NULL, &d, &err), KEMU_OK);
+    kemu_kernel *k = load(d, ptx, "depth");
+    kemu_kernel *f;
+    ck_assert_int_eq(kemu_module_get_kernel(k->mod, "recurse_forever", &f, &err), KEMU_OK);
+    uint64_t out;
+    ck_assert_int_eq(kemu_malloc(d, 4, KEMU_UNINIT_ZERO, &out, &err), KEMU_OK);
+    uint32_t n = 2047, got = 0;
+    void *args[] = {&out, &n};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
+    ck_assert_msg(kemu_launch(k, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
+    kemu_memcpy_dtoh(d, &got, out, 4, &err);
+    ck_assert_uint_eq(got, 2047);
+    n = 2048;
+    ck_assert_int_eq(kemu_launch(k, &lc, args, NULL, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(err.message, "kernel 'depth' faulted: call stack overflow calling 'down': more than 2048 "
+                                      "nested calls"), "%s", err.message);
+    ck_assert_msg(strstr(err.message, "at t.ptx:15 in function down"), "%s", err.message);
+    kemu_launch_config two = {{2, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
+    kemu_report r;
+    ck_assert_int_eq(kemu_launch(f, &two, NULL, &r, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert(r.faulted);
+    ck_assert_msg(strstr(r.fault_message, "kernel 'recurse_forever' faulted: call stack overflow calling 'forever'"),
+                  "%s", r.fault_message);
+    ck_assert_msg(strstr(r.fault_message, "at t.ptx:25 in function forever\n  block (0,0,0), thread (0,0,0)"), "%s",
+                  r.fault_message);
+    kemu_report_free(&r);
+    kemu_device_destroy(d);
+}
+END_TEST
+
+/* --timeout bounds any launch: a loop through brx.idx (no backward bra)
+ * stops with the timeout fault naming the warps, and a launch already past
+ * its deadline at start runs no block and says so. */
+START_TEST(timeout_bounds_launch)
+{
+    const char *ptx = H ".visible .entry spin()\n{\n .reg .b32 %r<2>;\n mov.u32 %r1, 0;\n$top:\n"
+                        " $t: .branchtargets $top;\n brx.idx %r1, $t;\n}\n"
+                        ".visible .entry empty()\n{\n ret;\n}\n";
+    kemu_device *d;
+    kemu_error err;
+    kemu_device_config cfg = {NULL, 0, NULL, 0.3, 0};
+    ck_assert_int_eq(kemu_device_create(&cfg, &d, &err), KEMU_OK);
+    kemu_kernel *spin = load(d, ptx, "spin"), *empty;
+    ck_assert_int_eq(kemu_module_get_kernel(spin->mod, "empty", &empty, &err), KEMU_OK);
+    kemu_launch_config lc = {{3, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
+    kemu_report r;
+    ck_assert_int_eq(kemu_launch(spin, &lc, NULL, &r, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(err.message, "kernel 'spin' faulted: the launch timed out after 0.3 seconds (--timeout); "
+                                      "the block's warps:\n    warp 0 lanes 0xffffffff run at t.ptx:10"), "%s",
+                  err.message);
+    ck_assert(r.seconds < 5);
+    kemu_report_free(&r);
+    kemu_device_destroy(d);
+    cfg.timeout = 1e-9;
+    ck_assert_int_eq(kemu_device_create(&cfg, &d, &err), KEMU_OK);
+    empty = load(d, ptx, "empty");
+    ck_assert_int_eq(kemu_launch(empty, &lc, NULL, NULL, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(err.message, "kernel 'empty' faulted: the launch timed out after 1e-09 seconds (--timeout) "
+                                      "between blocks; 0 of 3 blocks completed"), "%s", err.message);
+    kemu_device_destroy(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("exec");
@@ -181,6 +264,8 @@ static Suite *suite(void)
     tcase_add_test(tc, memory_api_errors);
     tcase_add_test(tc, results_independent_of_threads);
     tcase_add_test(tc, printf_fifo_bounds_output);
+    tcase_add_test(tc, call_depth_limit);
+    tcase_add_test(tc, timeout_bounds_launch);
     suite_add_tcase(s, tc);
     return s;
 }
