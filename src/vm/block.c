@@ -120,8 +120,11 @@ static void merge_groups(vm_warp *w)
             if (a->pc == c->pc && a->frame == c->frame &&
                 (a->state == VM_G_WAIT_BAR) == (c->state == VM_G_WAIT_BAR)) {
                 a->mask |= c->mask;
-                if (a->state != c->state)
-                    a->state = VM_G_RUN; /* a waiting warp-sync op re-runs with the joined lanes */
+                /* a waiting warp-sync op re-runs with the joined lanes: it
+                 * sees afresh which of its lanes' masks are complete (two
+                 * waiting groups may each complete the other's) */
+                if (a->state == VM_G_WAIT_SYNC || c->state == VM_G_WAIT_SYNC)
+                    a->state = VM_G_RUN;
                 remove_group(w, j--);
             }
         }
