@@ -885,8 +885,11 @@ static int mbarrier_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
     const uint64_t *A = SLOT(R, op->a), *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
     uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
     uint8_t *ptrs[VM_WARP];
+    uint64_t wrapped[VM_WARP];
+    int64_t imm = op->imm;
     int sub = op->mode2;
-    if (sub != BC_MB_PENDING && vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, 8, VM_ACCESS_ATOMIC, ptrs))
+    const uint64_t *addr = vm_address_operand(op, A, &imm, wrapped);
+    if (sub != BC_MB_PENDING && vm_resolve(b, w, f, pc, op->mode, m, addr, imm, 8, VM_ACCESS_ATOMIC, ptrs))
         return -1;
     uint32_t failed = 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
@@ -1643,8 +1646,14 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             if (vm_resolve_watched(b, w, f, pc, op->mode, m, A, op->imm, esz * n,
                                    op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, &bp))
                 goto host;
-            if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz * n, op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, ptrs))
-                EXIT_EVENT(VM_EV_FAULT);
+            {
+                uint64_t wrapped[VM_WARP];
+                int64_t imm = op->imm;
+                const uint64_t *addr = vm_address_operand(op, A, &imm, wrapped);
+                if (vm_resolve(b, w, f, pc, op->mode, m, addr, imm, esz * n,
+                               op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, ptrs))
+                    EXIT_EVENT(VM_EV_FAULT);
+            }
             for (unsigned e = 0; e < n; e++) {
                 if (op->code == BC_LD) {
                     uint64_t *E = n > 1 ? SLOT(R, lst[e]) : D;
@@ -1678,8 +1687,12 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     break;
                 }
                 LANES(m, ptrs[l] = (uint8_t *)(bp + (uintptr_t)A[l]));
-            } else if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz, VM_ACCESS_ATOMIC, ptrs)) {
-                EXIT_EVENT(VM_EV_FAULT);
+            } else {
+                uint64_t wrapped[VM_WARP];
+                int64_t imm = op->imm;
+                const uint64_t *addr = vm_address_operand(op, A, &imm, wrapped);
+                if (vm_resolve(b, w, f, pc, op->mode, m, addr, imm, esz, VM_ACCESS_ATOMIC, ptrs))
+                    EXIT_EVENT(VM_EV_FAULT);
             }
             LANES(m, {
                 uint8_t *p = ptrs[l];
@@ -1783,8 +1796,11 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 if (valid >= n) whole |= 1u << l;
                 else if (valid) partial |= 1u << l;
             });
+            uint64_t wrapped[VM_WARP];
+            int64_t imm = op->imm;
+            const uint64_t *dst = vm_address_operand(op, A, &imm, wrapped);
             if ((whole && vm_resolve(b, w, f, pc, BC_SPACE_GLOBAL, whole, B, 0, n, VM_ACCESS_LOAD, sp)) ||
-                vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, n, VM_ACCESS_STORE, dp))
+                vm_resolve(b, w, f, pc, op->mode, m, dst, imm, n, VM_ACCESS_STORE, dp))
                 EXIT_EVENT(VM_EV_FAULT);
             for (uint32_t pm = partial; pm; pm &= pm - 1) {
                 int l = __builtin_ctz(pm);
