@@ -123,6 +123,7 @@ static Suite *kernels_suite(int with_pending)
         {"memory", test_const_globals, KT_VARIANTS | KT_BIT(KT_T2), 0},
         {"memory", test_vector_bytes, KT_VARIANTS, 0},
         {"memory", test_volatile_poll, KT_ALL, 0},
+        {"memory", test_shared_wavefront, KT_ALL, 0},
         /* printf.cu */
         {"printf", test_printf_formats, KT_ALL, 0},
         {"printf", test_printf_lanes, KT_ALL, 0},
