@@ -45,7 +45,7 @@ enum {
     BC_F_ALIGNED = 1u << 16,
     BC_F_A_IMM = 1u << 17,     /* operand a is a constant slot */
     BC_F_ADDR32 = 1u << 18     /* memory ops: the address a + imm is a 32-bit register plus an offset,
-                                  summed modulo 2^32 (vm_address_operand) */
+                                  summed modulo 2^32 (vm_resolve_operand) */
 };
 
 /* Rounding modes (op->mode for float ops, cvt). */

@@ -453,6 +453,20 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
     return rc;
 }
 
+int vm_resolve_operand(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, const bc_op *op, int space,
+                       uint32_t m, const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
+{
+    uint64_t wrapped[VM_WARP];
+    if (op->flags & BC_F_ADDR32) {
+        /* every lane: the checker's fast path reads all of them */
+        for (int l = 0; l < VM_WARP; l++)
+            wrapped[l] = (uint32_t)(addr[l] + (uint64_t)imm);
+        addr = wrapped;
+        imm = 0;
+    }
+    return vm_resolve(b, w, f, pc, space, m, addr, imm, size, kind, ptrs);
+}
+
 int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, size_t cap)
 {
     vm_launch *L = b->launch;

@@ -875,6 +875,48 @@ static __attribute__((noinline, cold)) int warp_sync_mixed(vm_block *b, vm_warp 
     return 2;
 }
 
+/* shfl, vote, elect, match, redux or bar.warp.sync for the lanes m of
+ * group gi at pc, out of the group loop. When every lane names one member
+ * mask (checked first; the common case), the op runs once all the
+ * non-exited lanes of that mask are in the group; otherwise as
+ * warp_sync_mixed. Returns as warp_sync_mixed: 0 done, 1 the group waits
+ * (*waiting = m), 2 some lanes went on and *waiting were split off. */
+static __attribute__((noinline)) int warp_sync_op(vm_block *b, vm_warp *w, int gi, vm_frame *f, uint32_t pc,
+                                                  const bc_op *op, uint32_t m, uint32_t *waiting)
+{
+    vm_launch *L = b->launch;
+    vm_group *g = &w->groups[gi];
+    uint64_t *R = f->regs;
+    uint32_t *P = f->preds;
+    const uint64_t *MM = SLOT(R, op->code == BC_SHFL ? op->e : op->code == BC_BAR_WARP ? op->a : op->b);
+    uint32_t member = (uint32_t)MM[__builtin_ctz(m)], differ = 0;
+    LANES(m, differ |= (uint32_t)MM[l] ^ member);
+    if (__builtin_expect(differ != 0, 0))
+        return warp_sync_mixed(b, w, gi, f, pc, op, m, MM, waiting);
+    *waiting = m;
+    if (!warp_sync_ready(w, g, member))
+        return 1;
+    *waiting = 0;
+    if (L->hooks && L->hooks->warp_sync)
+        L->hooks->warp_sync(L->hooks->ctx, b, w, f, pc, m, member);
+    if (op->code == BC_BAR_WARP)
+        return 0;
+    uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
+    const uint64_t *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
+    const uint64_t *C = op->c != BC_NONE ? SLOT(R, op->c) : NULL;
+    if (op->code == BC_SHFL) {
+        uint64_t src[VM_WARP];
+        memcpy(src, SLOT(R, op->a), sizeof src);
+        warp_sync_lanes(w, op, m, member, g->mask, src, 0, B, C, D, P);
+    } else if (op->code == BC_VOTE) {
+        uint32_t pv = op->mode == BC_VOTE_ELECT ? 0 : (op->flags & BC_F_NEG_C) ? ~P[op->a] : P[op->a];
+        warp_sync_lanes(w, op, m, member, g->mask, NULL, pv, B, C, D, P);
+    } else {
+        warp_sync_lanes(w, op, m, member, g->mask, SLOT(R, op->a), 0, B, C, D, P);
+    }
+    return 0;
+}
+
 /* An mbarrier op for the lanes of m (the object's layout and each op's
  * step: vm/mbarrier.h). Returns 0, 1 when a test/try wait failed for some
  * lane (the warp should yield), or -1 after a fault. */
@@ -885,11 +927,8 @@ static int mbarrier_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
     const uint64_t *A = SLOT(R, op->a), *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
     uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
     uint8_t *ptrs[VM_WARP];
-    uint64_t wrapped[VM_WARP];
-    int64_t imm = op->imm;
     int sub = op->mode2;
-    const uint64_t *addr = vm_address_operand(op, A, &imm, wrapped);
-    if (sub != BC_MB_PENDING && vm_resolve(b, w, f, pc, op->mode, m, addr, imm, 8, VM_ACCESS_ATOMIC, ptrs))
+    if (sub != BC_MB_PENDING && vm_resolve_operand(b, w, f, pc, op, op->mode, m, A, op->imm, 8, VM_ACCESS_ATOMIC, ptrs))
         return -1;
     uint32_t failed = 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
@@ -1646,14 +1685,9 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             if (vm_resolve_watched(b, w, f, pc, op->mode, m, A, op->imm, esz * n,
                                    op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, &bp))
                 goto host;
-            {
-                uint64_t wrapped[VM_WARP];
-                int64_t imm = op->imm;
-                const uint64_t *addr = vm_address_operand(op, A, &imm, wrapped);
-                if (vm_resolve(b, w, f, pc, op->mode, m, addr, imm, esz * n,
-                               op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, ptrs))
-                    EXIT_EVENT(VM_EV_FAULT);
-            }
+            if (vm_resolve_operand(b, w, f, pc, op, op->mode, m, A, op->imm, esz * n,
+                                   op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, ptrs))
+                EXIT_EVENT(VM_EV_FAULT);
             for (unsigned e = 0; e < n; e++) {
                 if (op->code == BC_LD) {
                     uint64_t *E = n > 1 ? SLOT(R, lst[e]) : D;
@@ -1687,12 +1721,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     break;
                 }
                 LANES(m, ptrs[l] = (uint8_t *)(bp + (uintptr_t)A[l]));
-            } else {
-                uint64_t wrapped[VM_WARP];
-                int64_t imm = op->imm;
-                const uint64_t *addr = vm_address_operand(op, A, &imm, wrapped);
-                if (vm_resolve(b, w, f, pc, op->mode, m, addr, imm, esz, VM_ACCESS_ATOMIC, ptrs))
-                    EXIT_EVENT(VM_EV_FAULT);
+            } else if (vm_resolve_operand(b, w, f, pc, op, op->mode, m, A, op->imm, esz, VM_ACCESS_ATOMIC, ptrs)) {
+                EXIT_EVENT(VM_EV_FAULT);
             }
             LANES(m, {
                 uint8_t *p = ptrs[l];
@@ -1796,11 +1826,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 if (valid >= n) whole |= 1u << l;
                 else if (valid) partial |= 1u << l;
             });
-            uint64_t wrapped[VM_WARP];
-            int64_t imm = op->imm;
-            const uint64_t *dst = vm_address_operand(op, A, &imm, wrapped);
             if ((whole && vm_resolve(b, w, f, pc, BC_SPACE_GLOBAL, whole, B, 0, n, VM_ACCESS_LOAD, sp)) ||
-                vm_resolve(b, w, f, pc, op->mode, m, dst, imm, n, VM_ACCESS_STORE, dp))
+                vm_resolve_operand(b, w, f, pc, op, op->mode, m, A, op->imm, n, VM_ACCESS_STORE, dp))
                 EXIT_EVENT(VM_EV_FAULT);
             for (uint32_t pm = partial; pm; pm &= pm - 1) {
                 int l = __builtin_ctz(pm);
@@ -2033,41 +2060,17 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_VOTE:
         case BC_MATCH:
         case BC_REDUX: {
-            const uint64_t *MM = op->code == BC_SHFL ? SLOT(R, op->e) : op->code == BC_BAR_WARP ? A : B;
-            uint32_t member = (uint32_t)MM[__builtin_ctz(m)], differ = 0;
-            LANES(m, differ |= (uint32_t)MM[l] ^ member);
-            if (__builtin_expect(differ != 0, 0)) {
-                /* lanes naming different masks: one op per mask */
-                uint32_t waiting;
-                int r = warp_sync_mixed(b, w, gi, f, pc, op, m, MM, &waiting);
-                g = &w->groups[gi];
-                if (r == 0)
-                    break;
-                g->pc = r == 1 ? pc : pc + 1;
-                if (r == 1)
-                    warp_count--;
-                thread_count -= (uint64_t)__builtin_popcount(waiting);
-                LEAVE(VM_EV_REPICK);
-            }
-            if (!warp_sync_ready(w, g, member)) {
-                g->pc = pc;
+            uint32_t waiting;
+            int r = warp_sync_op(b, w, gi, f, pc, op, m, &waiting);
+            if (r == 0)
+                break;
+            /* the group waits at pc (1), or went on without the lanes
+             * split off to wait (2) */
+            g->pc = r == 1 ? pc : pc + 1;
+            if (r == 1)
                 warp_count--;
-                thread_count -= (uint64_t)__builtin_popcount(m);
-                LEAVE(VM_EV_REPICK);
-            }
-            if (L->hooks && L->hooks->warp_sync)
-                L->hooks->warp_sync(L->hooks->ctx, b, w, f, pc, m, member);
-            if (op->code == BC_SHFL) {
-                uint64_t src[VM_WARP];
-                for (int l = 0; l < VM_WARP; l++) src[l] = A[l];
-                warp_sync_lanes(w, op, m, member, gm, src, 0, B, C, D, P);
-            } else if (op->code == BC_VOTE) {
-                uint32_t pv = op->mode == BC_VOTE_ELECT ? 0 : (op->flags & BC_F_NEG_C) ? ~P[op->a] : P[op->a];
-                warp_sync_lanes(w, op, m, member, gm, NULL, pv, B, C, D, P);
-            } else if (op->code != BC_BAR_WARP) {
-                warp_sync_lanes(w, op, m, member, gm, A, 0, B, C, D, P);
-            }
-            break;
+            thread_count -= (uint64_t)__builtin_popcount(waiting);
+            LEAVE(VM_EV_REPICK);
         }
         case BC_ACTIVEMASK: LANES(m, D[l] = m); break;
         case BC_TEXTURE:

@@ -514,9 +514,7 @@ static int load_store_matrix(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, 
     unsigned count = (op->mode >> 12) & 7;
     const uint32_t *list = f->fn->lists + op->list;
     uint64_t *R = f->regs;
-    uint64_t wrapped[VM_WARP];
-    int64_t imm = op->imm;
-    const uint64_t *base = vm_address_operand(op, SLOT(R, op->a), &imm, wrapped);
+    const uint64_t *base = SLOT(R, op->a);
     uint8_t *rows[4][8];
     uint16_t tile[4][8][8];
     uint8_t *ptrs[VM_WARP];
@@ -527,7 +525,7 @@ static int load_store_matrix(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, 
                 return vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
                                    "%s: lane %u must supply the address of row %u of matrix %u, but it is not active",
                                    is_store ? "stmatrix" : "ldmatrix", lane, r, i);
-            if (vm_resolve(b, w, f, pc, op->mode2, 1u << lane, base, imm, 16, is_store, ptrs))
+            if (vm_resolve_operand(b, w, f, pc, op, op->mode2, 1u << lane, base, op->imm, 16, is_store, ptrs))
                 return -1;
             rows[i][r] = ptrs[lane];
         }

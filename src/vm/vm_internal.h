@@ -46,25 +46,14 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi);
  * Returns 0, or -1 after raising a fault. */
 int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
                const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs);
-
-/* The lane addresses of op's address operand, addr + *imm, for
- * vm_resolve: as they are, or, for a 32-bit address register
- * (BC_F_ADDR32), the sums modulo 2^32 as PTX computes them, stored in
- * `wrapped` (with *imm set to 0). nvcc emits [%r+4] where %r is a shared
- * address minus 4, which wraps. The fast paths (vm_resolve_fast,
- * vm_resolve_watched, vm_resolve_span) need no such step: a sum they
- * accept lies inside the block's shared memory, below 2^32, and is then
- * equal to itself modulo 2^32. */
-static inline const uint64_t *vm_address_operand(const bc_op *op, const uint64_t *addr, int64_t *imm,
-                                                 uint64_t *wrapped)
-{
-    if (!(op->flags & BC_F_ADDR32))
-        return addr;
-    for (int l = 0; l < VM_WARP; l++) /* all lanes: some readers look at every lane */
-        wrapped[l] = (uint32_t)(addr[l] + (uint64_t)*imm);
-    *imm = 0;
-    return wrapped;
-}
+/* vm_resolve for op's address operand addr + imm: for a 32-bit address
+ * register (BC_F_ADDR32) each lane's sum is taken modulo 2^32, as PTX
+ * does (nvcc emits [%r+4] where %r is a shared address minus 4, which
+ * wraps). The fast paths (vm_resolve_fast, vm_resolve_watched,
+ * vm_resolve_span) need no such step: a sum they accept lies inside the
+ * block's shared memory, below 2^32, so it equals itself modulo 2^32. */
+int vm_resolve_operand(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, const bc_op *op, int space,
+                       uint32_t m, const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs);
 
 /* Where a warp-wide access lies when it needs no per-lane work: when
  * every lane's [addr+imm, +size) lies in one global allocation (then
