@@ -43,7 +43,9 @@ enum {
     BC_F_ABS = 1u << 14,
     BC_F_PRED_OUT = 1u << 15,  /* shfl with predicate output in op->e */
     BC_F_ALIGNED = 1u << 16,
-    BC_F_A_IMM = 1u << 17      /* operand a is a constant slot */
+    BC_F_A_IMM = 1u << 17,     /* operand a is a constant slot */
+    BC_F_ADDR32 = 1u << 18     /* memory ops: the address a + imm is a 32-bit register plus an offset,
+                                  summed modulo 2^32 (vm_resolve_operand) */
 };
 
 /* Rounding modes (op->mode for float ops, cvt). */

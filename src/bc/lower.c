@@ -494,6 +494,14 @@ int lower_address(lowerer *L, const ptx_operand *o, int *space, uint32_t *slot, 
     return 0;
 }
 
+uint32_t lower_address_flags(const ptx_operand *o)
+{
+    if (o->kind == PTX_OP_ADDRESS && o->base && o->base->kind == PTX_OP_REG && o->base->var &&
+        ptx_type_size(o->base->var->type) == 4)
+        return BC_F_ADDR32;
+    return 0;
+}
+
 /* ---- module layout ----------------------------------------------------- */
 
 bc_function *bc_module_find(const bc_module *m, const char *name)

@@ -740,6 +740,7 @@ static int lower_ldst(lowerer *L, int is_store)
     op->n = (uint16_t)n;
     op->src_size = (uint16_t)ptx_type_size(ty);
     op->mode2 = (uint16_t)(regbytes ? regbytes : ptx_type_size(ty));
+    op->flags |= lower_address_flags(addr);
     if (ptx_type_is_signed(ty)) op->flags |= BC_F_SIGNED;
     if (mod_has(L->in, ".volatile")) op->flags |= BC_F_VOLATILE;
     if (n == 1) {
@@ -792,6 +793,7 @@ static int lower_atom(lowerer *L, int is_red)
     op->b = b;
     op->c = c;
     op->src_size = (uint16_t)ptx_type_size(ty);
+    op->flags |= lower_address_flags(&OPS[k]);
     return 1;
 }
 
@@ -1157,7 +1159,7 @@ static int lower_redux(lowerer *L)
 /* ---- asynchronous copies and mbarriers ------------------------------------ */
 
 /* An address operand as one register holding base + offset (a temporary
- * when the offset is not zero). */
+ * when the offset is not zero; a 32-bit base wraps at 2^32). */
 static uint32_t address_register(lowerer *L, const ptx_operand *o, int *space)
 {
     uint32_t base;
@@ -1168,7 +1170,7 @@ static uint32_t address_register(lowerer *L, const ptx_operand *o, int *space)
         return base;
     uint32_t t = lower_temp(L);
     bc_op *add = lower_emit(L, BC_ADD);
-    add->type = PTX_T_U64;
+    add->type = lower_address_flags(o) ? PTX_T_U32 : PTX_T_U64;
     add->d = t;
     add->a = base;
     add->b = lower_const(L, (uint64_t)off);
@@ -1218,6 +1220,7 @@ static int lower_cp_async(lowerer *L)
     op->c = srcsize;
     op->n = (uint16_t)OPS[2].imm;
     op->mode = (uint16_t)dspace;
+    op->flags |= lower_address_flags(&OPS[0]);
     return 1;
 }
 
@@ -1387,32 +1390,33 @@ static int lower_mbarrier(lowerer *L)
         space = BC_SPACE_GENERIC;
     uint32_t d = BC_NONE, a = BC_NONE, b = BC_NONE;
     int64_t imm = 0;
+    const ptx_operand *addr = NULL; /* the object's address operand */
     bc_op tmp;
     memset(&tmp, 0, sizeof tmp);
     switch (sub) {
     case BC_MB_INIT:
-        if (!want_ops(L, 2, 2) || !lower_address(L, &OPS[0], &space, &a, &imm)) return 0;
+        if (!want_ops(L, 2, 2) || !lower_address(L, addr = &OPS[0], &space, &a, &imm)) return 0;
         b = lower_src(L, &OPS[1], PTX_T_U32);
         break;
     case BC_MB_INVAL:
-        if (!want_ops(L, 1, 1) || !lower_address(L, &OPS[0], &space, &a, &imm)) return 0;
+        if (!want_ops(L, 1, 1) || !lower_address(L, addr = &OPS[0], &space, &a, &imm)) return 0;
         break;
     case BC_MB_ARRIVE:
     case BC_MB_ARRIVE_DROP:
         if (!want_ops(L, 2, 3)) return 0;
         d = lower_dst(L, &OPS[0]);
-        if (!lower_address(L, &OPS[1], &space, &a, &imm)) return 0;
+        if (!lower_address(L, addr = &OPS[1], &space, &a, &imm)) return 0;
         b = NOPS == 3 ? lower_src(L, &OPS[2], PTX_T_U32) : lower_const(L, 1);
         break;
     case BC_MB_ARRIVE_EXPECT_TX: /* state, [addr], tx-count: one arrival */
         if (!want_ops(L, 3, 3)) return 0;
         d = lower_dst(L, &OPS[0]);
-        if (!lower_address(L, &OPS[1], &space, &a, &imm)) return 0;
+        if (!lower_address(L, addr = &OPS[1], &space, &a, &imm)) return 0;
         b = lower_src(L, &OPS[2], PTX_T_U32);
         break;
     case BC_MB_EXPECT_TX:
     case BC_MB_COMPLETE_TX: /* [addr], tx-count */
-        if (!want_ops(L, 2, 2) || !lower_address(L, &OPS[0], &space, &a, &imm)) return 0;
+        if (!want_ops(L, 2, 2) || !lower_address(L, addr = &OPS[0], &space, &a, &imm)) return 0;
         b = lower_src(L, &OPS[1], PTX_T_U32);
         d = lower_temp(L);
         break;
@@ -1425,7 +1429,7 @@ static int lower_mbarrier(lowerer *L)
     default:
         if (!want_ops(L, 3, 4)) return 0;
         d = lower_pred_dst(L, &OPS[0]);
-        if (!lower_address(L, &OPS[1], &space, &a, &imm)) return 0;
+        if (!lower_address(L, addr = &OPS[1], &space, &a, &imm)) return 0;
         b = lower_src(L, &OPS[2], sub == BC_MB_TEST_PARITY || sub == BC_MB_TRY_PARITY ? PTX_T_U32 : PTX_T_B64);
         break;
     }
@@ -1439,6 +1443,8 @@ static int lower_mbarrier(lowerer *L)
     op->a = a;
     op->b = b;
     op->imm = imm;
+    if (addr)
+        op->flags |= lower_address_flags(addr);
     return 1;
 }
 

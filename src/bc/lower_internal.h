@@ -46,6 +46,9 @@ uint32_t lower_pred_dst(lowerer *L, const ptx_operand *o);
 /* Address operand [base+imm]: sets *slot (register or constant) and *imm,
  * and *space for symbol bases whose space is known (else unchanged). */
 int lower_address(lowerer *L, const ptx_operand *o, int *space, uint32_t *slot, int64_t *imm);
+/* BC_F_ADDR32 when address operand o's base is a 32-bit register (a
+ * .shared, .local or .const address: base + imm wraps at 2^32), else 0. */
+uint32_t lower_address_flags(const ptx_operand *o);
 void lower_branch_ref(lowerer *L, uint32_t op, const char *label, ptx_pos pos, int list_slot);
 const bc_symbol *lower_find_symbol(lowerer *L, const char *name);
 

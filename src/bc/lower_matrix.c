@@ -291,6 +291,7 @@ static int lower_wmma_memory(lowerer *L, int is_store)
     op->src_size = encode_shape(m, n, k);
     op->a = base;
     op->imm = imm;
+    op->flags |= lower_address_flags(addr);
     op->n = (uint16_t)(nregs + 1);
     op->list = lower_list(L, slots, (int)nregs + 1);
     return 1;
@@ -461,6 +462,7 @@ static int lower_ldst_matrix(lowerer *L, int is_store)
     op->src_size = encode_shape(8, 8, 1);
     op->a = base;
     op->imm = imm;
+    op->flags |= lower_address_flags(addr);
     op->n = (uint16_t)count;
     op->list = lower_list(L, slots, (int)count);
     return 1;

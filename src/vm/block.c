@@ -120,8 +120,11 @@ static void merge_groups(vm_warp *w)
             if (a->pc == c->pc && a->frame == c->frame &&
                 (a->state == VM_G_WAIT_BAR) == (c->state == VM_G_WAIT_BAR)) {
                 a->mask |= c->mask;
-                if (a->state != c->state)
-                    a->state = VM_G_RUN; /* a waiting warp-sync op re-runs with the joined lanes */
+                /* a waiting warp-sync op re-runs with the joined lanes: it
+                 * sees afresh which of its lanes' masks are complete (two
+                 * waiting groups may each complete the other's) */
+                if (a->state == VM_G_WAIT_SYNC || c->state == VM_G_WAIT_SYNC)
+                    a->state = VM_G_RUN;
                 remove_group(w, j--);
             }
         }
@@ -448,6 +451,20 @@ int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int spac
     if (rc && fh && fh->bad_access)
         fh->bad_access(fh->ctx, b, w, f, pc, kind, space, m, addr, imm, size);
     return rc;
+}
+
+int vm_resolve_operand(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, const bc_op *op, int space,
+                       uint32_t m, const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs)
+{
+    uint64_t wrapped[VM_WARP];
+    if (op->flags & BC_F_ADDR32) {
+        /* every lane: the checker's fast path reads all of them */
+        for (int l = 0; l < VM_WARP; l++)
+            wrapped[l] = (uint32_t)(addr[l] + (uint64_t)imm);
+        addr = wrapped;
+        imm = 0;
+    }
+    return vm_resolve(b, w, f, pc, space, m, addr, imm, size, kind, ptrs);
 }
 
 int vm_read_string(vm_block *b, vm_warp *w, int lane, uint64_t addr, char *buf, size_t cap)

@@ -714,6 +714,209 @@ static int warp_sync_ready(vm_warp *w, vm_group *g, uint32_t membermask)
     return 0;
 }
 
+/* shfl, vote, elect, match or redux for the lanes `lanes`, which all name
+ * membermask `member`: the op over the non-exited lanes of member among
+ * `present` (the group's lanes at this instruction). src holds operand a
+ * of every lane, and must not be D for shfl (D's lanes change while other
+ * lanes still read); pv is vote's predicate operand (negation applied).
+ * Writes d and the predicate outputs of `lanes` only. */
+__attribute__((always_inline)) static inline void warp_sync_lanes(const vm_warp *w, const bc_op *op, uint32_t lanes,
+                                                                  uint32_t member, uint32_t present,
+                                                                  const uint64_t *src, uint32_t pv,
+                                                                  const uint64_t *B, const uint64_t *C, uint64_t *D,
+                                                                  uint32_t *P)
+{
+    uint32_t live = member & ~w->exited & w->valid & present;
+    switch (op->code) {
+    case BC_SHFL: {
+        uint32_t pmask = 0;
+        LANES(lanes, {
+            uint32_t bval = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
+            uint32_t cval = c & 31, seg = (c >> 8) & 31;
+            uint32_t maxl = ((uint32_t)l & seg) | (cval & ~seg), minl = (uint32_t)l & seg;
+            int32_t j;
+            int ok;
+            switch (op->mode) {
+            case BC_SHFL_UP: j = l - (int32_t)bval; ok = j >= (int32_t)maxl; break;
+            case BC_SHFL_DOWN: j = l + (int32_t)bval; ok = j <= (int32_t)maxl; break;
+            case BC_SHFL_BFLY: j = l ^ (int32_t)bval; ok = j <= (int32_t)maxl; break;
+            default: j = (int32_t)(minl | (bval & ~seg)); ok = j <= (int32_t)maxl; break;
+            }
+            if (!ok || j < 0 || j > 31) j = l;
+            D[l] = (uint32_t)src[j];
+            if (ok) pmask |= 1u << l;
+        });
+        if (op->flags & BC_F_PRED_OUT)
+            P[op->list] = (P[op->list] & ~lanes) | (pmask & lanes);
+        break;
+    }
+    case BC_VOTE:
+        if (op->mode == BC_VOTE_ELECT) {
+            /* elect.sync: the lowest lane of membermask leads */
+            uint32_t part = lanes & member;
+            uint32_t leader = part ? (uint32_t)__builtin_ctz(part) : 0;
+            LANES(lanes, D[l] = leader);
+            P[op->e] = (P[op->e] & ~lanes) | (part ? (1u << leader) & lanes : 0);
+        } else {
+            uint32_t ballot = pv & live;
+            if (op->mode == BC_VOTE_BALLOT) {
+                LANES(lanes, D[l] = ballot);
+            } else {
+                int r = op->mode == BC_VOTE_ALL ? (ballot == live) : op->mode == BC_VOTE_ANY ? (ballot != 0)
+                                                : (ballot == live || ballot == 0);
+                P[op->d] = (P[op->d] & ~lanes) | (r ? lanes : 0);
+            }
+        }
+        break;
+    case BC_MATCH: {
+        unsigned wb = vm_type_bytes(op->type);
+        int all_same = 1;
+        uint64_t first = zmask(src[__builtin_ctz(live ? live : lanes)], wb);
+        LANES(live, if (zmask(src[l], wb) != first) all_same = 0);
+        if (op->mode) {
+            uint32_t r = all_same ? live : 0;
+            LANES(lanes, D[l] = r);
+        } else {
+            /* every result before the first write: d may be a */
+            uint32_t r[VM_WARP];
+            LANES(lanes, {
+                uint64_t v = zmask(src[l], wb);
+                uint32_t same = 0;
+                for (uint32_t k = live; k; k &= k - 1)
+                    if (zmask(src[__builtin_ctz(k)], wb) == v)
+                        same |= k & -k;
+                r[l] = same;
+            });
+            LANES(lanes, D[l] = r[l]);
+        }
+        if (op->e != BC_NONE)
+            P[op->e] = (P[op->e] & ~lanes) | (all_same ? lanes : 0);
+        break;
+    }
+    case BC_REDUX: {
+        uint64_t acc = 0;
+        int first = 1;
+        LANES(live, {
+            uint32_t v = (uint32_t)src[l];
+            if (first) { acc = v; first = 0; } else
+            switch (op->mode) {
+            case BC_REDUX_ADD: acc = (uint32_t)(acc + v); break;
+            case BC_REDUX_MIN: acc = int_minmax(acc, v, 4, sg, 0); break;
+            case BC_REDUX_MAX: acc = int_minmax(acc, v, 4, sg, 1); break;
+            case BC_REDUX_AND: acc &= v; break;
+            case BC_REDUX_OR: acc |= v; break;
+            default: acc ^= v; break;
+            }
+        });
+        LANES(lanes, D[l] = acc);
+        break;
+    }
+    default: /* bar.warp.sync: the wait is all */
+        break;
+    }
+}
+
+/* A warp-synchronous op whose lanes m name different member masks in
+ * membermask operand MM (one instruction reached by several groups of a
+ * labeled partition, each with its mask). Every set of lanes naming one
+ * mask runs as one op over that mask, once all the non-exited lanes of
+ * the mask are in this group; the lanes still waiting for others are
+ * split off into a group of their own at pc, in *waiting. Returns 0 when
+ * every lane ran, 1 when none could (the group waits at pc, needing the
+ * lanes its masks name) and 2 when some ran (the group goes on at pc + 1,
+ * where this op's lanes are). */
+static __attribute__((noinline, cold)) int warp_sync_mixed(vm_block *b, vm_warp *w, int gi, vm_frame *f,
+                                                            uint32_t pc, const bc_op *op, uint32_t m,
+                                                            const uint64_t *MM, uint32_t *waiting)
+{
+    vm_launch *L = b->launch;
+    vm_group *g = &w->groups[gi];
+    uint64_t *R = f->regs;
+    uint32_t *P = f->preds;
+    uint32_t live = w->valid & ~w->exited, present = g->mask;
+    uint32_t ready = 0, need = 0;
+    LANES(m, {
+        uint32_t lane_need = (uint32_t)MM[l] & live;
+        if (lane_need & ~present)
+            need |= lane_need;
+        else
+            ready |= 1u << l;
+    });
+    *waiting = m & ~ready;
+    if (!ready) {
+        g->state = VM_G_WAIT_SYNC;
+        g->need = need;
+        return 1;
+    }
+    /* the sources of every lane before any lane's result: d may be a */
+    uint64_t src[VM_WARP] = {0};
+    uint32_t pv = 0;
+    if (op->code == BC_SHFL || op->code == BC_MATCH || op->code == BC_REDUX)
+        memcpy(src, SLOT(R, op->a), sizeof src);
+    if (op->code == BC_VOTE && op->mode != BC_VOTE_ELECT)
+        pv = (op->flags & BC_F_NEG_C) ? ~P[op->a] : P[op->a];
+    uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
+    const uint64_t *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
+    const uint64_t *C = op->c != BC_NONE ? SLOT(R, op->c) : NULL;
+    for (uint32_t todo = ready; todo;) {
+        uint32_t member = (uint32_t)MM[__builtin_ctz(todo)], lanes = 0;
+        LANES(todo, if ((uint32_t)MM[l] == member) lanes |= 1u << l);
+        todo &= ~lanes;
+        if (L->hooks && L->hooks->warp_sync)
+            L->hooks->warp_sync(L->hooks->ctx, b, w, f, pc, lanes, member);
+        warp_sync_lanes(w, op, lanes, member, present, src, pv, B, C, D, P);
+    }
+    if (ready == m)
+        return 0;
+    vm_group_split(w, g, *waiting, pc);
+    vm_group *n = &w->groups[w->ngroups - 1];
+    n->state = VM_G_WAIT_SYNC;
+    n->need = need;
+    return 2;
+}
+
+/* shfl, vote, elect, match, redux or bar.warp.sync for the lanes m of
+ * group gi at pc, out of the group loop. When every lane names one member
+ * mask (checked first; the common case), the op runs once all the
+ * non-exited lanes of that mask are in the group; otherwise as
+ * warp_sync_mixed. Returns as warp_sync_mixed: 0 done, 1 the group waits
+ * (*waiting = m), 2 some lanes went on and *waiting were split off. */
+static __attribute__((noinline)) int warp_sync_op(vm_block *b, vm_warp *w, int gi, vm_frame *f, uint32_t pc,
+                                                  const bc_op *op, uint32_t m, uint32_t *waiting)
+{
+    vm_launch *L = b->launch;
+    vm_group *g = &w->groups[gi];
+    uint64_t *R = f->regs;
+    uint32_t *P = f->preds;
+    const uint64_t *MM = SLOT(R, op->code == BC_SHFL ? op->e : op->code == BC_BAR_WARP ? op->a : op->b);
+    uint32_t member = (uint32_t)MM[__builtin_ctz(m)], differ = 0;
+    LANES(m, differ |= (uint32_t)MM[l] ^ member);
+    if (__builtin_expect(differ != 0, 0))
+        return warp_sync_mixed(b, w, gi, f, pc, op, m, MM, waiting);
+    *waiting = m;
+    if (!warp_sync_ready(w, g, member))
+        return 1;
+    *waiting = 0;
+    if (L->hooks && L->hooks->warp_sync)
+        L->hooks->warp_sync(L->hooks->ctx, b, w, f, pc, m, member);
+    if (op->code == BC_BAR_WARP)
+        return 0;
+    uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
+    const uint64_t *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
+    const uint64_t *C = op->c != BC_NONE ? SLOT(R, op->c) : NULL;
+    if (op->code == BC_SHFL) {
+        uint64_t src[VM_WARP];
+        memcpy(src, SLOT(R, op->a), sizeof src);
+        warp_sync_lanes(w, op, m, member, g->mask, src, 0, B, C, D, P);
+    } else if (op->code == BC_VOTE) {
+        uint32_t pv = op->mode == BC_VOTE_ELECT ? 0 : (op->flags & BC_F_NEG_C) ? ~P[op->a] : P[op->a];
+        warp_sync_lanes(w, op, m, member, g->mask, NULL, pv, B, C, D, P);
+    } else {
+        warp_sync_lanes(w, op, m, member, g->mask, SLOT(R, op->a), 0, B, C, D, P);
+    }
+    return 0;
+}
+
 /* An mbarrier op for the lanes of m (the object's layout and each op's
  * step: vm/mbarrier.h). Returns 0, 1 when a test/try wait failed for some
  * lane (the warp should yield), or -1 after a fault. */
@@ -725,7 +928,7 @@ static int mbarrier_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
     uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
     uint8_t *ptrs[VM_WARP];
     int sub = op->mode2;
-    if (sub != BC_MB_PENDING && vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, 8, VM_ACCESS_ATOMIC, ptrs))
+    if (sub != BC_MB_PENDING && vm_resolve_operand(b, w, f, pc, op, op->mode, m, A, op->imm, 8, VM_ACCESS_ATOMIC, ptrs))
         return -1;
     uint32_t failed = 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
@@ -1482,7 +1685,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             if (vm_resolve_watched(b, w, f, pc, op->mode, m, A, op->imm, esz * n,
                                    op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, &bp))
                 goto host;
-            if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz * n, op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, ptrs))
+            if (vm_resolve_operand(b, w, f, pc, op, op->mode, m, A, op->imm, esz * n,
+                                   op->code == BC_ST ? VM_ACCESS_STORE : VM_ACCESS_LOAD, ptrs))
                 EXIT_EVENT(VM_EV_FAULT);
             for (unsigned e = 0; e < n; e++) {
                 if (op->code == BC_LD) {
@@ -1517,7 +1721,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     break;
                 }
                 LANES(m, ptrs[l] = (uint8_t *)(bp + (uintptr_t)A[l]));
-            } else if (vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, esz, VM_ACCESS_ATOMIC, ptrs)) {
+            } else if (vm_resolve_operand(b, w, f, pc, op, op->mode, m, A, op->imm, esz, VM_ACCESS_ATOMIC, ptrs)) {
                 EXIT_EVENT(VM_EV_FAULT);
             }
             LANES(m, {
@@ -1623,7 +1827,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 else if (valid) partial |= 1u << l;
             });
             if ((whole && vm_resolve(b, w, f, pc, BC_SPACE_GLOBAL, whole, B, 0, n, VM_ACCESS_LOAD, sp)) ||
-                vm_resolve(b, w, f, pc, op->mode, m, A, op->imm, n, VM_ACCESS_STORE, dp))
+                vm_resolve_operand(b, w, f, pc, op, op->mode, m, A, op->imm, n, VM_ACCESS_STORE, dp))
                 EXIT_EVENT(VM_EV_FAULT);
             for (uint32_t pm = partial; pm; pm &= pm - 1) {
                 int l = __builtin_ctz(pm);
@@ -1869,94 +2073,17 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_VOTE:
         case BC_MATCH:
         case BC_REDUX: {
-            const uint64_t *MM = op->code == BC_SHFL ? SLOT(R, op->e) : op->code == BC_BAR_WARP ? A : B;
-            uint32_t member = (uint32_t)MM[__builtin_ctz(m)];
-            if (!warp_sync_ready(w, g, member)) {
-                g->pc = pc;
+            uint32_t waiting;
+            int r = warp_sync_op(b, w, gi, f, pc, op, m, &waiting);
+            if (r == 0)
+                break;
+            /* the group waits at pc (1), or went on without the lanes
+             * split off to wait (2) */
+            g->pc = r == 1 ? pc : pc + 1;
+            if (r == 1)
                 warp_count--;
-                thread_count -= (uint64_t)__builtin_popcount(m);
-                LEAVE(VM_EV_REPICK);
-            }
-            uint32_t part = m & member;
-            if (L->hooks && L->hooks->warp_sync)
-                L->hooks->warp_sync(L->hooks->ctx, b, w, f, pc, m, member);
-            if (op->code == BC_SHFL) {
-                uint64_t src[VM_WARP];
-                for (int l = 0; l < VM_WARP; l++) src[l] = A[l];
-                uint32_t pmask = 0;
-                LANES(m, {
-                    uint32_t bval = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
-                    uint32_t cval = c & 31, seg = (c >> 8) & 31;
-                    uint32_t maxl = ((uint32_t)l & seg) | (cval & ~seg), minl = (uint32_t)l & seg;
-                    int32_t j;
-                    int ok;
-                    switch (op->mode) {
-                    case BC_SHFL_UP: j = l - (int32_t)bval; ok = j >= (int32_t)maxl; break;
-                    case BC_SHFL_DOWN: j = l + (int32_t)bval; ok = j <= (int32_t)maxl; break;
-                    case BC_SHFL_BFLY: j = l ^ (int32_t)bval; ok = j <= (int32_t)maxl; break;
-                    default: j = (int32_t)(minl | (bval & ~seg)); ok = j <= (int32_t)maxl; break;
-                    }
-                    if (!ok || j < 0 || j > 31) j = l;
-                    D[l] = (uint32_t)src[j];
-                    if (ok) pmask |= 1u << l;
-                });
-                if (op->flags & BC_F_PRED_OUT)
-                    P[op->list] = (P[op->list] & ~m) | (pmask & m);
-            } else if (op->code == BC_VOTE && op->mode == BC_VOTE_ELECT) {
-                /* elect.sync: the lowest lane of membermask leads */
-                uint32_t leader = part ? (uint32_t)__builtin_ctz(part) : 0;
-                LANES(m, D[l] = leader);
-                P[op->e] = (P[op->e] & ~m) | (part ? (1u << leader) & m : 0);
-            } else if (op->code == BC_VOTE) {
-                uint32_t pv = P[op->a];
-                if (op->flags & BC_F_NEG_C) pv = ~pv;
-                uint32_t live = member & ~w->exited & w->valid & gm;
-                uint32_t ballot = pv & live;
-                if (op->mode == BC_VOTE_BALLOT) {
-                    LANES(m, D[l] = ballot);
-                } else {
-                    int r = op->mode == BC_VOTE_ALL ? (ballot == live) : op->mode == BC_VOTE_ANY ? (ballot != 0)
-                                                    : (ballot == live || ballot == 0);
-                    P[op->d] = (P[op->d] & ~m) | (r ? m : 0);
-                }
-            } else if (op->code == BC_MATCH) {
-                uint32_t live = member & ~w->exited & w->valid & gm;
-                unsigned wb = vm_type_bytes(op->type);
-                int all_same = 1;
-                uint64_t first = zmask(A[__builtin_ctz(live ? live : m)], wb);
-                LANES(live, if (zmask(A[l], wb) != first) all_same = 0);
-                LANES(m, {
-                    uint32_t r = 0;
-                    if (op->mode)
-                        r = all_same ? live : 0;
-                    else
-                        for (int k = 0; k < VM_WARP; k++)
-                            if (((live >> k) & 1) && zmask(A[k], wb) == zmask(A[l], wb))
-                                r |= 1u << k;
-                    D[l] = r;
-                });
-                if (op->e != BC_NONE)
-                    P[op->e] = (P[op->e] & ~m) | (all_same ? m : 0);
-            } else if (op->code == BC_REDUX) {
-                uint32_t live = member & ~w->exited & w->valid & gm;
-                uint64_t acc = 0;
-                int first = 1;
-                LANES(live, {
-                    uint32_t v = (uint32_t)A[l];
-                    if (first) { acc = v; first = 0; } else
-                    switch (op->mode) {
-                    case BC_REDUX_ADD: acc = (uint32_t)(acc + v); break;
-                    case BC_REDUX_MIN: acc = int_minmax(acc, v, 4, sg, 0); break;
-                    case BC_REDUX_MAX: acc = int_minmax(acc, v, 4, sg, 1); break;
-                    case BC_REDUX_AND: acc &= v; break;
-                    case BC_REDUX_OR: acc |= v; break;
-                    default: acc ^= v; break;
-                    }
-                });
-                LANES(m, D[l] = acc);
-            }
-            (void)part;
-            break;
+            thread_count -= (uint64_t)__builtin_popcount(waiting);
+            LEAVE(VM_EV_REPICK);
         }
         case BC_ACTIVEMASK: LANES(m, D[l] = m); break;
         case BC_TEXTURE:

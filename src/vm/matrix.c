@@ -161,6 +161,8 @@ static int wmma_memory(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         uint64_t start = base[l] + (uint64_t)op->imm;
+        if (op->flags & BC_F_ADDR32)
+            start = (uint32_t)start; /* a 32-bit address register: the sum wraps */
         uint64_t leading = (uint32_t)stride[l];
         if (start % align || (leading * s.element_size) % align)
             return vm_fault_at(b, w, f, pc, l, 716,
@@ -523,7 +525,7 @@ static int load_store_matrix(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, 
                 return vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
                                    "%s: lane %u must supply the address of row %u of matrix %u, but it is not active",
                                    is_store ? "stmatrix" : "ldmatrix", lane, r, i);
-            if (vm_resolve(b, w, f, pc, op->mode2, 1u << lane, base, op->imm, 16, is_store, ptrs))
+            if (vm_resolve_operand(b, w, f, pc, op, op->mode2, 1u << lane, base, op->imm, 16, is_store, ptrs))
                 return -1;
             rows[i][r] = ptrs[lane];
         }

@@ -50,6 +50,14 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi);
  * Returns 0, or -1 after raising a fault. */
 int vm_resolve(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int space, uint32_t m,
                const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs);
+/* vm_resolve for op's address operand addr + imm: for a 32-bit address
+ * register (BC_F_ADDR32) each lane's sum is taken modulo 2^32, as PTX
+ * does (nvcc emits [%r+4] where %r is a shared address minus 4, which
+ * wraps). The fast paths (vm_resolve_fast, vm_resolve_watched,
+ * vm_resolve_span) need no such step: a sum they accept lies inside the
+ * block's shared memory, below 2^32, so it equals itself modulo 2^32. */
+int vm_resolve_operand(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, const bc_op *op, int space,
+                       uint32_t m, const uint64_t *addr, int64_t imm, unsigned size, int kind, uint8_t **ptrs);
 
 /* Where a warp-wide access lies when it needs no per-lane work: when
  * every lane's [addr+imm, +size) lies in one global allocation (then

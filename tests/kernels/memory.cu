@@ -1,8 +1,9 @@
 // Memory spaces and calls: dynamically indexed local arrays, recursive and
 // non-inlined __device__ functions (PTX call with .param passing), generic
 // pointers into shared and global, __constant__ and __device__ variables
-// with initializers, vector and read-only loads, volatile, and a struct with
-// padding passed by value as a kernel parameter.
+// with initializers, vector and read-only loads, volatile, a struct with
+// padding passed by value as a kernel parameter, and 32-bit shared
+// addresses whose sum with an offset wraps.
 
 // c_table: 16 constant words with an initializer (ld.const).
 __constant__ int c_table[16] = {1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987};
@@ -133,4 +134,26 @@ extern "C" __global__ void byte_access(const signed char *in, int *out, short *o
         out[i] = in[i] * 3;
         out16[i] = (short)((short)(in[i] << 8) >> 3);
     }
+}
+
+// shared_wavefront: one block of n <= 16 threads sweeps the anti-diagonals of a 17x17 shared table (filled from in[289]) as Rodinia's nw
+// does: at step m < n, thread tx <= m adds the cells above-left, left and above of cell (m - tx + 1, tx + 1) to its sum. nvcc -O3
+// unrolls the loop and addresses later steps' cells as [%r+imm] with %r below the table's start: a 32-bit shared address that wraps when
+// the table starts low in shared memory. out[tx] = the thread's sum.
+extern "C" __global__ void shared_wavefront(const int *in, int *out, int n)
+{
+    __shared__ int s[17][17];
+    int tx = threadIdx.x;
+    for (int i = tx; i < 17 * 17; i += blockDim.x)
+        (&s[0][0])[i] = in[i];
+    __syncthreads();
+    int acc = 0;
+    for (int m = 0; m < n; m++) {
+        if (tx <= m) {
+            int y = m - tx + 1, x = tx + 1;
+            acc += s[y - 1][x - 1] + s[y][x - 1] + s[y - 1][x];
+        }
+        __syncthreads();
+    }
+    out[tx] = acc;
 }

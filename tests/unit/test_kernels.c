@@ -72,6 +72,15 @@ static Suite *kernels_suite(int with_pending)
         {"warp", test_match, KT_ALL, 0},
         {"warp", test_redux, KT_ALL & ~KT_BIT(KT_SM75), 0},
         {"warp", test_lane_regs, KT_VARIANTS, 0},
+        /* warp_groups.cu: several member masks at one warp-synchronous op */
+        {"warp_groups", test_partition_reduce, KT_ALL, 0},
+        {"warp_groups", test_group_masks, KT_ALL & ~KT_BIT(KT_SM75), 0},
+        /* -G: each __reduce_add_sync etc. is a .func call, and the late
+         * lanes call it in a frame of their own, so they never join the
+         * lanes of their group that wait in the earlier call's frame
+         * (deadlock); groups in two frames of one call site do not merge */
+        {"warp_groups", test_group_masks_late, KT_ALL & ~KT_BIT(KT_SM75), KT_BIT(KT_DEBUG)},
+        {"warp_groups", test_group_elect, KT_BIT(KT_SM90), 0},
         /* atomics.cu */
         {"atomics", test_atomic_int_global, KT_ALL, 0},
         {"atomics", test_atomic_64_global, KT_ALL, 0},
@@ -114,6 +123,7 @@ static Suite *kernels_suite(int with_pending)
         {"memory", test_const_globals, KT_VARIANTS | KT_BIT(KT_T2), 0},
         {"memory", test_vector_bytes, KT_VARIANTS, 0},
         {"memory", test_volatile_poll, KT_ALL, 0},
+        {"memory", test_shared_wavefront, KT_ALL, 0},
         /* printf.cu */
         {"printf", test_printf_formats, KT_ALL, 0},
         {"printf", test_printf_lanes, KT_ALL, 0},

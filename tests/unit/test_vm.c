@@ -290,6 +290,155 @@ START_TEST(clusters_and_distributed_shared_memory)
 }
 END_TEST
 
+/* Addresses in 32-bit registers are summed with the offset modulo 2^32:
+ * [%r+1048576] where %r is a .shared/.local/.const address minus 1 MiB,
+ * which wraps below 0 (nvcc emits such sums from unrolled loops, see
+ * memory.cu's shared_wavefront; kemu used to add in 64 bits and fault
+ * "out-of-bounds shared load of 4 bytes at offset 4294967300").
+ * Hand-written because nvcc emits only some of these forms, and never
+ * with a wrap that is certain: ld/st scalar and .v2/.v4, atom, red,
+ * cp.async and cp.async.bulk destinations, mbarrier, ldmatrix, wmma.load,
+ * ld/st.local (also with a negative offset), ld.const and
+ * ld.shared::cluster from mapa. out[16*t+0..14] per thread t. */
+START_TEST(addresses_32bit_wrap)
+{
+    kemu_error err;
+    kemu_device *d9;
+    kemu_device_config cfg = {"sm_90", 2, NULL, 0, KEMU_UNINIT_NAN};
+    ck_assert_int_eq(kemu_device_create(&cfg, &d9, &err), KEMU_OK);
+    static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+        ".const .align 4 .u32 cst[4] = {11, 22, 33, 44};\n"
+        ".visible .entry forms(.param .u64 out, .param .u64 gin)\n"
+        "{\n"
+        " .shared .align 16 .b8 sm[4096];\n"
+        " .local .align 16 .b8 loc[64];\n"
+        " .reg .b32 %r<40>; .reg .b64 %rd<8>; .reg .pred %p<3>; .reg .f32 %f<8>;\n"
+        " ld.param.u64 %rd1, [out];\n"
+        " ld.param.u64 %rd2, [gin];\n"
+        " mov.u32 %r1, %tid.x;\n"
+        " mov.u32 %r2, sm;\n"
+        " sub.u32 %r3, %r2, 1048576;\n"
+        " shl.b32 %r4, %r1, 4;\n"
+        " add.u32 %r5, %r3, %r4;\n"
+        " mad.lo.u32 %r6, %r1, 3, 1;\n"
+        " st.shared.u32 [%r5+1048576], %r6;\n"
+        " add.u32 %r7, %r1, 100;\n"
+        " add.u32 %r8, %r1, 200;\n"
+        " st.shared.v2.u32 [%r5+1048584], {%r7, %r8};\n"
+        " st.shared.u32 [%r5+1048580], 1000;\n"
+        " atom.shared.add.u32 %r9, [%r5+1048580], 5;\n"
+        " red.shared.add.u32 [%r5+1048580], 7;\n"
+        " ld.shared.u32 %r10, [%r5+1048576];\n"
+        " ld.shared.v2.u32 {%r11, %r12}, [%r5+1048584];\n"
+        " ld.shared.u32 %r13, [%r5+1048580];\n"
+        " cvta.to.global.u64 %rd2, %rd2;\n"
+        " mul.wide.u32 %rd3, %r1, 16;\n"
+        " add.s64 %rd4, %rd2, %rd3;\n"
+        " cp.async.ca.shared.global [%r5+1049088], [%rd4], 16;\n"
+        " cp.async.wait_all;\n"
+        " ld.shared.u32 %r14, [%r5+1049100];\n"
+        " shl.b32 %r15, %r1, 1;\n"
+        " shl.b32 %r16, %r15, 16;\n"
+        " or.b32 %r16, %r16, %r15;\n"
+        " add.u32 %r16, %r16, 65536;\n"
+        " shl.b32 %r17, %r1, 2;\n"
+        " add.u32 %r18, %r3, %r17;\n"
+        " st.shared.u32 [%r18+1049600], %r16;\n"
+        " shl.b32 %r19, %r1, 5;\n"
+        " add.u32 %r20, %r3, %r19;\n"
+        " st.shared.v4.u32 [%r20+1050624], {1069547520, 1069547520, 1069547520, 1069547520};\n"
+        " st.shared.v4.u32 [%r20+1050640], {1069547520, 1069547520, 1069547520, 1069547520};\n"
+        " setp.ne.u32 %p1, %r1, 0;\n"
+        " @%p1 bra $init_done;\n"
+        " mov.u32 %r21, 32;\n"
+        " mbarrier.init.shared.b64 [%r3+1051648], %r21;\n"
+        "$init_done:\n"
+        " bar.sync 0;\n"
+        " and.b32 %r22, %r1, 7;\n"
+        " shl.b32 %r22, %r22, 4;\n"
+        " add.u32 %r22, %r3, %r22;\n"
+        " ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r23}, [%r22+1049600];\n"
+        " wmma.load.c.sync.aligned.row.m16n16k16.shared.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%r3+1050624], 16;\n"
+        " mov.b32 %r24, %f0;\n"
+        " mov.b32 %r25, %f7;\n"
+        " mbarrier.arrive.shared.b64 %rd5, [%r3+1051648];\n"
+        " mbarrier.test_wait.shared.b64 %p1, [%r3+1051648], %rd5;\n"
+        " selp.u32 %r26, 1, 0, %p1;\n"
+        " setp.ne.u32 %p1, %r1, 0;\n"
+        " @%p1 bra $bulk_done;\n"
+        " mov.u32 %r21, 1;\n"
+        " mbarrier.init.shared.b64 [%r3+1051656], %r21;\n"
+        " mbarrier.arrive.expect_tx.shared.b64 %rd5, [%r3+1051656], 16;\n"
+        " cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3+1051712], [%rd2], 16, [%r3+1051656];\n"
+        "$wait:\n"
+        " mbarrier.try_wait.shared.b64 %p2, [%r3+1051656], %rd5;\n"
+        " @!%p2 bra $wait;\n"
+        "$bulk_done:\n"
+        " bar.sync 0;\n"
+        " ld.shared.u32 %r38, [%r3+1051716];\n"
+        " mov.u32 %r27, loc;\n"
+        " sub.u32 %r28, %r27, 1048576;\n"
+        " mul.lo.u32 %r29, %r1, 5;\n"
+        " st.local.u32 [%r28+1048576], %r29;\n"
+        " ld.local.u32 %r30, [%r28+1048576];\n"
+        " add.u32 %r31, %r27, 8;\n"
+        " mul.lo.u32 %r32, %r1, 7;\n"
+        " st.local.u32 [%r31+-4], %r32;\n"
+        " ld.local.u32 %r32, [%r31+-4];\n"
+        " mov.u32 %r33, cst;\n"
+        " sub.u32 %r33, %r33, 1048576;\n"
+        " ld.const.u32 %r34, [%r33+1048584];\n"
+        " mapa.shared::cluster.u32 %r35, %r2, 0;\n"
+        " sub.u32 %r36, %r35, 33554432;\n"
+        " add.u32 %r36, %r36, %r4;\n"
+        " ld.shared::cluster.u32 %r37, [%r36+33554432];\n"
+        " mul.wide.u32 %rd6, %r1, 64;\n"
+        " cvta.to.global.u64 %rd1, %rd1;\n"
+        " add.s64 %rd7, %rd1, %rd6;\n"
+        " st.global.v4.u32 [%rd7], {%r10, %r11, %r12, %r9};\n"
+        " st.global.v2.u32 [%rd7+16], {%r13, %r14};\n"
+        " st.global.v2.u32 [%rd7+24], {%r23, %r24};\n"
+        " st.global.v2.u32 [%rd7+32], {%r25, %r26};\n"
+        " st.global.v2.u32 [%rd7+40], {%r30, %r32};\n"
+        " st.global.v2.u32 [%rd7+48], {%r34, %r37};\n"
+        " st.global.u32 [%rd7+56], %r38;\n"
+        " ret;\n"
+        "}\n";
+    kemu_module *m;
+    ck_assert_msg(kemu_module_load_ptx(d9, ptx, strlen(ptx), "test.ptx", &m, &err) == KEMU_OK, "%s", err.message);
+    kemu_kernel *k;
+    ck_assert_int_eq(kemu_module_get_kernel(m, "forms", &k, &err), KEMU_OK);
+    uint32_t gin[128], got[512];
+    for (uint32_t i = 0; i < 128; i++)
+        gin[i] = i;
+    uint64_t out, in;
+    ck_assert_int_eq(kemu_malloc(d9, sizeof got, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(d9, sizeof gin, KEMU_UNINIT_NAN, &in, &err), KEMU_OK);
+    kemu_memcpy_htod(d9, in, gin, sizeof gin, &err);
+    void *args[] = {&out, &in};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
+    ck_assert_msg(kemu_launch(k, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
+    kemu_memcpy_dtoh(d9, got, out, sizeof got, &err);
+    static const char *const what[15] = {
+        "st/ld.shared", "st/ld.shared.v2 [0]", "st/ld.shared.v2 [1]", "atom.shared", "red.shared",
+        "cp.async", "ldmatrix", "wmma.load [0]", "wmma.load [7]", "mbarrier", "st/ld.local",
+        "st/ld.local [%r-4]", "ld.const", "mapa + ld.shared::cluster", "cp.async.bulk",
+    };
+    for (uint32_t t = 0; t < 32; t++) {
+        /* ldmatrix: the b16 element at row t/4, columns 2(t%4) and 2(t%4)+1, whose value is its index */
+        uint32_t e = (t / 4) * 8 + 2 * (t % 4);
+        const uint32_t want[15] = {
+            3 * t + 1, t + 100, t + 200, 1000, 1012, 4 * t + 3, e | (e + 1) << 16, 0x3fc00000u,
+            0x3fc00000u, 1, 5 * t, 7 * t, 33, 3 * t + 1, 1,
+        };
+        for (int i = 0; i < 15; i++)
+            ck_assert_msg(got[16 * t + i] == want[i], "thread %u: %s: got %u, want %u", t, what[i],
+                          got[16 * t + i], want[i]);
+    }
+    kemu_device_destroy(d9);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("vm");
@@ -303,6 +452,7 @@ static Suite *suite(void)
     tcase_add_test(tc, native_function_via_libffi);
     tcase_add_test(tc, unbound_extern_refused);
     tcase_add_test(tc, clusters_and_distributed_shared_memory);
+    tcase_add_test(tc, addresses_32bit_wrap);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -216,6 +216,38 @@ START_TEST(test_volatile_poll)
 }
 END_TEST
 
+/* shared_wavefront: Rodinia nw's anti-diagonal sweep over a shared table,
+ * where nvcc -O3 addresses cells as [%r+imm] from a 32-bit shared address
+ * below the table; the sum wraps at 2^32 (kemu used to fault "out-of-bounds
+ * shared load of 4 bytes at offset 4294967300"). n = 16 and 11 steps. */
+START_TEST(test_shared_wavefront)
+{
+    static int32_t in[17 * 17], got[16], want[16];
+    kt_rng r = {93};
+    for (int i = 0; i < 17 * 17; i++)
+        in[i] = (int32_t)(kt_rand(&r) % 2001) - 1000;
+    kt_ctx c;
+    kt_open(&c, "memory", _i, 10);
+    uint64_t di = kt_buf(&c, in, sizeof in), dout = kt_buf(&c, NULL, sizeof got);
+    for (int n = 16; n >= 11; n -= 5) {
+        for (int tx = 0; tx < 16; tx++) {
+            uint32_t acc = 0;
+            for (int m = tx; m < n; m++) {
+                int y = m - tx + 1, x = tx + 1;
+                acc += (uint32_t)in[(y - 1) * 17 + x - 1] + (uint32_t)in[y * 17 + x - 1] +
+                       (uint32_t)in[(y - 1) * 17 + x];
+            }
+            want[tx] = (int32_t)acc;
+        }
+        void *args[] = {&di, &dout, &n};
+        kt_run(&c, "shared_wavefront", KT_D1(1), KT_D1(16), 0, args);
+        kt_get(&c, got, dout, sizeof got);
+        KT_EXPECT(&c, n == 16 ? "shared_wavefront n=16" : "shared_wavefront n=11", got, want, 16, 1);
+    }
+    kt_close(&c);
+}
+END_TEST
+
 /* ---- printf.cu --------------------------------------------------------- */
 
 /* print_formats: 3 blocks, thread 0 of each prints %d %u %x %f %e %g

@@ -1,11 +1,13 @@
 /* kt_warp_atomics.h - kernel tests: warp-level primitives and atomics
- * (tests/kernels/warp.cu and atomics.cu).
+ * (tests/kernels/warp.cu, warp_groups.cu and atomics.cu).
  *
  * Shuffle references follow the PTX shfl.sync algorithm (segment mask and
  * clamp from the c operand CUDA builds for a width), votes/match/redux are
  * recomputed per warp, and atomics are checked through order-independent
  * final values; values whose order is up to the schedule (returned old
  * values, exch, cas) are checked for consistency with some serial order.
+ * warp_groups.cu's references recompute every lane's result over the
+ * lanes of its own group mask.
  * Included once, by test_kernels.c only.
  */
 #ifndef KT_WARP_ATOMICS_H
@@ -259,6 +261,194 @@ START_TEST(test_lane_regs)
     kt_run(&c, "lane_regs", KT_D1(2), KT_D1(96), 0, args);
     kt_get(&c, got, dout, sizeof got);
     KT_EXPECT(&c, "lane_regs laneid/lanemask_lt/warp", got, want, 3 * 192, 3);
+    kt_close(&c);
+}
+END_TEST
+
+/* ---- warp_groups.cu ---------------------------------------------------- */
+
+/* The member mask of lane `lane` among the 32 labels lab[] of one warp:
+ * the lanes with the same label modulo 4. */
+static uint32_t kt_group_mask(const uint32_t *lab, int lane)
+{
+    uint32_t m = 0;
+    for (int l = 0; l < 32; l++)
+        m |= (uint32_t)(lab[l] % 4 == lab[lane] % 4) << l;
+    return m;
+}
+
+/* Labels for 4 warps: random, interleaved (lane % 4), halves, all equal
+ * (the one-mask case). */
+static void kt_group_labels(uint32_t *lab, uint32_t *in, kt_rng *r)
+{
+    for (int i = 0; i < 128; i++) {
+        int w = i / 32, lane = i % 32;
+        lab[i] = w == 0 ? kt_rand(r) : w == 1 ? (uint32_t)lane : w == 2 ? (uint32_t)(lane / 16) : 6;
+        in[i] = kt_rand(r) >> (lane % 3 * 8);
+    }
+}
+
+/* Reductions of v[] over the lanes of mask m (base: the warp's first
+ * element): add, min and max signed and unsigned, and, or, xor. */
+static void kt_group_reduce(const uint32_t *v, uint32_t m, uint32_t out[8])
+{
+    uint32_t add = 0, umin = UINT32_MAX, umax = 0, and = UINT32_MAX, or = 0, xor = 0;
+    int32_t smin = INT32_MAX, smax = INT32_MIN;
+    for (int l = 0; l < 32; l++) {
+        if (!((m >> l) & 1))
+            continue;
+        add += v[l], and &= v[l], or |= v[l], xor ^= v[l];
+        umin = v[l] < umin ? v[l] : umin, umax = v[l] > umax ? v[l] : umax;
+        smin = (int32_t)v[l] < smin ? (int32_t)v[l] : smin, smax = (int32_t)v[l] > smax ? (int32_t)v[l] : smax;
+    }
+    out[0] = add, out[1] = (uint32_t)smin, out[2] = (uint32_t)smax, out[3] = umin, out[4] = umax;
+    out[5] = and, out[6] = or, out[7] = xor;
+}
+
+/* The lane after `lane` in mask m, wrapping around to its first lane. */
+static int kt_group_next(uint32_t m, int lane)
+{
+    uint32_t above = m & ~(uint32_t)((2ull << lane) - 1);
+    return __builtin_ctz(above ? above : m);
+}
+
+/* partition_reduce: cg::labeled_partition + cg::reduce, every group of a
+ * warp at the same redux.sync (sm_75: shuffles) with its own mask; the
+ * group size and rank from the same masks. 2 blocks of 64. */
+START_TEST(test_partition_reduce)
+{
+    static uint32_t lab[128], in[128], got[6 * 128], want[6 * 128];
+    kt_rng r = {40};
+    kt_group_labels(lab, in, &r);
+    for (int i = 0; i < 128; i++) {
+        int base = i & ~31, lane = i & 31;
+        uint32_t m = kt_group_mask(lab + base, lane), red[8];
+        kt_group_reduce(in + base, m, red);
+        uint32_t *w = want + 6 * i;
+        w[0] = (uint32_t)__builtin_popcount(m), w[1] = (uint32_t)__builtin_popcount(m & ((1u << lane) - 1));
+        w[2] = red[0], w[3] = red[3], w[4] = red[4], w[5] = red[7];
+    }
+    kt_ctx c;
+    kt_open(&c, "warp_groups", _i, 10);
+    uint64_t dl = kt_buf(&c, lab, sizeof lab), di = kt_buf(&c, in, sizeof in), dout = kt_buf(&c, NULL, sizeof got);
+    void *args[] = {&dl, &di, &dout};
+    kt_run(&c, "partition_reduce", KT_D1(2), KT_D1(64), 0, args);
+    kt_get(&c, got, dout, sizeof got);
+    KT_EXPECT(&c, "partition_reduce (size,rank,plus,less,greater,xor)", got, want, 6 * 128, 6);
+    kt_close(&c);
+}
+END_TEST
+
+/* group_masks: shfl, ballot, all/any/uni, match.any/all, every redux and
+ * bar.warp.sync, each lane with its group's mask, the groups of a warp
+ * together. 2 blocks of 64. */
+START_TEST(test_group_masks)
+{
+    static uint32_t lab[128], in[128], got[16 * 128], want[16 * 128];
+    kt_rng r = {41};
+    kt_group_labels(lab, in, &r);
+    for (int i = 0; i < 128; i++) {
+        int base = i & ~31, lane = i & 31;
+        const uint32_t *v = in + base;
+        uint32_t m = kt_group_mask(lab + base, lane), ballot = 0, odd = 0, key_same = 1;
+        uint32_t label = lab[i] % 4, key = label % 2 == 0 ? label * 7 : v[lane], first_key = 0;
+        int first = 1;
+        for (int l = 0; l < 32; l++) {
+            if (!((m >> l) & 1))
+                continue;
+            ballot |= (v[l] & 1) << l;
+            odd |= (uint32_t)((v[l] & 1) == (v[lane] & 1)) << l;
+            uint32_t k = label % 2 == 0 ? label * 7 : v[l];
+            if (first)
+                first_key = k, first = 0;
+            key_same &= k == first_key;
+        }
+        (void)key;
+        uint32_t *w = want + 16 * i;
+        w[0] = m;
+        w[1] = v[kt_group_next(m, lane)];
+        w[2] = ballot;
+        w[3] = (uint32_t)(ballot == m) | (uint32_t)(ballot != 0) << 1 | (uint32_t)(ballot == m || ballot == 0) << 2;
+        w[4] = odd;
+        w[5] = key_same ? m : 0;
+        w[6] = key_same;
+        kt_group_reduce(v, m, w + 7);
+        w[15] = 1;
+    }
+    kt_ctx c;
+    kt_open(&c, "warp_groups", _i, 10);
+    uint64_t dl = kt_buf(&c, lab, sizeof lab), di = kt_buf(&c, in, sizeof in), dout = kt_buf(&c, NULL, sizeof got);
+    void *args[] = {&dl, &di, &dout};
+    kt_run(&c, "group_masks", KT_D1(2), KT_D1(64), 0, args);
+    kt_get(&c, got, dout, sizeof got);
+    KT_EXPECT(&c,
+              "group_masks (mask,shfl,ballot,all|any|uni,match.any,match.all,pred,"
+              "add,min.s32,max.s32,min.u32,max.u32,and,or,xor,syncwarp)",
+              got, want, 16 * 128, 16);
+    kt_close(&c);
+}
+END_TEST
+
+/* group_masks_late: the lanes of the groups (lane % 4) named by `late`
+ * spin until warp 1 releases them, so the rest of their groups reaches
+ * redux, shfl, vote and match first and waits: with late lanes in group 3
+ * only (0x08: lanes 3, 11, 19, 27), groups 0-2 go on; with late lanes in
+ * every group (0xf0), none can. One block of 64. */
+START_TEST(test_group_masks_late)
+{
+    static uint32_t in[32], got[4 * 32], want[4 * 32];
+    kt_rng r = {42};
+    for (int l = 0; l < 32; l++)
+        in[l] = kt_rand(&r);
+    for (int l = 0; l < 32; l++) {
+        uint32_t m = 0x11111111u << (l % 4), red[8], ballot = 0, odd = 0;
+        kt_group_reduce(in, m, red);
+        for (int k = 0; k < 32; k++)
+            if ((m >> k) & 1) {
+                ballot |= (in[k] & 1) << k;
+                odd |= (uint32_t)((in[k] & 1) == (in[l] & 1)) << k;
+            }
+        want[4 * l] = red[0], want[4 * l + 1] = in[kt_group_next(m, l)];
+        want[4 * l + 2] = ballot, want[4 * l + 3] = odd;
+    }
+    kt_ctx c;
+    kt_open(&c, "warp_groups", _i, 10);
+    uint64_t di = kt_buf(&c, in, sizeof in);
+    static const unsigned lates[] = {0x08, 0xf0};
+    for (size_t k = 0; k < sizeof lates / sizeof lates[0]; k++) {
+        int32_t flag = 0;
+        unsigned late = lates[k];
+        uint64_t dout = kt_buf(&c, NULL, sizeof got), df = kt_buf(&c, &flag, 4);
+        void *args[] = {&di, &dout, &df, &late};
+        kt_run(&c, "group_masks_late", KT_D1(1), KT_D1(64), 0, args);
+        kt_get(&c, got, dout, sizeof got);
+        KT_EXPECT(&c, k == 0 ? "group_masks_late 0x08 (add,shfl,ballot,match.any)"
+                             : "group_masks_late 0xf0 (add,shfl,ballot,match.any)",
+                  got, want, 4 * 32, 4);
+    }
+    kt_close(&c);
+}
+END_TEST
+
+/* group_elect: elect.sync with each lane's group mask: the group's first
+ * lane leads. 2 blocks of 64 (sm_90 only). */
+START_TEST(test_group_elect)
+{
+    static uint32_t lab[128], in[128], got[2 * 128], want[2 * 128];
+    kt_rng r = {43};
+    kt_group_labels(lab, in, &r);
+    for (int i = 0; i < 128; i++) {
+        int base = i & ~31, lane = i & 31;
+        uint32_t leader = (uint32_t)__builtin_ctz(kt_group_mask(lab + base, lane));
+        want[2 * i] = leader, want[2 * i + 1] = leader == (uint32_t)lane;
+    }
+    kt_ctx c;
+    kt_open(&c, "warp_groups", _i, 10);
+    uint64_t dl = kt_buf(&c, lab, sizeof lab), dout = kt_buf(&c, NULL, sizeof got);
+    void *args[] = {&dl, &dout};
+    kt_run(&c, "group_elect", KT_D1(2), KT_D1(64), 0, args);
+    kt_get(&c, got, dout, sizeof got);
+    KT_EXPECT(&c, "group_elect (leader,elected)", got, want, 2 * 128, 2);
     kt_close(&c);
 }
 END_TEST
