@@ -89,7 +89,7 @@ START_TEST(many_constants_are_pooled)
     }
     bc_module *m = lower(b.data);
     for (int f = 0; f < 2; f++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "k%d", f);
         bc_function *k = bc_module_find(m, name);
         ck_assert_ptr_nonnull(k);
