@@ -15,6 +15,29 @@ void cli_checks_init(cli_checks *c, const char *cmd)
     c->config.racecheck_warp = KEMU_CHECK_WARN;
     c->config.racecheck_benign = KEMU_CHECK_WARN;
     c->error_exitcode = -1;
+    c->trace.warp = -1;
+}
+
+int cli_trace_begin(cli_checks *c)
+{
+    if (!c->trace_file)
+        return 0;
+    char msg[600];
+    if (dbg_trace_start(c->trace_file, &c->trace, &c->tracer, msg, sizeof msg)) {
+        fprintf(stderr, "kemu %s: error: %s\n", c->cmd, msg);
+        return CLI_EXIT_USAGE;
+    }
+    c->tracing = 1;
+    return 0;
+}
+
+void cli_trace_end(cli_checks *c)
+{
+    if (!c->tracing)
+        return;
+    c->tracing = 0;
+    dbg_trace_stop(c->tracer);
+    c->tracer = NULL;
 }
 
 static int level(const char *cmd, const char *opt, const char *v, kemu_check_level *out)
@@ -38,6 +61,15 @@ int cli_check_option(const char *name, const char *v, cli_checks *c)
             else if (!strcmp(t, "synccheck")) c->config.tools |= KEMU_TOOL_SYNCCHECK;
             else return cli_usage_error(c->cmd, "unknown tool '%s' (memcheck, racecheck, initcheck, synccheck)", t);
         }
+        return 0;
+    }
+    if (!strcmp(name, "--trace")) { c->trace_file = v; return 0; }
+    if (!strcmp(name, "--trace-block") || !strcmp(name, "--trace-warp") || !strcmp(name, "--trace-lines")) {
+        char msg[300];
+        const char *what = name + 8;
+        if (dbg_trace_filter_parse(what, v, &c->trace, msg, sizeof msg))
+            return cli_usage_error(c->cmd, "%s", msg);
+        c->trace_texts[what[0] == 'b' ? 0 : what[0] == 'w' ? 1 : 2] = v;
         return 0;
     }
     if (!strcmp(name, "--log-file")) { c->log_file = v; return 0; }

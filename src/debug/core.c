@@ -265,6 +265,84 @@ int dbg_trace_open(dbg *d, const char *path, const dbg_trace_filter *filter)
     return 0;
 }
 
+int dbg_trace_filter_parse(const char *what, const char *text, dbg_trace_filter *f, char *msg, size_t n)
+{
+    char *end;
+    if (!strcmp(what, "block")) {
+        const char *p = text;
+        for (int i = 0; i < 3; i++) {
+            f->block[i] = 0;
+            if (!*p && i)
+                continue;
+            unsigned long v = strtoul(p, &end, 10);
+            if (end == p || (*end && *end != ',') || v > 0xffffffffu) {
+                snprintf(msg, n, "--trace-block wants X[,Y[,Z]], got '%s'", text);
+                return -1;
+            }
+            f->block[i] = (unsigned)v;
+            p = *end ? end + 1 : end;
+        }
+        f->has_block = 1;
+        return 0;
+    }
+    if (!strcmp(what, "warp")) {
+        long v = strtol(text, &end, 10);
+        if (end == text || *end || v < 0 || v > 31) {
+            snprintf(msg, n, "--trace-warp wants a warp index from 0 to 31, got '%s'", text);
+            return -1;
+        }
+        f->warp = (int)v;
+        return 0;
+    }
+    if (!strcmp(what, "lines")) {
+        long lo = strtol(text, &end, 10), hi = lo;
+        if (end != text && *end == '-')
+            hi = strtol(end + 1, &end, 10);
+        if (end == text || *end || lo < 1 || hi < lo) {
+            snprintf(msg, n, "--trace-lines wants LINE or FIRST-LAST, got '%s'", text);
+            return -1;
+        }
+        f->line_lo = (int)lo;
+        f->line_hi = (int)hi;
+        return 0;
+    }
+    snprintf(msg, n, "unknown trace filter '%s'", what);
+    return -1;
+}
+
+int dbg_trace_start(const char *path, const dbg_trace_filter *f, dbg **owned, char *msg, size_t n)
+{
+    *owned = NULL;
+    dbg *d = dbg_active;
+    if (!d) {
+        d = dbg_create(NULL);
+        if (!d) {
+            snprintf(msg, n, "out of memory");
+            return -1;
+        }
+        *owned = d;
+    }
+    if (dbg_trace_open(d, path, f)) {
+        snprintf(msg, n, "%s: cannot write the trace: %s", path, strerror(errno));
+        dbg_destroy(*owned);
+        *owned = NULL;
+        return -1;
+    }
+    if (*owned)
+        dbg_active = d;
+    return 0;
+}
+
+void dbg_trace_stop(dbg *owned)
+{
+    if (owned)
+        dbg_destroy(owned);
+    else if (dbg_active && dbg_active->trace) {
+        fclose(dbg_active->trace);
+        dbg_active->trace = NULL;
+    }
+}
+
 int dbg_single_thread(const dbg *d)
 {
     return d != NULL;

@@ -92,6 +92,14 @@ typedef struct dbg_trace_filter {
     int line_lo, line_hi;
 } dbg_trace_filter;
 int dbg_trace_open(dbg *d, const char *path, const dbg_trace_filter *filter);
+/* Parses one filter option into f: what is "block" (X,Y,Z), "warp" (N)
+ * or "lines" (N or A-B). 0, or -1 with msg. */
+int dbg_trace_filter_parse(const char *what, const char *text, dbg_trace_filter *f, char *msg, size_t n);
+/* Starts tracing launches to path: on the process's debugger when there
+ * is one, else on a tracer of its own (returned through *owned, for
+ * dbg_trace_stop). 0, or -1 with msg. */
+int dbg_trace_start(const char *path, const dbg_trace_filter *f, dbg **owned, char *msg, size_t n);
+void dbg_trace_stop(dbg *owned);
 
 /* ---- breakpoints --------------------------------------------------------- */
 
