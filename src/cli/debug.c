@@ -86,9 +86,10 @@ static void capture_end(FILE *tmp, int saved, int show)
 }
 
 const char cli_debug_usage[] =
-    "usage: kemu debug [-x FILE]... [-ex COMMAND]... [-batch] run|call|exec ARGS...\n"
+    "usage: kemu debug [-x FILE]... [-ex COMMAND]... [-batch] run|call|exec|python ARGS...\n"
     "\n"
-    "Runs `kemu run`, `kemu call` or `kemu exec` with ARGS under a gdb-style\n"
+    "Runs `kemu run`, `kemu call` or `kemu exec` with ARGS (or a Python program\n"
+    "using the kemu package: python SCRIPT ARGS, with $PYTHON or python3) under a gdb-style\n"
     "debugger: breakpoints (b kernel, b file.cu:12, b file.ptx:40, b *pc, if CONDITION),\n"
     "stepping (stepi, step, next, finish), cuda-gdb's focus (cuda block 1,0,0 thread 5,0,0)\n"
     "and reports (info cuda warps), registers per lane (p %r5@lanes), memory (x/8f),\n"
@@ -137,7 +138,7 @@ int cli_debug_main(int argc, char **argv)
     if (i >= argc) {
         free(scripts);
         free(is_cmd);
-        return cli_usage_error("debug", "want a launcher: kemu debug [options] run|call|exec ARGS...");
+        return cli_usage_error("debug", "want a launcher: kemu debug [options] run|call|exec|python ARGS...");
     }
     const char *launcher = argv[i];
     int (*target)(int, char **) = NULL;
@@ -145,13 +146,14 @@ int cli_debug_main(int argc, char **argv)
         target = cli_run_main;
     else if (!strcmp(launcher, "call"))
         target = cli_call_main;
-    else if (!strcmp(launcher, "exec")) {
+    else if (!strcmp(launcher, "exec") || !strcmp(launcher, "python")) {
         /* the debugger runs in the program's process (kemu's CUDA runtime
          * reads these); the program cannot be run again from inside */
         util_buffer list = {0};
         for (int k = 0; k < nscripts; k++)
             util_buffer_printf(&list, "%s%c%s", k ? "\n" : "", is_cmd[k] ? 'e' : 'x', scripts[k]);
         setenv("KEMU_DEBUG", batch ? "batch" : "1", 1);
+        setenv("KEMU_DEBUG_TARGET", launcher[0] == 'e' ? "kemu exec" : "python", 1);
         if (list.data)
             setenv("KEMU_DEBUG_COMMANDS", list.data, 1);
         else
@@ -159,11 +161,20 @@ int cli_debug_main(int argc, char **argv)
         util_buffer_free(&list);
         free(scripts);
         free(is_cmd);
-        return cli_exec_main(argc - i, argv + i);
+        if (launcher[0] == 'e')
+            return cli_exec_main(argc - i, argv + i);
+        /* a Python program whose kernels run through the kemu package */
+        const char *python = getenv("PYTHON");
+        if (!python || !*python)
+            python = "python3";
+        argv[i] = (char *)python;
+        execvp(python, argv + i);
+        fprintf(stderr, "kemu debug: error: cannot run %s: %s\n", python, strerror(errno));
+        return CLI_EXIT_USAGE;
     } else {
         free(scripts);
         free(is_cmd);
-        return cli_usage_error("debug", "unknown launcher '%s' (want run, call or exec)", launcher);
+        return cli_usage_error("debug", "unknown launcher '%s' (want run, call, exec or python)", launcher);
     }
     char name[64];
     snprintf(name, sizeof name, "kemu %s", launcher);

@@ -9,7 +9,6 @@
 #include "config.h"
 #include "cudart/runtime.h"
 #include "exec/call_support.h"
-#include "debug/cli.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -257,94 +256,6 @@ CUDART_API cudaError_t cudaPeekAtLastError(void)
 /* ---- the device ------------------------------------------------------------ */
 
 /* Applies the checker settings of `kemu exec --tool` (KEMU_TOOL ...). */
-/* ---- the debugger and the tracer (kemu debug exec, kemu exec --trace=FILE) ---- */
-
-static dbg_cli *debug_cli;
-static dbg *tracer;
-static FILE *debug_tty;
-
-static char *tty_readline(void *ctx, const char *prompt)
-{
-    FILE *in = ctx;
-    fputs(prompt, stdout);
-    fflush(stdout);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n = getline(&line, &cap, in);
-    if (n < 0) {
-        free(line);
-        return NULL;
-    }
-    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-        line[--n] = 0;
-    return line;
-}
-
-static void configure_debugger(void)
-{
-    const char *v;
-    if ((v = getenv("KEMU_DEBUG")) && *v) {
-        int batch = !strcmp(v, "batch");
-        /* the program keeps its stdin: the prompt reads the terminal */
-        if (!batch)
-            debug_tty = fopen("/dev/tty", "r");
-        dbg_cli_config cfg = {stdout, debug_tty ? tty_readline : NULL, debug_tty, batch || !debug_tty,
-                              "kemu exec", 0};
-        debug_cli = dbg_cli_create(&cfg);
-        if (!debug_cli)
-            return;
-        const char *list = getenv("KEMU_DEBUG_COMMANDS");
-        while (list && *list) {
-            const char *end = strchr(list, '\n');
-            size_t n = end ? (size_t)(end - list) : strlen(list);
-            char *item = malloc(n + 1);
-            if (item) {
-                memcpy(item, list, n);
-                item[n] = 0;
-                if (item[0] == 'e')
-                    dbg_cli_add_command(debug_cli, item + 1);
-                else if (item[0] == 'x')
-                    dbg_cli_add_script(debug_cli, item + 1);
-                free(item);
-            }
-            list = end ? end + 1 : NULL;
-        }
-        dbg_active = dbg_cli_debugger(debug_cli);
-        /* the prompt before the first kernel: breakpoints, then run */
-        if (dbg_cli_idle(debug_cli) != DBG_CLI_RUN) {
-            fflush(NULL);
-            _exit(0);
-        }
-        dbg_run_begin(dbg_active);
-    }
-    if ((v = getenv("KEMU_TRACE_FILE")) && *v) {
-        dbg_trace_filter f;
-        memset(&f, 0, sizeof f);
-        f.warp = -1;
-        char msg[600];
-        static const char *names[3][2] = {{"KEMU_TRACE_BLOCK", "block"}, {"KEMU_TRACE_WARP", "warp"},
-                                          {"KEMU_TRACE_LINES", "lines"}};
-        for (int i = 0; i < 3; i++) {
-            const char *t = getenv(names[i][0]);
-            if (t && *t && dbg_trace_filter_parse(names[i][1], t, &f, msg, sizeof msg))
-                fprintf(stderr, "kemu: %s\n", msg);
-        }
-        if (dbg_trace_start(v, &f, &tracer, msg, sizeof msg))
-            fprintf(stderr, "kemu: %s\n", msg);
-    }
-}
-
-void cudart_debug_after_launch(void)
-{
-    /* the debugger killed the program (kill, quit, the end of a -batch script) */
-    if (debug_cli && dbg_active && dbg_run_killed(dbg_active)) {
-        if (!dbg_cli_quitting(debug_cli))
-            dbg_cli_target_ended(debug_cli, -1);
-        fflush(NULL);
-        _exit(137);
-    }
-}
-
 static void configure_checks(kemu_device *dev)
 {
     const char *tools = getenv("KEMU_TOOL");
@@ -414,7 +325,6 @@ cudaError_t cudart_device(kemu_device **out)
     s->device_sm = (unsigned)arch.sm;
     exec_set_printf_fifo(s->device, s->limits[cudaLimitPrintfFifoSize]);
     configure_checks(s->device);
-    configure_debugger();
     cudart_trace("device %s", arch.name);
     *out = s->device;
     return cudaSuccess;
@@ -478,11 +388,5 @@ __attribute__((destructor)) static void runtime_fini(void)
     cudart_lock();
     cudart_synchronize();
     cudart_report_checks();
-    if (debug_cli) {
-        fflush(stdout);
-        dbg_cli_target_ended(debug_cli, 0);
-    }
-    if (tracer)
-        dbg_trace_stop(tracer);
     cudart_unlock();
 }

@@ -154,8 +154,6 @@ cudaError_t cudart_synchronize(void);
  * asked (KEMU_TOOL, KEMU_CHECK_* variables) and adds their counts to the
  * status file kemu exec reads. At exit and before cudaDeviceReset. Locked. */
 void cudart_report_checks(void);
-/* After each launch: ends the program when the debugger killed it. */
-void cudart_debug_after_launch(void);
 
 /* Writes pending device printf output to stdout. Call locked. */
 void cudart_flush_printf(void);

@@ -6,6 +6,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1555,4 +1557,120 @@ static int run_command(dbg_cli *c, char *line, int stopped)
     }
     err(c, "Undefined command: \"%s\".  Try \"help\".", word);
     return CMD_STAY;
+}
+
+/* ---- a debugger or tracer in a program's own process ----------------------------
+
+ * `kemu debug exec` and `kemu debug python` run the program with
+ * KEMU_DEBUG (1, or batch) and KEMU_DEBUG_COMMANDS (lines "xFILE" and
+ * "eCOMMAND"); `kemu exec --trace=FILE` with KEMU_TRACE_FILE and
+ * KEMU_TRACE_BLOCK/WARP/LINES. The first launch starts them. */
+
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static dbg_cli *env_cli;
+static dbg *env_tracer;
+static FILE *env_tty;
+static int env_ended;
+
+static char *tty_readline(void *ctx, const char *prompt)
+{
+    FILE *in = ctx;
+    fputs(prompt, stdout);
+    fflush(stdout);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, in);
+    if (n < 0) {
+        free(line);
+        return NULL;
+    }
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = 0;
+    return line;
+}
+
+static void env_start(void)
+{
+    const char *v;
+    if (!dbg_active && (v = getenv("KEMU_DEBUG")) && *v && strcmp(v, "0")) {
+        int batch = !strcmp(v, "batch");
+        /* the program keeps its stdin: the prompt reads the terminal */
+        if (!batch)
+            env_tty = fopen("/dev/tty", "r");
+        const char *name = getenv("KEMU_DEBUG_TARGET");
+        dbg_cli_config cfg = {stdout, env_tty ? tty_readline : NULL, env_tty, batch || !env_tty,
+                              name && *name ? name : "kemu exec", 0};
+        env_cli = dbg_cli_create(&cfg);
+        if (env_cli) {
+            const char *list = getenv("KEMU_DEBUG_COMMANDS");
+            while (list && *list) {
+                const char *end = strchr(list, '\n');
+                size_t n = end ? (size_t)(end - list) : strlen(list);
+                char *item = malloc(n + 1);
+                if (item) {
+                    memcpy(item, list, n);
+                    item[n] = 0;
+                    if (item[0] == 'e')
+                        dbg_cli_add_command(env_cli, item + 1);
+                    else if (item[0] == 'x')
+                        dbg_cli_add_script(env_cli, item + 1);
+                    free(item);
+                }
+                list = end ? end + 1 : NULL;
+            }
+            dbg_active = dbg_cli_debugger(env_cli);
+            /* the prompt before the first kernel: breakpoints, then run */
+            if (dbg_cli_idle(env_cli) != DBG_CLI_RUN) {
+                fflush(NULL);
+                _exit(0);
+            }
+            dbg_run_begin(dbg_active);
+        }
+    }
+    if ((v = getenv("KEMU_TRACE_FILE")) && *v) {
+        dbg_trace_filter f;
+        memset(&f, 0, sizeof f);
+        f.warp = -1;
+        char msg[600];
+        static const char *names[3][2] = {{"KEMU_TRACE_BLOCK", "block"}, {"KEMU_TRACE_WARP", "warp"},
+                                          {"KEMU_TRACE_LINES", "lines"}};
+        for (int i = 0; i < 3; i++) {
+            const char *t = getenv(names[i][0]);
+            if (t && *t && dbg_trace_filter_parse(names[i][1], t, &f, msg, sizeof msg))
+                fprintf(stderr, "kemu: %s\n", msg);
+        }
+        if (dbg_trace_start(v, &f, &env_tracer, msg, sizeof msg))
+            fprintf(stderr, "kemu: %s\n", msg);
+    }
+}
+
+void dbg_environment_start(void)
+{
+    pthread_once(&env_once, env_start);
+}
+
+void dbg_environment_after_launch(void)
+{
+    /* the debugger killed the program (kill, quit, the end of a -batch script) */
+    if (env_cli && dbg_active == dbg_cli_debugger(env_cli) && dbg_run_killed(dbg_active)) {
+        if (!dbg_cli_quitting(env_cli))
+            dbg_cli_target_ended(env_cli, -1);
+        fflush(NULL);
+        _exit(137);
+    }
+}
+
+/* After the program's own exit work (a CUDA runtime's checker report). */
+__attribute__((destructor)) static void env_end(void)
+{
+    if (env_ended)
+        return;
+    env_ended = 1;
+    if (env_cli) {
+        fflush(stdout);
+        dbg_cli_target_ended(env_cli, 0);
+    }
+    if (env_tracer)
+        dbg_trace_stop(env_tracer);
+    fflush(stdout);
 }

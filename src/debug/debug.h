@@ -46,6 +46,13 @@ int dbg_single_thread(const dbg *d);
 /* Whether the launch's --timeout is kept (only when nobody waits at a prompt). */
 int dbg_keeps_timeout(const dbg *d);
 
+/* The debugger or tracer the environment asks for (KEMU_DEBUG,
+ * KEMU_TRACE_FILE: `kemu debug exec|python`, `kemu exec --trace=FILE`),
+ * started once, before the process's first launch; after each launch, the
+ * program ends if that debugger killed it. */
+void dbg_environment_start(void);
+void dbg_environment_after_launch(void);
+
 /* ---- creating a debugger ------------------------------------------------ */
 
 /* How a front end resumes after a stop. */

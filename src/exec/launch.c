@@ -114,7 +114,7 @@ static kemu_status validate(kemu_kernel *k, const kemu_launch_config *cfg, unsig
     return KEMU_OK;
 }
 
-kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
+static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
                         kemu_error *err)
 {
     if (report)
@@ -270,6 +270,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
         L.hooks = check_launch_begin(dev->checks, &L);
     /* the debugger (or --trace) wraps the checkers' hooks; the launch
      * then runs on one host thread, so runs replay identically */
+    dbg_environment_start();
     dbg *debugger = dbg_active;
     if (debugger)
         L.hooks = dbg_launch_begin(debugger, &L, L.hooks, L.fault_hooks);
@@ -489,4 +490,12 @@ void kemu_report_free(kemu_report *r)
     free(r->printf_output);
     r->printf_output = NULL;
     r->printf_length = 0;
+}
+
+kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
+                        kemu_error *err)
+{
+    kemu_status st = launch(k, cfg, args, report, err);
+    dbg_environment_after_launch();
+    return st;
 }

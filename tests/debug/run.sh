@@ -69,6 +69,33 @@ else
     echo "SKIP: python3 not found; the DAP session needs it"
 fi
 
+# kemu debug python: a Python program's launches through the kemu package
+py=
+for cand in ${PYTHON:-} python3 /usr/bin/python3; do
+    if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import numpy' 2>/dev/null; then
+        py=$cand
+        break
+    fi
+done
+lib=$top_builddir/.libs/libkemu.so.0
+if [ -n "$py" ] && [ -f "$lib" ] && ! ldd "$lib" 2>/dev/null | grep -q libasan; then
+    printf 'break dbg.cu:16 if threadIdx.x == 9\nrun\np threadIdx.x\np %%f3\ncontinue\n' >"$tmp/py.gdb"
+    PYTHON=$py KEMU_LIBRARY=$lib PYTHONPATH=$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1 \
+        "$KEMU" debug -batch -x "$tmp/py.gdb" python py_saxpy.py >"$tmp/py.out" 2>&1
+    st=$?
+    if [ $st = 0 ] && grep -q '^Breakpoint 1, saxpy at dbg.cu:16' "$tmp/py.out" && grep -q '^\$1 = 9$' "$tmp/py.out" &&
+        grep -q '^\$2 = 19$' "$tmp/py.out" && grep -q 'py_saxpy: PASS' "$tmp/py.out" &&
+        grep -q 'Inferior 1 (python) exited normally' "$tmp/py.out"; then
+        echo "ok: kemu debug python"
+    else
+        echo "FAIL: kemu debug python (status $st):"
+        cat "$tmp/py.out"
+        fail=1
+    fi
+else
+    echo "SKIP: kemu debug python (no Python 3 with numpy, or a sanitizer build)"
+fi
+
 # kemu debug exec and kemu exec --trace=FILE on a CUDA program (needs nvcc)
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || true)}
 if [ -n "$NVCC" ] && "$NVCC" -cudart shared -arch=sm_80 -lineinfo -o "$tmp/app" app.cu dbg.cu -rdc=true \
