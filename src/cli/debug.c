@@ -20,23 +20,6 @@
 #include <editline/readline.h>
 #endif
 
-static char *plain_readline(void *ctx, const char *prompt)
-{
-    (void)ctx;
-    fputs(prompt, stdout);
-    fflush(stdout);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n = getline(&line, &cap, stdin);
-    if (n < 0) {
-        free(line);
-        return NULL;
-    }
-    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-        line[--n] = 0;
-    return line;
-}
-
 #ifdef HAVE_LIBEDIT
 static char *edit_readline(void *ctx, const char *prompt)
 {
@@ -181,10 +164,11 @@ int cli_debug_main(int argc, char **argv)
     dbg_cli_config cfg = {stdout, NULL, NULL, batch, name, 1};
     if (!batch) {
 #ifdef HAVE_LIBEDIT
-        cfg.readline = isatty(0) ? edit_readline : plain_readline;
+        cfg.readline = isatty(0) ? edit_readline : dbg_read_line;
 #else
-        cfg.readline = plain_readline;
+        cfg.readline = dbg_read_line;
 #endif
+        cfg.readline_ctx = stdin;
     }
     dbg_cli *c = dbg_cli_create(&cfg);
     if (!c) {

@@ -3,6 +3,7 @@
  * cuda-gdb (cuda block ... thread ..., info cuda warps ...). */
 #include "config.h"
 #include "debug/cli.h"
+#include "vm/mbarrier.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -888,10 +889,8 @@ static void info_cuda(dbg_cli *c, const char *what, int stopped)
             if (offs[i] + 8 > fo->b->shared_size)
                 continue;
             memcpy(&v, fo->b->shared + offs[i], 8);
-            uint64_t pending = v & 0xfffff, expected = (v >> 20) & 0xfffff, phase = v >> 61;
-            int64_t tx = (int64_t)((v >> 40) & 0x1fffff);
-            if (tx >= (1 << 20))
-                tx -= 1 << 21;
+            uint64_t pending = vm_mbar_pending(v), expected = (v >> 20) & 0xfffff, phase = vm_mbar_phase(v);
+            int64_t tx = vm_mbar_tx(v);
             out(c, "mbarrier at shared 0x%llx: phase %llu, %llu of %llu arrivals pending, transaction count %lld\n",
                 (unsigned long long)offs[i], (unsigned long long)phase, (unsigned long long)pending,
                 (unsigned long long)expected, (long long)tx);
@@ -1015,27 +1014,7 @@ static int query_target(dbg_cli *c, const char *args, dbg_query *q)
     int space;
     uint64_t addr;
     unsigned size;
-    if (v.is_lvalue) {
-        space = v.space;
-        addr = v.addr;
-        size = v.size ? v.size : 1;
-    } else if (v.is_pointer) {
-        space = v.ptr_space;
-        addr = v.u;
-        size = 4;
-    } else {
-        space = BC_SPACE_GENERIC;
-        addr = v.u;
-        size = 4;
-    }
-    if (space == BC_SPACE_GENERIC) {
-        uint64_t off;
-        space = vm_generic_space(addr, &off);
-        addr = off;
-    }
-    if (space == BC_SPACE_SHARED_CLUSTER)
-        space = BC_SPACE_SHARED;
-    if (space != BC_SPACE_GLOBAL && space != BC_SPACE_SHARED) {
+    if (dbg_memory_place(&v, &space, &addr, &size)) {
         err(c, "only global and shared memory keep a history");
         return -1;
     }
@@ -1572,7 +1551,7 @@ static dbg *env_tracer;
 static FILE *env_tty;
 static int env_ended;
 
-static char *tty_readline(void *ctx, const char *prompt)
+char *dbg_read_line(void *ctx, const char *prompt)
 {
     FILE *in = ctx;
     fputs(prompt, stdout);
@@ -1598,7 +1577,7 @@ static void env_start(void)
         if (!batch)
             env_tty = fopen("/dev/tty", "r");
         const char *name = getenv("KEMU_DEBUG_TARGET");
-        dbg_cli_config cfg = {stdout, env_tty ? tty_readline : NULL, env_tty, batch || !env_tty,
+        dbg_cli_config cfg = {stdout, env_tty ? dbg_read_line : NULL, env_tty, batch || !env_tty,
                               name && *name ? name : "kemu exec", 0};
         env_cli = dbg_cli_create(&cfg);
         if (env_cli) {

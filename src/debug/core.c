@@ -1990,6 +1990,31 @@ int dbg_find_register(const bc_function *fn, const char *name, uint32_t *slot, i
 
 /* ---- watchpoints (creation) ------------------------------------------------------------ */
 
+int dbg_memory_place(const dbg_value *v, int *space, uint64_t *addr, unsigned *size)
+{
+    if (v->is_lvalue) {
+        *space = v->space;
+        *addr = v->addr;
+        *size = v->size ? v->size : 1;
+    } else if (v->is_pointer) {
+        *space = v->ptr_space;
+        *addr = v->u;
+        *size = 4;
+    } else {
+        *space = BC_SPACE_GENERIC;
+        *addr = v->u;
+        *size = 4;
+    }
+    if (*space == BC_SPACE_GENERIC) {
+        uint64_t off;
+        *space = vm_generic_space(*addr, &off);
+        *addr = off;
+    }
+    if (*space == BC_SPACE_SHARED_CLUSTER)
+        *space = BC_SPACE_SHARED;
+    return *space == BC_SPACE_GLOBAL || *space == BC_SPACE_SHARED ? 0 : -1;
+}
+
 int dbg_watch(dbg *d, int kind, const char *expr, char *msg, size_t n)
 {
     dbg_value v;
@@ -1999,16 +2024,10 @@ int dbg_watch(dbg *d, int kind, const char *expr, char *msg, size_t n)
         snprintf(msg, n, "Cannot watch constant value '%s': name memory (a variable, *(T*)address or p[i])", expr);
         return -1;
     }
-    int space = v.space;
-    uint64_t addr = v.addr;
-    if (space == BC_SPACE_GENERIC) {
-        uint64_t off;
-        space = vm_generic_space(addr, &off);
-        addr = off;
-    }
-    if (space == BC_SPACE_SHARED_CLUSTER)
-        space = BC_SPACE_SHARED;
-    if (space != BC_SPACE_GLOBAL && space != BC_SPACE_SHARED) {
+    int space;
+    uint64_t addr;
+    unsigned size;
+    if (dbg_memory_place(&v, &space, &addr, &size)) {
         snprintf(msg, n, "Can only watch global or shared memory ('%s' is in another space)", expr);
         return -1;
     }
@@ -2021,7 +2040,7 @@ int dbg_watch(dbg *d, int kind, const char *expr, char *msg, size_t n)
     bp->spec = dup_str(expr);
     bp->space = space;
     bp->addr = addr;
-    bp->size = v.size ? (v.size > 16 ? 16 : v.size) : 4;
+    bp->size = size > 16 ? 16 : size;
     bp->type = v.type;
     snprintf(bp->where, sizeof bp->where, "%s 0x%llx, %u bytes", space == BC_SPACE_SHARED ? "shared" : "global",
              (unsigned long long)addr, bp->size);

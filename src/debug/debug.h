@@ -231,6 +231,10 @@ int dbg_eval(dbg *d, const char *expr, int lane, dbg_value *out, char *msg, size
 /* Reads n bytes of memory in space (GENERIC resolves windows) as lane
  * sees it (local memory is per lane, shared per block). 0 or -1. */
 int dbg_read_memory(dbg *d, int space, uint64_t addr, void *buf, size_t n, int lane);
+/* Where memory a value names lies (an lvalue's place, a pointer's
+ * target, an integer as a generic address), in GLOBAL or SHARED space
+ * (cluster windows fold to SHARED): 0, or -1 when it is in another space. */
+int dbg_memory_place(const dbg_value *v, int *space, uint64_t *addr, unsigned *size);
 /* Formats a value: fmt 0 natural, or gdb's x d u o t f c a. */
 void dbg_format_value(const dbg_value *v, int fmt, char *buf, size_t n);
 /* Reads an lvalue's current contents (kind and bits by its type). */
@@ -275,6 +279,10 @@ uint64_t dbg_previous_event_of_focus(dbg *d);
 void dbg_set_step_count(dbg *d, uint64_t n);
 
 /* ---- utilities for front ends ------------------------------------------- */
+
+/* Reads a line from the FILE ctx after printing prompt on stdout (a
+ * dbg_readline_fn without line editing). */
+char *dbg_read_line(void *ctx, const char *prompt);
 
 /* "block (x,y,z), thread (x,y,z)" of a lane. */
 void dbg_describe_lane(const vm_block *b, const vm_warp *w, int lane, char *buf, size_t n);
