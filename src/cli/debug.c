@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,12 @@ static void capture_end(FILE *tmp, int saved, int show)
         fflush(stderr);
     }
     fclose(tmp);
+}
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    dbg_interrupt_requested = 1;
 }
 
 const char cli_debug_usage[] =
@@ -187,6 +194,12 @@ int cli_debug_main(int argc, char **argv)
     free(is_cmd);
     dbg *d = dbg_cli_debugger(c);
     dbg_active = d;
+    /* Ctrl-C stops a running kernel at its next instruction */
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_sa);
     int targc = argc - i;
     char **targv = argv + i;
     while (dbg_cli_idle(c) == DBG_CLI_RUN) {
@@ -206,6 +219,7 @@ int cli_debug_main(int argc, char **argv)
             break;
     }
     int errors = dbg_cli_errors(c);
+    sigaction(SIGINT, &old_sa, NULL);
     dbg_active = NULL;
     dbg_cli_destroy(c);
     fflush(stdout);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 dbg *dbg_active;
+volatile int dbg_interrupt_requested;
 
 typedef struct ring_entry {
     uint64_t event;
@@ -1444,6 +1445,11 @@ static void h_op(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t
         }
     }
     uint64_t stops = d->nstops;
+    if (dbg_interrupt_requested && !quiet(d)) {
+        dbg_interrupt_requested = 0;
+        do_stop(d, DBG_STOP_STEP, 0, b, w, __builtin_ctz(mask), "\nProgram received signal SIGINT, Interrupt.");
+        return;
+    }
     if (d->nwpend)
         watch_settle(d);
     if (d->killing || d->nstops != stops)

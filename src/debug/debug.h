@@ -30,6 +30,10 @@ typedef struct dbg dbg;
  * consults it (src/exec/launch.c). */
 extern dbg *dbg_active;
 
+/* Set (from a signal handler) to stop the running kernel at its next
+ * instruction, as gdb does on Ctrl-C. */
+extern volatile int dbg_interrupt_requested;
+
 /* ---- the launch side (src/exec/launch.c) ------------------------------- */
 
 /* A launch begins on a device whose checkers installed `inner` (or NULL)

@@ -6,5 +6,7 @@
 # KEMU_DEBUG_REGEN=1 sh run.sh and read the diff.
 set -e
 cd "$(dirname "$0")"
-${NVCC:-nvcc} -ptx -arch=sm_80 -lineinfo dbg.cu -o dbg.ptx
-sed -i 's|^\(\s*\.file\s\+[0-9]\+\s\+"\)[^"]*/\([^/"]*\)"|\1\2"|' dbg.ptx
+for k in dbg spin; do
+    ${NVCC:-nvcc} -ptx -arch=sm_80 -lineinfo $k.cu -o $k.ptx
+    sed -i 's|^\(\s*\.file\s\+[0-9]\+\s\+"\)[^"]*/\([^/"]*\)"|\1\2"|' $k.ptx
+done

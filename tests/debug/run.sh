@@ -62,6 +62,33 @@ trace_check "per-lane values where lanes differ" grep -q '%f[0-9]*=\[.* .*\]' "$
     out:"$tmp/o.npy":f32:1 s32:64 >"$tmp/bad.out" 2>&1
 trace_check "a bad filter is a usage error" sh -c "[ $? = 2 ] && grep -q 'trace-warp wants' '$tmp/bad.out'"
 
+# Ctrl-C (SIGINT) stops a kernel that runs forever, at its next instruction
+mkfifo "$tmp/in"
+: >"$tmp/int.out"
+"$KEMU" debug run spin.ptx --block 32 -- in:zeros:i32:1 out:"$tmp/count.npy":i32:32 <"$tmp/in" >"$tmp/int.out" 2>&1 &
+pid=$!
+exec 3>"$tmp/in"
+printf 'run\n' >&3
+waited=0
+until grep -q 'Launch of CUDA Kernel' "$tmp/int.out" || [ $waited -ge 300 ]; do sleep 0.1; waited=$((waited + 1)); done
+sleep 0.5
+kill -INT $pid
+waited=0
+until grep -q 'SIGINT' "$tmp/int.out" || [ $waited -ge 300 ]; do sleep 0.1; waited=$((waited + 1)); done
+printf 'p *(int *)spin_param_0\ninfo cuda warps\nkill\nquit\n' >&3
+exec 3>&-
+wait $pid
+st=$?
+if [ $st = 0 ] && grep -q '^Program received signal SIGINT, Interrupt.' "$tmp/int.out" && grep -q '\$1 = 0' "$tmp/int.out" &&
+    grep -q '^\*  0 0xffffffff  0xffffffff .* spin.cu:[67] ' "$tmp/int.out" &&
+    grep -q 'killed' "$tmp/int.out"; then
+    echo "ok: Ctrl-C stops a running kernel"
+else
+    echo "FAIL: Ctrl-C (status $st):"
+    cat "$tmp/int.out"
+    fail=1
+fi
+
 # the Debug Adapter Protocol, as an editor speaks it
 if command -v python3 >/dev/null 2>&1; then
     if python3 dap_session.py "$KEMU" dbg.ptx "$tmp"; then :; else fail=1; fi
