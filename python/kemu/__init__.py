@@ -166,7 +166,7 @@ class Device:
     errors (otherwise they are in the LaunchResult's checks)."""
 
     def __init__(self, threads=0, schedule=None, timeout=0.0, arch=None, uninit="nan", tools=None,
-                 racecheck_warp="warn", racecheck_benign="warn", leak_check=False, raise_on_findings=True):
+                 racecheck_warp="auto", racecheck_benign="warn", leak_check=False, raise_on_findings=True):
         if tools is None:
             tools = _DEFAULTS.get("tools", ())
         if schedule is None:
