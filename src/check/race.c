@@ -9,8 +9,10 @@
  * atomics and strong loads and stores (.acquire/.release/.relaxed/
  * .volatile, fence then a strong write) and cp.async wait groups join
  * clocks. Lanes of one warp are ordered by __syncwarp and the other
- * warp-synchronous ops (a per-warp counter); accesses by different lanes
- * in between are the intra-warp hazards reported as warnings.
+ * warp-synchronous ops (a per-warp counter, and the lanes of the syncs
+ * that named only some of them); accesses by different lanes in between,
+ * of one op or two, are the intra-warp hazards (errors on sm_70+, see
+ * race_warp_level).
  *
  * Shared memory has a shadow per 4-byte word holding the accesses not yet
  * known to be ordered before everything that follows, one record per
