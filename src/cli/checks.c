@@ -12,7 +12,7 @@ void cli_checks_init(cli_checks *c, const char *cmd)
 {
     memset(c, 0, sizeof *c);
     c->cmd = cmd;
-    c->config.racecheck_warp = KEMU_CHECK_WARN;
+    c->config.racecheck_warp = KEMU_CHECK_AUTO;
     c->config.racecheck_benign = KEMU_CHECK_WARN;
     c->error_exitcode = -1;
     c->trace.warp = -1;
@@ -40,11 +40,14 @@ void cli_trace_end(cli_checks *c)
     c->tracer = NULL;
 }
 
-static int level(const char *cmd, const char *opt, const char *v, kemu_check_level *out)
+/* A level option's value; `auto` only where allow_auto (--racecheck-warp). */
+static int level(const char *cmd, const char *opt, const char *v, kemu_check_level *out, int allow_auto)
 {
     if (!strcmp(v, "error")) *out = KEMU_CHECK_ERROR;
     else if (!strcmp(v, "warn")) *out = KEMU_CHECK_WARN;
     else if (!strcmp(v, "off")) *out = KEMU_CHECK_OFF;
+    else if (allow_auto && !strcmp(v, "auto")) *out = KEMU_CHECK_AUTO;
+    else if (allow_auto) return cli_usage_error(cmd, "%s wants auto, error, warn or off, got '%s'", opt, v);
     else return cli_usage_error(cmd, "%s wants error, warn or off, got '%s'", opt, v);
     return 0;
 }
@@ -86,8 +89,8 @@ int cli_check_option(const char *name, const char *v, cli_checks *c)
         if (!strcmp(name, "--error-exitcode")) c->error_exitcode = (int)n; else c->print_limit = (int)n;
         return 0;
     }
-    if (!strcmp(name, "--racecheck-warp")) return level(c->cmd, name, v, &c->config.racecheck_warp);
-    if (!strcmp(name, "--racecheck-benign")) return level(c->cmd, name, v, &c->config.racecheck_benign);
+    if (!strcmp(name, "--racecheck-warp")) return level(c->cmd, name, v, &c->config.racecheck_warp, 1);
+    if (!strcmp(name, "--racecheck-benign")) return level(c->cmd, name, v, &c->config.racecheck_benign, 0);
     if (!strcmp(name, "--leak-check")) {
         if (!strcmp(v, "full")) c->config.leak_check = 1;
         else if (!strcmp(v, "no")) c->config.leak_check = 0;

@@ -535,7 +535,7 @@ int cli_exec_main(int argc, char **argv)
                 strncat(tools, names[i].name, sizeof tools - strlen(tools) - 1);
             }
         setenv("KEMU_TOOL", tools, 1);
-        static const char *const levels[] = {"off", "warn", "error"};
+        static const char *const levels[] = {"off", "warn", "error", "auto"};
         setenv("KEMU_RACECHECK_WARP", levels[checks.config.racecheck_warp], 1);
         setenv("KEMU_RACECHECK_BENIGN", levels[checks.config.racecheck_benign], 1);
         if (checks.config.leak_check)
