@@ -138,6 +138,9 @@ typedef struct bc_src {
     int loc_file, loc_line;
 } bc_src;
 
+/* A label of a function's body and the pc of the op it stands before
+ * (the function's op count for a label at its end). */
+typedef struct bc_label { const char *name; uint32_t pc; } bc_label;
 /* A call site: argument and return-value copies between frames. */
 typedef struct bc_copy { uint32_t from, to, size; } bc_copy;
 typedef struct bc_call {
@@ -174,6 +177,8 @@ typedef struct bc_function {
                                      function's layout, UINT64_MAX if unused; NULL: module layout */
     uint32_t nregs_declared;
     uint32_t *reg_slots;          /* by index in ptx->regs: its register slot (predicate slot for .pred) */
+    bc_label *labels; uint32_t nlabels; /* in body order (pcs non-decreasing); names live in the PTX
+                                     module's arena. Debug info (DWARF ranges) maps labels to pcs */
     int uses_calls;               /* calls other functions (needs a stack) */
     unsigned maxntid[3], reqntid[3], reqnctapercluster[3];
     unsigned minnctapersm, maxnreg, maxclusterrank;
@@ -223,6 +228,8 @@ void bc_module_free(bc_module *m);
 /* Finds a function by name, or NULL. */
 bc_function *bc_module_find(const bc_module *m, const char *name);
 
+/* The pc a label of fn stands before: 0, or -1 when fn has no such label. */
+int bc_function_label_pc(const bc_function *fn, const char *label, uint32_t *pc);
 /* Writes a disassembly of fn to b. */
 void bc_disassemble(const bc_module *m, const bc_function *fn, util_buffer *b);
 

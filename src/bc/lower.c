@@ -919,6 +919,7 @@ static int lower_function(lowerer *L, bc_function *f)
                          (void *)&s->insn, &failed);
         }
     }
+    size_t caplabels = 0;
     for (int i = 0; i < pf->nbody; i++) {
         const ptx_stmt *s = &pf->body[i];
         if (s->kind == PTX_STMT_LABEL) {
@@ -926,8 +927,11 @@ static int lower_function(lowerer *L, bc_function *f)
             if (util_map_get(&L->labels, s->label, strlen(s->label)))
                 lower_error(L, s->pos, "label '%s' is defined twice", s->label);
             util_map_put(&L->labels, s->label, strlen(s->label), (void *)(uintptr_t)(f->ncode + 1), &failed);
-            if (failed)
+            if (failed || util_grow(&f->labels, &caplabels, (size_t)f->nlabels + 1, sizeof *f->labels)) {
                 L->oom = 1;
+                return 0;
+            }
+            f->labels[f->nlabels++] = (bc_label){s->label, f->ncode};
             continue;
         }
         const ptx_insn *in = &s->insn;
@@ -987,6 +991,11 @@ static int lower_function(lowerer *L, bc_function *f)
             f->code[r->op].imm = (int64_t)(at - 1);
     }
     L->nrefs = 0;
+    if (f->nlabels && f->nlabels < caplabels) {
+        bc_label *fit = realloc(f->labels, f->nlabels * sizeof *fit);
+        if (fit)
+            f->labels = fit;
+    }
     util_map_free(&L->labels);
     util_map_free(&L->tables);
     f->reg_slots = L->reg_slot; /* kept: debuggers name registers */
@@ -1081,6 +1090,16 @@ kemu_status bc_module_lower(bc_module *m, uint64_t global_base, kemu_error *err)
     return st;
 }
 
+int bc_function_label_pc(const bc_function *fn, const char *label, uint32_t *pc)
+{
+    for (uint32_t i = 0; fn && i < fn->nlabels; i++)
+        if (!strcmp(fn->labels[i].name, label)) {
+            *pc = fn->labels[i].pc;
+            return 0;
+        }
+    return -1;
+}
+
 void bc_module_free(bc_module *m)
 {
     if (!m)
@@ -1103,6 +1122,7 @@ void bc_module_free(bc_module *m)
         free(f->rets);
         free(f->shared_addr);
         free(f->reg_slots);
+        free(f->labels);
         free(f);
     }
     free(m->functions);

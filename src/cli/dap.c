@@ -204,7 +204,7 @@ static json_t *source_object(dap *p, const bc_function *fn, uint32_t pc, int *li
     return src;
 }
 
-enum { SCOPE_REGS = 1, SCOPE_LANES, SCOPE_PARAMS, SCOPE_BUILTINS };
+enum { SCOPE_REGS = 1, SCOPE_LANES, SCOPE_PARAMS, SCOPE_BUILTINS, SCOPE_LOCALS };
 
 static int64_t var_ref(int64_t tid, int level, int kind)
 {
@@ -245,6 +245,25 @@ static json_t *variables(dap *p, int64_t ref)
                 continue;
             dbg_format_value(&v, 0, value, sizeof value);
             json_array_append_new(list, variable(names[i], value, "u32"));
+        }
+        return list;
+    }
+    if (kind == SCOPE_LOCALS) {
+        /* source variables (nvcc -G): parameters and locals by their CUDA names */
+        const dwarf_var *vars[512];
+        const dwarf_info *di = dbg_dwarf(d);
+        int n = dbg_visible_vars(d, vars, 512);
+        for (int i = 0; i < n && i < 512; i++) {
+            dbg_value v;
+            char msg[256], type[128];
+            util_buffer b = {0};
+            if (dbg_eval(d, vars[i]->name, fo->lane, &v, msg, sizeof msg))
+                util_buffer_printf(&b, "<%s>", msg);
+            else
+                dbg_format_object(d, &v, 0, fo->lane, &b);
+            dwarf_type_name(di, vars[i]->type, type, sizeof type);
+            json_array_append_new(list, variable(vars[i]->name, b.data ? b.data : "", type));
+            util_buffer_free(&b);
         }
         return list;
     }
@@ -602,6 +621,16 @@ static void handle(dap *p, json_t *req, int stopped, int *resume)
         static const struct { const char *name; int kind; } s[] = {
             {"Registers (focused lane)", SCOPE_REGS}, {"Registers (all lanes)", SCOPE_LANES},
             {"Kernel parameters", SCOPE_PARAMS}, {"Built-ins", SCOPE_BUILTINS}};
+        /* "Locals" first (editors open the first scope) where DWARF has variables here */
+        const dwarf_var *any;
+        if (!focus_thread(p, tid, level) && dbg_visible_vars(p->d, &any, 1) > 0) {
+            json_t *o = json_object();
+            json_object_set_new(o, "name", json_string("Locals"));
+            json_object_set_new(o, "presentationHint", json_string("locals"));
+            json_object_set_new(o, "variablesReference", json_integer(var_ref(tid, level, SCOPE_LOCALS)));
+            json_object_set_new(o, "expensive", json_false());
+            json_array_append_new(scopes, o);
+        }
         for (int i = 0; i < 4; i++) {
             json_t *o = json_object();
             json_object_set_new(o, "name", json_string(s[i].name));

@@ -473,26 +473,10 @@ static int parse_triple(const char *s, unsigned v[3])
 
 static void show_value(dbg_cli *c, const dbg_value *v, int fmt, int lane)
 {
-    char buf[128];
-    if (v->array_count) {
-        uint64_t n = v->array_count > 200 ? 200 : v->array_count;
-        out(c, "{");
-        for (uint64_t i = 0; i < n; i++) {
-            dbg_value e = *v;
-            e.array_count = 0;
-            e.addr = v->addr + i * (v->size ? v->size : 1);
-            if (dbg_load(c->d, &e, lane)) {
-                out(c, "%s<unreadable>", i ? ", " : "");
-                break;
-            }
-            dbg_format_value(&e, fmt, buf, sizeof buf);
-            out(c, "%s%s", i ? ", " : "", buf);
-        }
-        out(c, "%s}", v->array_count > n ? "..." : "");
-        return;
-    }
-    dbg_format_value(v, fmt, buf, sizeof buf);
-    out(c, "%s", buf);
+    util_buffer b = {0};
+    dbg_format_object(c->d, v, fmt, lane, &b);
+    out(c, "%s", b.data ? b.data : "");
+    util_buffer_free(&b);
 }
 
 /* "/FMT" after a command name: count, format letter, unit letter. */
@@ -959,9 +943,42 @@ static void info_registers(dbg_cli *c, const char *args, int stopped)
     }
 }
 
+/* Source variables of the focused frame (nvcc -G): its parameters
+ * (params 1) or its locals, innermost block first. Returns 0 when the
+ * module has no DWARF there. */
+static int source_vars(dbg_cli *c, int params)
+{
+    const dwarf_var *vars[512];
+    dbg_focus *fo = dbg_focus_get(c->d);
+    if (!dbg_dwarf(c->d) || !fo->w)
+        return 0;
+    int n = dbg_visible_vars(c->d, vars, 512), shown = 0;
+    if (!n)
+        return 0;
+    for (int i = 0; i < n && i < 512; i++) {
+        if (vars[i]->is_param != params)
+            continue;
+        dbg_value v;
+        char msg[256];
+        shown++;
+        if (dbg_eval(c->d, vars[i]->name, fo->lane, &v, msg, sizeof msg)) {
+            out(c, "%s = <%s>\n", vars[i]->name, msg);
+            continue;
+        }
+        out(c, "%s = ", vars[i]->name);
+        show_value(c, &v, 0, fo->lane);
+        out(c, "\n");
+    }
+    if (!shown)
+        out(c, params ? "No arguments.\n" : "No locals.\n");
+    return 1;
+}
+
 static void info_args(dbg_cli *c, int stopped)
 {
     if (!need_stopped(c, stopped))
+        return;
+    if (source_vars(c, 1))
         return;
     vm_launch *L = dbg_launch(c->d);
     dbg_focus *fo = dbg_focus_get(c->d);
@@ -1049,7 +1066,7 @@ static void help(dbg_cli *c)
         "Focus:      cuda block X,Y,Z [thread X,Y,Z], cuda thread X,Y,Z, cuda warp N [lane M], cuda lane M,\n"
         "            cuda kernel N, cuda (show the focus)\n"
         "Looking:    print (p)[/FMT] EXPR[@lanes], x/NFU [@space] ADDR, info registers (i r) [REG...],\n"
-        "            info args, backtrace (bt), frame (f) N, up, down, list (l) [LINE], info line,\n"
+        "            info args, info locals, backtrace (bt), frame (f) N, up, down, list (l) [LINE], info line,\n"
         "            info breakpoints (i b), info cuda kernels|blocks|warps|lanes|barriers|mbarriers\n"
         "History:    info last-writer EXPR, info history EXPR (replays the run up to now)\n"
         "EXPR:       %%r5, %%p1, threadIdx.x, blockIdx.y, blockDim.x, gridDim.x, $lane, $warp, $pc, kernel\n"
@@ -1480,9 +1497,9 @@ static int run_command(dbg_cli *c, char *line, int stopped)
         else if (is(sub, "args", 2))
             info_args(c, stopped);
         else if (is(sub, "locals", 2)) {
-            if (need_stopped(c, stopped))
-                out(c, "No symbol table info available (registers: info registers; -G builds keep variables in "
-                       "registers and local memory).\n");
+            if (need_stopped(c, stopped) && !source_vars(c, 0))
+                out(c, "No symbol table info available (registers: info registers; compile with nvcc -G for "
+                       "source variables).\n");
         } else if (is(sub, "frame", 1)) {
             backtrace(c, stopped);
         } else if (!strcmp(sub, "cuda"))

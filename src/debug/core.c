@@ -108,6 +108,9 @@ struct dbg {
     /* mbarriers initialized, by block */
     struct { uint64_t block, offset; } *mbars;
     size_t nmbars, capmbars;
+    /* the current launch's module's DWARF (nvcc -G), read at first use */
+    dwarf_info *dwarf;
+    int dwarf_read;
 };
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -243,10 +246,22 @@ void dbg_destroy(dbg *d)
     free(d->wpend);
     free(d->mbars);
     free(d->answer);
+    dwarf_free(d->dwarf);
     util_buffer_free(&d->q_text);
     if (d->trace)
         fclose(d->trace);
     free(d);
+}
+
+const dwarf_info *dbg_dwarf(dbg *d)
+{
+    if (!d->L || !d->L->mod)
+        return NULL;
+    if (!d->dwarf_read) {
+        d->dwarf = dwarf_load_module(d->L->mod, NULL, 0);
+        d->dwarf_read = 1;
+    }
+    return d->dwarf;
 }
 
 int dbg_trace_open(dbg *d, const char *path, const dbg_trace_filter *filter)
@@ -523,6 +538,15 @@ static int bp_resolve(dbg *d, dbg_bp *bp, const bc_module *m, char *msg, size_t 
             return -1;
         }
         const bc_function *fn = bc_module_find(m, spec);
+        if (!fn && d->L && d->L->mod == m) {
+            /* a CUDA function name (`break twice` for _Z5twicei), from DWARF */
+            int ns;
+            const dwarf_scope *sc = dwarf_scopes(dbg_dwarf(d), &ns);
+            for (int i = 0; i < ns && !fn; i++)
+                if (sc[i].parent < 0 && sc[i].fn >= 0 && sc[i].fn < m->nfunctions && sc[i].name &&
+                    !strcmp(sc[i].name, spec))
+                    fn = m->functions[sc[i].fn];
+        }
         if (!fn || !fn->ncode)
             return 0;
         bp_mark(bp, fn, 0);
@@ -1698,6 +1722,11 @@ const vm_hooks *dbg_launch_begin(dbg *d, vm_launch *L, const vm_hooks *inner, co
     d->inner = inner;
     d->inner_faults = inner_faults;
     d->kernel_id++;
+    /* a launch may run another module (or one loaded again at the same
+     * address): its DWARF is read again when asked for */
+    dwarf_free(d->dwarf);
+    d->dwarf = NULL;
+    d->dwarf_read = 0;
     d->cluster = NULL;
     d->cur_b = NULL;
     d->cur_w = NULL;
@@ -1902,11 +1931,29 @@ int dbg_load(dbg *d, dbg_value *v, int lane)
     v->addr = keep.addr;
     v->size = keep.size;
     v->array_count = keep.array_count;
+    v->is_pointer = keep.is_pointer;
+    v->ptr_space = keep.ptr_space;
+    v->ptr_type = keep.ptr_type;
+    v->dtype = keep.dtype;
+    v->ptr_dtype = keep.ptr_dtype;
+    v->is_struct = keep.is_struct;
     return 0;
+}
+
+void dbg_value_from_bits(dbg_value *v, uint64_t bits, unsigned size, int type)
+{
+    unsigned char buf[8];
+    for (unsigned i = 0; i < 8; i++)
+        buf[i] = (unsigned char)(bits >> (8 * i));
+    load_bits(buf, size > 8 ? 8 : size, type, v);
 }
 
 void dbg_format_value(const dbg_value *v, int fmt, char *buf, size_t n)
 {
+    if (v->optimized_out) {
+        snprintf(buf, n, "<optimized out>");
+        return;
+    }
     uint64_t bits = v->kind == DBG_V_FLOAT ? 0 : v->u;
     if (v->kind == DBG_V_FLOAT && fmt && fmt != 'f') {
         if (v->type == PTX_T_F64) {

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "debug/dwarf.h"
 #include "util.h"
 #include "vm/vm.h"
 
@@ -223,14 +224,22 @@ typedef struct dbg_value {
     int ptr_space, ptr_type;
     int is_pointer;
     uint64_t array_count; /* a PTX array variable: elements */
+    /* source variables (DWARF): the value's type and a pointer's pointee
+     * type (dwarf_type index + 1; 0: none), a struct (not loaded as a
+     * scalar), a variable not live at the pc */
+    int dtype, ptr_dtype;
+    int is_struct;
+    int optimized_out;
 } dbg_value;
 enum { DBG_V_INT = 1, DBG_V_UINT, DBG_V_FLOAT, DBG_V_MASK };
 
 /* Evaluates an expression for lane `lane` of the focus's warp in the
  * focus's frame (registers %r5, predicates, threadIdx.x, blockIdx.y,
- * blockDim, gridDim, $lane, $warp, $pc, kernel parameters and PTX
- * variables by name, casts to (u32)/(float)/(T*) with @shared and the
- * other spaces, *p, p[i], &var, C operators). 0, or -1 with msg. */
+ * blockDim, gridDim, $lane, $warp, $pc, source variables by their CUDA
+ * names where the PTX carries DWARF (s.member, p->member), kernel
+ * parameters and PTX variables by name, casts to (u32)/(float)/(T*) with
+ * @shared and the other spaces, *p, p[i], &var, C operators). 0, or -1
+ * with msg. */
 int dbg_eval(dbg *d, const char *expr, int lane, dbg_value *out, char *msg, size_t n);
 /* Reads n bytes of memory in space (GENERIC resolves windows) as lane
  * sees it (local memory is per lane, shared per block). 0 or -1. */
@@ -243,6 +252,24 @@ int dbg_memory_place(const dbg_value *v, int *space, uint64_t *addr, unsigned *s
 void dbg_format_value(const dbg_value *v, int fmt, char *buf, size_t n);
 /* Reads an lvalue's current contents (kind and bits by its type). */
 int dbg_load(dbg *d, dbg_value *v, int lane);
+
+/* Sets v to the value of the low size bytes of bits read as a ptx_type. */
+void dbg_value_from_bits(dbg_value *v, uint64_t bits, unsigned size, int type);
+/* Formats a value as gdb prints it, aggregates too: arrays {1, 2, ...},
+ * structs {a = 1, b = 2}, DWARF pointers (float *) 0x..., <optimized out>;
+ * lvalues are read as lane sees memory. Appends to b. */
+void dbg_format_object(dbg *d, const dbg_value *v, int fmt, int lane, util_buffer *b);
+
+/* out: place (an lvalue's space and address) given the shape of DWARF
+ * type dwarf_type_index (ptx type, size, pointer, array, struct). 0. */
+int dbg_shape_value(dbg *d, const dbg_value *place, int dwarf_type_index, dbg_value *out);
+/* The source variables (DWARF, nvcc -G) of the current launch's module,
+ * read at the first call of a launch; NULL when there are none. */
+const dwarf_info *dbg_dwarf(dbg *d);
+/* The source variables visible at the focused lane's selected frame,
+ * innermost scope first (see dwarf_visible): count, up to max filled;
+ * 0 when there is no DWARF or no focus. */
+int dbg_visible_vars(dbg *d, const dwarf_var **out, int max);
 
 /* The register named name ("%r5") of fn, its slot and type: 0, -1 if none. */
 int dbg_find_register(const bc_function *fn, const char *name, uint32_t *slot, int *type, int *is_pred);

@@ -1,9 +1,11 @@
 /* Expressions of the debugger (print, conditions, watch, x): C operators
  * over PTX registers, special names (threadIdx.x, blockIdx.y, blockDim,
- * gridDim, warpSize, $lane, $warp, $pc, $event), kernel parameters and
- * module variables by name, and casts, with cuda-gdb's @space qualifiers
- * for pointers: (@shared float *)16. Every value is evaluated for one lane
- * of the focused warp, in the focused frame. */
+ * gridDim, warpSize, $lane, $warp, $pc, $event), source variables where
+ * the PTX carries DWARF (nvcc -G: read through dwarf.c, typed by their
+ * DWARF types), kernel parameters and module variables by name, and
+ * casts, with cuda-gdb's @space qualifiers for pointers: (@shared float
+ * *)16. Every value is evaluated for one lane of the focused warp, in the
+ * focused frame. */
 #include "config.h"
 #include "debug/debug.h"
 
@@ -90,7 +92,11 @@ static unsigned type_bytes(int type)
 /* An lvalue's contents (non-lvalues as they are). */
 static dbg_value rv(parser *p, dbg_value v)
 {
-    if (!v.is_lvalue || v.array_count)
+    if (v.optimized_out) {
+        fail(p, "value has been optimized out%s", NULL);
+        return v;
+    }
+    if (!v.is_lvalue || v.array_count || v.is_struct)
         return v;
     if (dbg_load(p->d, &v, p->lane)) {
         char a[40];
@@ -197,6 +203,293 @@ static int names_variable(const char *sym, const char *name)
     return a > b && !strncmp(sym, "_ZZ", 3) && !strcmp(sym + a - b, tail);
 }
 
+/* A variable declared inside a function (laid out as the lowering lays
+ * them out: shared ones from the function's shared base, local ones in
+ * its frame): 1 with *out set, 0 if fw's function has none so named. */
+static int function_local(const dbg_where *fw, const char *name, dbg_value *out)
+{
+    if (!fw->fn->ptx)
+        return 0;
+    const ptx_function *pf = fw->fn->ptx;
+    uint64_t shared_cursor = fw->fn->shared_local_base, local = 0;
+    for (int i = 0; i < pf->nlocals; i++) {
+        const ptx_var *lv = pf->locals[i];
+        uint64_t align = lv->align ? lv->align : 1, at;
+        if (lv->space == PTX_SPACE_SHARED) {
+            shared_cursor = (shared_cursor + align - 1) / align * align;
+            at = shared_cursor;
+            shared_cursor += lv->size;
+        } else {
+            if (lv->space == PTX_SPACE_PARAM && align < 4)
+                align = 4;
+            local = (local + align - 1) / align * align;
+            at = local;
+            local += lv->size;
+        }
+        if (lv->name && names_variable(lv->name, name)) {
+            dbg_value v;
+            memset(&v, 0, sizeof v);
+            v.is_lvalue = 1;
+            v.space = lv->space == PTX_SPACE_SHARED ? BC_SPACE_SHARED : BC_SPACE_LOCAL;
+            v.addr = lv->space == PTX_SPACE_SHARED ? at : fw->frame->local_base + at;
+            v.type = lv->type ? (int)lv->type : PTX_T_B8;
+            v.size = type_bytes(v.type);
+            if (lv->is_array || lv->array_count)
+                v.array_count = lv->array_count ? lv->array_count : lv->size / v.size;
+            *out = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- source variables (DWARF) ------------------------------------------------ */
+
+static int space_of_class(int addr_class)
+{
+    switch (addr_class) {
+    case DWARF_ADDR_GLOBAL: return BC_SPACE_GLOBAL;
+    case DWARF_ADDR_SHARED: return BC_SPACE_SHARED;
+    case DWARF_ADDR_LOCAL: return BC_SPACE_LOCAL;
+    case DWARF_ADDR_CONST: return BC_SPACE_CONST;
+    case DWARF_ADDR_PARAM: return BC_SPACE_PARAM_KERNEL;
+    default: return BC_SPACE_GENERIC;
+    }
+}
+
+/* The ptx_type that reads a DWARF base type. */
+static int base_ptx_type(const dwarf_type *t)
+{
+    uint64_t n = t->size;
+    switch (t->encoding) {
+    case DWARF_ATE_FLOAT:
+        return n == 2 ? PTX_T_F16 : n == 8 ? PTX_T_F64 : PTX_T_F32;
+    case DWARF_ATE_BOOLEAN:
+        return PTX_T_PRED;
+    case DWARF_ATE_SIGNED: case DWARF_ATE_SIGNED_CHAR:
+        return n == 1 ? PTX_T_S8 : n == 2 ? PTX_T_S16 : n == 8 ? PTX_T_S64 : PTX_T_S32;
+    default:
+        return n == 1 ? PTX_T_U8 : n == 2 ? PTX_T_U16 : n == 8 ? PTX_T_U64 : PTX_T_U32;
+    }
+}
+
+/* Gives v (an lvalue's place, or a register's bits to come) the shape
+ * of DWARF type index: ptx type and size, pointer, array, struct. */
+static void apply_type(dbg *d, dbg_value *v, int index)
+{
+    const dwarf_info *di = dbg_dwarf(d);
+    int t = dwarf_type_strip(di, index);
+    const dwarf_type *ty = dwarf_type_at(di, t);
+    v->dtype = t + 1;
+    v->type = PTX_T_B8;
+    v->size = 1;
+    if (!ty)
+        return;
+    switch (ty->kind) {
+    case DWARF_T_BASE:
+        v->type = base_ptx_type(ty);
+        v->size = ty->size ? (unsigned)ty->size : type_bytes(v->type);
+        return;
+    case DWARF_T_POINTER: {
+        v->type = PTX_T_U64;
+        v->size = 8;
+        v->is_pointer = 1;
+        v->ptr_space = space_of_class(ty->addr_class);
+        int pt = dwarf_type_strip(di, ty->target);
+        const dwarf_type *pty = dwarf_type_at(di, pt);
+        v->ptr_type = pty && pty->kind == DWARF_T_BASE ? base_ptx_type(pty)
+                    : pty && pty->kind == DWARF_T_POINTER ? PTX_T_U64 : PTX_T_B8;
+        v->ptr_dtype = pt + 1;
+        return;
+    }
+    case DWARF_T_ARRAY: {
+        uint64_t count = ty->count ? ty->count : 1;
+        apply_type(d, v, ty->target);
+        v->array_count = count;
+        return;
+    }
+    case DWARF_T_STRUCT:
+        v->is_struct = 1;
+        v->size = ty->size > UINT32_MAX ? UINT32_MAX : (unsigned)ty->size;
+        return;
+    default:
+        v->size = ty->size && ty->size <= 8 ? (unsigned)ty->size : 1;
+        return;
+    }
+}
+
+/* Where a PTX symbol a DWARF location names lives, as lane sees it from
+ * frame fw: the function's parameters, its .local/.shared variables
+ * (__local_depot0), module variables. 0, or -1. */
+static int symbol_place(parser *p, const dbg_where *fw, const char *name, int *space, uint64_t *addr)
+{
+    const bc_function *fn = fw->fn;
+    for (int i = 0; i < fn->nparams; i++)
+        if (fn->params[i].name && !strcmp(fn->params[i].name, name)) {
+            *space = fn->is_entry ? BC_SPACE_PARAM_KERNEL : BC_SPACE_LOCAL;
+            *addr = fn->params[i].offset + (fn->is_entry ? 0 : fw->frame->local_base);
+            return 0;
+        }
+    dbg_value v;
+    if (function_local(fw, name, &v)) {
+        *space = v.space;
+        *addr = v.addr;
+        return 0;
+    }
+    vm_launch *L = dbg_launch(p->d);
+    const bc_module *m = L ? L->mod : NULL;
+    for (int i = 0; m && i < m->nsymbols; i++)
+        if (m->symbols[i].name && !strcmp(m->symbols[i].name, name)) {
+            *space = m->symbols[i].space;
+            *addr = m->symbols[i].address;
+            return 0;
+        }
+    return -1;
+}
+
+/* The value of source variable var at frame fw. */
+static dbg_value source_value(parser *p, const dwarf_var *var, const dbg_where *fw)
+{
+    const dwarf_info *di = dbg_dwarf(p->d);
+    dbg_value v;
+    memset(&v, 0, sizeof v);
+    const dwarf_loc *loc = dwarf_location(di, var, fw->fn->index, fw->pc);
+    if (!loc) {
+        apply_type(p->d, &v, var->type);
+        v.kind = DBG_V_UINT;
+        v.array_count = 0;
+        v.is_struct = 0;
+        v.optimized_out = 1;
+        return v;
+    }
+    if (loc->kind == DWARF_LOC_REG || loc->kind == DWARF_LOC_BREG) {
+        uint32_t slot;
+        int type, is_pred;
+        if (dbg_find_register(fw->fn, loc->reg, &slot, &type, &is_pred)) {
+            fail(p, "Cannot read the register %s that holds this variable", loc->reg);
+            return mk_int(0);
+        }
+        uint64_t bits = is_pred ? (fw->frame->preds[slot] >> p->lane & 1)
+                                : fw->frame->regs[(size_t)slot * VM_WARP + (size_t)p->lane];
+        if (loc->kind == DWARF_LOC_BREG) {
+            /* the register holds an address (a generic one: %SP) */
+            apply_type(p->d, &v, var->type);
+            v.is_lvalue = 1;
+            v.space = BC_SPACE_GENERIC;
+            v.addr = bits + (uint64_t)loc->offset;
+            return v;
+        }
+        dbg_value shape;
+        memset(&shape, 0, sizeof shape);
+        apply_type(p->d, &shape, var->type);
+        if (shape.array_count || shape.is_struct) {
+            fail(p, "An aggregate in a register (%s) cannot be shown", loc->reg);
+            return mk_int(0);
+        }
+        dbg_value_from_bits(&v, bits, shape.size, shape.type);
+        v.is_pointer = shape.is_pointer;
+        v.ptr_space = shape.ptr_space;
+        v.ptr_type = shape.ptr_type;
+        v.ptr_dtype = shape.ptr_dtype;
+        v.dtype = shape.dtype;
+        return v;
+    }
+    if (loc->kind == DWARF_LOC_ADDR) {
+        int space = space_of_class(var->addr_class);
+        uint64_t addr = (uint64_t)loc->offset;
+        if (loc->symbol) {
+            uint64_t base;
+            if (symbol_place(p, fw, loc->symbol, &space, &base)) {
+                fail(p, "Cannot find the PTX symbol %s that holds this variable", loc->symbol);
+                return mk_int(0);
+            }
+            addr += base;
+        }
+        apply_type(p->d, &v, var->type);
+        v.is_lvalue = 1;
+        v.space = space;
+        v.addr = addr;
+        return v;
+    }
+    fail(p, "Unhandled DWARF location expression for \"%s\"", var->name);
+    return mk_int(0);
+}
+
+/* A source variable named name visible at the focused frame: 1 with *out
+ * set, 0 when there is none (or no DWARF). */
+static int source_variable(parser *p, const char *name, dbg_value *out)
+{
+    dbg *d = p->d;
+    dbg_focus *fo = dbg_focus_get(d);
+    const dwarf_info *di = dbg_dwarf(d);
+    dbg_where fw;
+    if (!di || !fo->w || dbg_lane_where(d, fo->b, fo->w, p->lane, fo->frame, &fw))
+        return 0;
+    const dwarf_var *var = dwarf_lookup(di, fw.fn->index, fw.pc, name);
+    if (!var)
+        return 0;
+    *out = source_value(p, var, &fw);
+    return 1;
+}
+
+/* s.member of a struct lvalue. */
+static dbg_value member_of(parser *p, dbg_value s, const char *member)
+{
+    if (p->failed)
+        return s;
+    const dwarf_info *di = dbg_dwarf(p->d);
+    const dwarf_type *ty = dwarf_type_at(di, s.dtype - 1);
+    if (s.optimized_out) {
+        fail(p, "value has been optimized out%s", NULL);
+        return mk_int(0);
+    }
+    if (!s.is_struct || !ty || !s.is_lvalue) {
+        fail(p, "Attempt to extract a component of a value that is not a structure.%s", NULL);
+        return mk_int(0);
+    }
+    const dwarf_member *m = dwarf_members(di);
+    for (int i = 0; i < ty->nmembers; i++) {
+        const dwarf_member *mb = &m[ty->first_member + i];
+        if (!mb->name || strcmp(mb->name, member))
+            continue;
+        dbg_value r;
+        memset(&r, 0, sizeof r);
+        r.is_lvalue = 1;
+        r.space = s.space;
+        r.addr = s.addr + mb->offset;
+        apply_type(p->d, &r, mb->type);
+        return r;
+    }
+    fail(p, "There is no member named %s.", member);
+    return mk_int(0);
+}
+
+/* Applies ".a.b" member names (from "s.a.b", read as one name) in turn. */
+static dbg_value members_of(parser *p, dbg_value v, const char *path)
+{
+    char part[256];
+    while (*path && !p->failed) {
+        size_t k = strcspn(path, ".");
+        snprintf(part, sizeof part, "%.*s", (int)(k < 255 ? k : 255), path);
+        v = member_of(p, v, part);
+        path += k;
+        if (*path == '.')
+            path++;
+    }
+    return v;
+}
+
+/* Bytes of what a pointer points to (its DWARF type's, or its ptx type's). */
+static unsigned pointee_size(parser *p, const dbg_value *v)
+{
+    if (v->ptr_dtype) {
+        const dwarf_type *t = dwarf_type_at(dbg_dwarf(p->d), v->ptr_dtype - 1);
+        if (t && t->size && t->size <= UINT32_MAX)
+            return (unsigned)t->size;
+    }
+    return type_bytes(v->ptr_type);
+}
+
 static dbg_value name_value(parser *p, const char *name)
 {
     dbg *d = p->d;
@@ -252,6 +545,16 @@ static dbg_value name_value(parser *p, const char *name)
         fail(p, "No symbol \"%s\" in current context (no kernel is running)", name);
         return mk_int(0);
     }
+    /* source variables (nvcc -G), innermost scope first; "s.a" is s's member a */
+    if (source_variable(p, name, &v))
+        return v;
+    const char *dot = strchr(name, '.');
+    if (dot && dot > name && (size_t)(dot - name) < 256) {
+        char base[256];
+        snprintf(base, sizeof base, "%.*s", (int)(dot - name), name);
+        if (source_variable(p, base, &v))
+            return members_of(p, v, dot + 1);
+    }
     /* kernel parameters */
     const bc_function *k = L->kernel;
     for (int i = 0; k && i < k->nparams; i++)
@@ -282,42 +585,10 @@ static dbg_value name_value(parser *p, const char *name)
             v.array_count = s->var->array_count ? s->var->array_count : s->size / v.size;
         return v;
     }
-    /* variables declared inside the focused function (laid out as the
-     * lowering lays them out: shared ones from the function's shared
-     * base, local ones in its frame) */
+    /* variables declared inside the focused function */
     dbg_where fw;
-    if (fo->w && dbg_lane_where(d, fo->b, fo->w, p->lane, fo->frame, &fw) == 0 && fw.fn->ptx) {
-        const ptx_function *pf = fw.fn->ptx;
-        uint64_t shared_cursor = fw.fn->shared_local_base, local = 0;
-        {
-            for (int i = 0; i < pf->nlocals; i++) {
-                const ptx_var *lv = pf->locals[i];
-                uint64_t align = lv->align ? lv->align : 1, at;
-                if (lv->space == PTX_SPACE_SHARED) {
-                    shared_cursor = (shared_cursor + align - 1) / align * align;
-                    at = shared_cursor;
-                    shared_cursor += lv->size;
-                } else {
-                    if (lv->space == PTX_SPACE_PARAM && align < 4)
-                        align = 4;
-                    local = (local + align - 1) / align * align;
-                    at = local;
-                    local += lv->size;
-                }
-                if (lv->name && names_variable(lv->name, name)) {
-                    memset(&v, 0, sizeof v);
-                    v.is_lvalue = 1;
-                    v.space = lv->space == PTX_SPACE_SHARED ? BC_SPACE_SHARED : BC_SPACE_LOCAL;
-                    v.addr = lv->space == PTX_SPACE_SHARED ? at : fw.frame->local_base + at;
-                    v.type = lv->type ? (int)lv->type : PTX_T_B8;
-                    v.size = type_bytes(v.type);
-                    if (lv->is_array || lv->array_count)
-                        v.array_count = lv->array_count ? lv->array_count : lv->size / v.size;
-                    return v;
-                }
-            }
-        }
-    }
+    if (fo->w && dbg_lane_where(d, fo->b, fo->w, p->lane, fo->frame, &fw) == 0 && function_local(&fw, name, &v))
+        return v;
     /* a function's static __shared__/__device__ variable: nvcc names it
      * _ZZ<function>E<length><name>; the running kernel's first */
     const bc_symbol *best = NULL;
@@ -433,6 +704,15 @@ static dbg_value deref(parser *p, dbg_value v)
     r.addr = v.u;
     r.type = v.ptr_type;
     r.size = type_bytes(v.ptr_type);
+    if (v.ptr_dtype) {
+        const dwarf_type *t = dwarf_type_at(dbg_dwarf(p->d), v.ptr_dtype - 1);
+        if (!t || (t->kind != DWARF_T_BASE && t->kind != DWARF_T_POINTER && t->kind != DWARF_T_STRUCT &&
+                   t->kind != DWARF_T_ARRAY)) {
+            fail(p, "Attempt to take contents of a non-pointer value.%s", NULL);
+            return mk_int(0);
+        }
+        apply_type(p->d, &r, v.ptr_dtype - 1);
+    }
     return r;
 }
 
@@ -451,7 +731,7 @@ static dbg_value index_of(parser *p, dbg_value base, dbg_value idx)
         fail(p, "cannot subscript something that is not an array or a pointer%s", NULL);
         return mk_int(0);
     }
-    base.u += (uint64_t)i * type_bytes(base.ptr_type);
+    base.u += (uint64_t)i * pointee_size(p, &base);
     return deref(p, base);
 }
 
@@ -512,6 +792,16 @@ static dbg_value postfix(parser *p)
             if (!accept(p, "]"))
                 fail(p, "missing ']'%s", NULL);
             v = index_of(p, v, i);
+        } else if (accept(p, "->")) {
+            char m[256];
+            if (!read_ident(p, m, sizeof m))
+                fail(p, "A syntax error in expression, near `%s'.", p->s);
+            v = members_of(p, deref(p, v), m);
+        } else if (*p->s == '.' && (isalpha((unsigned char)p->s[1]) || p->s[1] == '_')) {
+            char m[256];
+            p->s++;
+            read_ident(p, m, sizeof m);
+            v = members_of(p, v, m);
         } else {
             break;
         }
@@ -593,6 +883,7 @@ static dbg_value unary(parser *p)
         r.is_pointer = 1;
         r.ptr_space = v.space;
         r.ptr_type = v.type;
+        r.ptr_dtype = v.array_count ? 0 : v.dtype;
         return r;
     }
     return postfix(p);
@@ -611,7 +902,7 @@ static dbg_value arith(parser *p, char op, dbg_value a, dbg_value b)
         return mk_int(0);
     if ((op == '+' || op == '-') && a.is_pointer && !b.is_pointer) {
         int64_t k = b.kind == DBG_V_FLOAT ? (int64_t)b.f : b.i;
-        a.u += (uint64_t)(op == '+' ? k : -k) * type_bytes(a.ptr_type);
+        a.u += (uint64_t)(op == '+' ? k : -k) * pointee_size(p, &a);
         return a;
     }
     if (a.kind == DBG_V_FLOAT || b.kind == DBG_V_FLOAT) {
@@ -800,7 +1091,7 @@ int dbg_eval(dbg *d, const char *text, int lane, dbg_value *out, char *msg, size
         fail(&p, "A syntax error in expression, near `%s'.", p.s);
     if (p.failed)
         return -1;
-    if (v.is_lvalue && !v.array_count) {
+    if (v.is_lvalue && !v.array_count && !v.is_struct) {
         dbg_value keep = v;
         v = rv(&p, v);
         if (p.failed)
@@ -812,4 +1103,112 @@ int dbg_eval(dbg *d, const char *text, int lane, dbg_value *out, char *msg, size
     }
     *out = v;
     return 0;
+}
+
+/* ---- showing values ------------------------------------------------------------ */
+
+static void format_rec(dbg *d, const dbg_value *v, int fmt, int lane, util_buffer *b, int depth)
+{
+    char buf[128];
+    if (v->optimized_out) {
+        util_buffer_printf(b, "<optimized out>");
+        return;
+    }
+    if (depth > 6) {
+        util_buffer_printf(b, "{...}");
+        return;
+    }
+    if (v->array_count) {
+        uint64_t n = v->array_count > 200 ? 200 : v->array_count;
+        util_buffer_printf(b, "{");
+        for (uint64_t i = 0; i < n; i++) {
+            dbg_value e = *v;
+            e.array_count = 0;
+            e.addr = v->addr + i * (v->size ? v->size : 1);
+            util_buffer_printf(b, "%s", i ? ", " : "");
+            if (!e.is_struct && dbg_load(d, &e, lane)) {
+                util_buffer_printf(b, "<unreadable>");
+                break;
+            }
+            format_rec(d, &e, fmt, lane, b, depth + 1);
+        }
+        util_buffer_printf(b, "%s}", v->array_count > n ? "..." : "");
+        return;
+    }
+    const dwarf_info *di = v->dtype ? dbg_dwarf(d) : NULL;
+    if (v->is_struct) {
+        const dwarf_type *ty = dwarf_type_at(di, v->dtype - 1);
+        const dwarf_member *m = dwarf_members(di);
+        util_buffer_printf(b, "{");
+        for (int i = 0; ty && i < ty->nmembers; i++) {
+            const dwarf_member *mb = &m[ty->first_member + i];
+            dbg_value e;
+            memset(&e, 0, sizeof e);
+            e.is_lvalue = 1;
+            e.space = v->space;
+            e.addr = v->addr + mb->offset;
+            util_buffer_printf(b, "%s%s = ", i ? ", " : "", mb->name ? mb->name : "?");
+            dbg_value shaped;
+            if (dbg_shape_value(d, &e, mb->type, &shaped)) {
+                util_buffer_printf(b, "?");
+                continue;
+            }
+            if (!shaped.is_struct && !shaped.array_count && dbg_load(d, &shaped, lane)) {
+                util_buffer_printf(b, "<unreadable>");
+                continue;
+            }
+            format_rec(d, &shaped, fmt, lane, b, depth + 1);
+        }
+        util_buffer_printf(b, "}");
+        return;
+    }
+    dbg_value s = *v;
+    if (s.is_lvalue && dbg_load(d, &s, lane)) {
+        util_buffer_printf(b, "<unreadable>");
+        return;
+    }
+    if (s.is_pointer && s.dtype && !fmt) {
+        char tn[128];
+        dwarf_type_name(di, s.dtype - 1, tn, sizeof tn);
+        util_buffer_printf(b, "(%s) 0x%llx", tn, (unsigned long long)s.u);
+        return;
+    }
+    if (s.is_pointer && s.ptr_dtype && !fmt) {
+        /* &var of a source variable: cuda-gdb's (@local Pair *) 0x10 */
+        static const char *const spaces[] = {"", "@global ", "@shared ", "@shared ", "@local ", "@constant ",
+                                             "@parameter ", "@parameter "};
+        char tn[128];
+        dwarf_type_name(dbg_dwarf(d), s.ptr_dtype - 1, tn, sizeof tn);
+        util_buffer_printf(b, "(%s%s *) 0x%llx", s.ptr_space >= 0 && s.ptr_space < 8 ? spaces[s.ptr_space] : "",
+                           tn, (unsigned long long)s.u);
+        return;
+    }
+    dbg_format_value(&s, fmt, buf, sizeof buf);
+    util_buffer_printf(b, "%s", buf);
+}
+
+void dbg_format_object(dbg *d, const dbg_value *v, int fmt, int lane, util_buffer *b)
+{
+    format_rec(d, v, fmt, lane, b, 0);
+}
+
+int dbg_shape_value(dbg *d, const dbg_value *place, int dwarf_type_index, dbg_value *out)
+{
+    *out = *place;
+    out->array_count = 0;
+    out->is_struct = 0;
+    out->is_pointer = 0;
+    out->ptr_dtype = 0;
+    apply_type(d, out, dwarf_type_index);
+    return 0;
+}
+
+int dbg_visible_vars(dbg *d, const dwarf_var **out, int max)
+{
+    dbg_focus *fo = dbg_focus_get(d);
+    const dwarf_info *di = dbg_dwarf(d);
+    dbg_where fw;
+    if (!di || !fo->w || dbg_lane_where(d, fo->b, fo->w, fo->lane, fo->frame, &fw))
+        return 0;
+    return dwarf_visible(di, fw.fn->index, fw.pc, out, max);
 }

@@ -1145,6 +1145,20 @@ static int parse_dims(parser *p, unsigned d[3])
     return 1;
 }
 
+/* Skips tokens to the `}` that closes `depth` open braces. */
+static void skip_braced_from(parser *p, int depth)
+{
+    for (;;) {
+        lex_token t = next(p);
+        if (t.kind == LEX_EOF)
+            return;
+        if (is_punct(&t, '{'))
+            depth++;
+        else if (is_punct(&t, '}') && --depth <= 0)
+            return;
+    }
+}
+
 static void skip_braced(parser *p)
 {
     int depth = 0;
@@ -1156,6 +1170,144 @@ static void skip_braced(parser *p)
             depth++;
         else if (is_punct(&t, '}') && --depth <= 0)
             return;
+    }
+}
+
+/* ---- sections ---------------------------------------------------------- */
+
+/* The section named `name` of the module, created empty when new. */
+static ptx_section *section_for(parser *p, const lex_token *name)
+{
+    ptx_module *m = p->m;
+    for (int i = 0; i < m->nsections; i++)
+        if ((int)strlen(m->sections[i].name) == name->len &&
+            !memcmp(m->sections[i].name, name->start, (size_t)name->len))
+            return &m->sections[i];
+    ptx_section *ns = realloc(m->sections, (size_t)(m->nsections + 1) * sizeof *ns);
+    if (!ns) {
+        p->oom = 1;
+        return NULL;
+    }
+    m->sections = ns;
+    ptx_section *s = &ns[m->nsections++];
+    memset(s, 0, sizeof *s);
+    s->name = tok_str(p, name);
+    s->pos = (ptx_pos){name->line, name->col};
+    return s;
+}
+
+typedef struct section_build {
+    ptx_section *s;
+    size_t capdata, caprefs, caplabels;
+} section_build;
+
+static int section_put(parser *p, section_build *b, uint64_t value, unsigned width)
+{
+    ptx_section *s = b->s;
+    if (s->size + width > UINT32_MAX || util_grow(&s->data, &b->capdata, s->size + width, 1)) {
+        p->oom = s->size + width <= UINT32_MAX;
+        return 0;
+    }
+    for (unsigned i = 0; i < width; i++)
+        s->data[s->size++] = (unsigned char)(value >> (8 * i));
+    return 1;
+}
+
+/* One value of a `.bN` item: a number, or a name with an optional
+ * +/- offset. */
+static int section_value(parser *p, section_build *b, unsigned width)
+{
+    lex_token t = next(p);
+    int negative = 0;
+    if (is_punct(&t, '-')) {
+        negative = 1;
+        t = next(p);
+    }
+    if (t.kind == LEX_INT)
+        return section_put(p, b, negative ? (uint64_t)0 - t.ival : t.ival, width);
+    if (negative || (t.kind != LEX_IDENT && t.kind != LEX_DOTIDENT))
+        return 0;
+    ptx_section_ref r = {0, (uint8_t)width, t.kind == LEX_DOTIDENT ? PTX_REF_SECTION : PTX_REF_NAME,
+                         tok_str(p, &t), 0};
+    lex_token *q = peek(p);
+    if (is_punct(q, '+') || is_punct(q, '-')) {
+        int minus = is_punct(q, '-');
+        next(p);
+        lex_token n = next(p);
+        if (n.kind != LEX_INT)
+            return 0;
+        r.addend = minus ? -(int64_t)n.ival : (int64_t)n.ival;
+    }
+    ptx_section *s = b->s;
+    r.at = (uint32_t)s->size;
+    if (util_grow(&s->refs, &b->caprefs, (size_t)s->nrefs + 1, sizeof r)) {
+        p->oom = 1;
+        return 0;
+    }
+    s->refs[s->nrefs++] = r;
+    return section_put(p, b, 0, width);
+}
+
+/* `.section NAME { ... }`: keeps the items (nvcc -G's DWARF); a block
+ * with anything else in it is skipped whole, as before, and leaves the
+ * section as it was. */
+static void parse_section(parser *p)
+{
+    lex_token name = next(p);
+    if (!is_punct(peek(p), '{'))
+        return;
+    if (name.kind != LEX_DOTIDENT && name.kind != LEX_IDENT) {
+        skip_braced(p);
+        return;
+    }
+    next(p); /* { */
+    section_build b = {section_for(p, &name), 0, 0, 0};
+    if (!b.s)
+        return;
+    ptx_section *s = b.s;
+    b.capdata = s->size;
+    b.caprefs = (size_t)s->nrefs;
+    b.caplabels = (size_t)s->nlabels;
+    size_t keep_size = s->size;
+    int keep_refs = s->nrefs, keep_labels = s->nlabels;
+    int ok = 1;
+    for (;;) {
+        lex_token t = next(p);
+        if (is_punct(&t, '}') || t.kind == LEX_EOF)
+            break;
+        unsigned width = tok_is(&t, ".b8") ? 1 : tok_is(&t, ".b16") ? 2 : tok_is(&t, ".b32") ? 4
+                       : tok_is(&t, ".b64") ? 8 : 0;
+        if (width) {
+            do {
+                if (!section_value(p, &b, width)) {
+                    ok = 0;
+                    break;
+                }
+            } while (is_punct(peek(p), ',') && (next(p), 1));
+            if (!ok)
+                break;
+            continue;
+        }
+        if (t.kind == LEX_IDENT && is_punct(peek(p), ':')) {
+            next(p);
+            if (util_grow(&s->labels, &b.caplabels, (size_t)s->nlabels + 1, sizeof *s->labels)) {
+                p->oom = 1;
+                ok = 0;
+                break;
+            }
+            s->labels[s->nlabels++] = (ptx_section_label){tok_str(p, &t), (uint32_t)s->size};
+            continue;
+        }
+        ok = 0;
+        break;
+    }
+    if (!ok) {
+        /* not a form kept here: back to what the section held */
+        s->size = keep_size;
+        s->nrefs = keep_refs;
+        s->nlabels = keep_labels;
+        if (!is_punct(&p->tok, '}'))
+            skip_braced_from(p, 1);
     }
 }
 
@@ -1598,9 +1750,7 @@ static void parse_module(parser *p)
             continue;
         }
         if (tok_is(&t, ".section")) {
-            next(p); /* section name */
-            if (is_punct(peek(p), '{'))
-                skip_braced(p);
+            parse_section(p);
             continue;
         }
         if (tok_is(&t, ".pragma")) {
@@ -1693,6 +1843,20 @@ void ptx_module_free(ptx_module *m)
     free(m->globals);
     free(m->functions);
     free(m->files);
+    for (int i = 0; i < m->nsections; i++) {
+        free(m->sections[i].data);
+        free(m->sections[i].refs);
+        free(m->sections[i].labels);
+    }
+    free(m->sections);
     util_arena_free(&m->arena);
     free(m);
+}
+
+const ptx_section *ptx_module_section(const ptx_module *m, const char *name)
+{
+    for (int i = 0; m && i < m->nsections; i++)
+        if (!strcmp(m->sections[i].name, name))
+            return &m->sections[i];
+    return NULL;
 }

@@ -137,6 +137,34 @@ typedef struct ptx_function {
 
 typedef struct ptx_file_entry { int id; const char *path; } ptx_file_entry;
 
+/* A name inside a .section's data whose value fills `width` bytes at `at`
+ * (the bytes there are zero): a label or symbol (`$L__tmp2`,
+ * `k_param_0`: an address) or a section (`.debug_loc+133`: an offset
+ * into it), plus an addend. */
+enum { PTX_REF_NAME = 0, PTX_REF_SECTION };
+typedef struct ptx_section_ref {
+    uint32_t at;
+    uint8_t width, kind;      /* bytes; PTX_REF_* */
+    const char *name;
+    int64_t addend;
+} ptx_section_ref;
+
+/* A label defined inside a section (`$L__info_string0:`) at byte `at`. */
+typedef struct ptx_section_label { const char *name; uint32_t at; } ptx_section_label;
+
+/* A `.section NAME { .b8 1, 2  .b32 $L__tmp0  .b64 sym+8 ... }` block, as
+ * nvcc -G writes DWARF into PTX: its items as little-endian bytes of their
+ * width (.b8/.b16/.b32/.b64), numbers in place, names as refs. Blocks of
+ * the same name are concatenated. Kept only for readers such as the
+ * debugger's DWARF reader (src/debug/dwarf.c); execution ignores them. */
+typedef struct ptx_section {
+    const char *name;         /* ".debug_info" */
+    unsigned char *data; size_t size;
+    ptx_section_ref *refs; int nrefs;       /* in increasing `at` order */
+    ptx_section_label *labels; int nlabels;
+    ptx_pos pos;
+} ptx_section;
+
 typedef struct ptx_module {
     util_arena arena;
     const char *filename;
@@ -146,6 +174,7 @@ typedef struct ptx_module {
     ptx_var **globals; int nglobals;       /* module-scope variables */
     ptx_function **functions; int nfunctions;
     ptx_file_entry *files; int nfiles;
+    ptx_section *sections; int nsections;  /* .section blocks (DWARF), often none */
     const char *text; size_t textlen;   /* a copy of the source, for diagnostics */
 } ptx_module;
 
@@ -160,6 +189,9 @@ void ptx_append_caret(const ptx_module *m, int line, int col, util_buffer *b);
 kemu_status ptx_parse(const char *text, size_t len, const char *filename,
                       ptx_module **out, kemu_error *err);
 void ptx_module_free(ptx_module *m);
+
+/* The section named name (".debug_info"), or NULL. */
+const ptx_section *ptx_module_section(const ptx_module *m, const char *name);
 
 /* Helpers for lowering: look an instruction modifier up. */
 int ptx_insn_has_mod(const ptx_insn *in, const char *mod);
