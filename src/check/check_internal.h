@@ -112,10 +112,28 @@ void check_opinfo_free(check_opinfo **ops, const bc_module *m);
 typedef struct check_launch check_launch;
 typedef struct race_thread race_thread;
 
+/* Global accesses that went on inside an allocation's mapped granule
+ * (vm_launch.mapped_granule) in the blocks a host thread ran: how many
+ * lanes, and the one with the smallest (block, thread, function, pc). */
+typedef struct check_mapped {
+    uint64_t lanes;
+    uint64_t order[3];            /* block, thread, function << 32 | pc of the smallest */
+    uint64_t address;
+    uint32_t size;
+    int kind;
+} check_mapped;
+
+/* The granule a GPU maps global memory in (the allocation granularity of
+ * cudaMalloc on current GPUs): under racecheck, initcheck or synccheck
+ * without memcheck, an access past an allocation but within its size
+ * rounded up to this goes on (check_launch_begin). */
+#define CHECK_MAPPED_GRANULE (2ull << 20)
+
 /* The state of one host thread during one launch. */
 typedef struct check_thread {
     check_launch *launch;
     check_groups groups;          /* findings of the blocks this thread ran */
+    check_mapped mapped;
     struct race_thread *race;
     struct init_thread *init;
     struct sync_thread *sync;

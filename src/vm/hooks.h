@@ -71,6 +71,13 @@ typedef struct vm_hooks {
      * bytes per lane, kind as for access, space as the op names it. */
     void (*bad_access)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
                        int kind, int space, uint32_t mask, const uint64_t *addr, int64_t imm, unsigned size);
+    /* Lanes of mask made a global access of size bytes per lane outside
+     * every allocation but inside an allocation's mapped granule
+     * (vm_launch.mapped_granule), at the per-lane addresses addr: it went
+     * on as on a GPU (a load read the fill, a store or atomic was dropped);
+     * the access hook does not see these lanes. */
+    void (*mapped_access)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
+                          int kind, uint32_t mask, const uint64_t *addr, unsigned size);
     /* Device-heap misuse (memcheck): lane `lane` of warp w called free at pc
      * of frame f with a pointer it may not free (the fault is already
      * raised); reason describes it. */
