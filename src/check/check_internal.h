@@ -94,11 +94,12 @@ enum {
     CHECK_OP_ASYNC_WAIT = 1u << 4, /* wait_group N (N in `wait`) */
     CHECK_OP_ASYNC_ALL = 1u << 5,  /* wait_all, or cp.async.mbarrier.arrive */
     CHECK_OP_ALIGNED = 1u << 6,   /* an aligned barrier (bar.sync, barrier.sync.aligned) */
-    CHECK_OP_NARROW_SCOPE = 1u << 7 /* scope .cta or .cluster (does not order other clusters) */
+    CHECK_OP_NARROW_SCOPE = 1u << 7, /* scope .cta or .cluster (does not order other clusters) */
+    CHECK_OP_EXIT_PATH = 1u << 8  /* in a kernel: from here every path exits through branches only */
 };
 
 typedef struct check_opinfo {
-    uint8_t flags;
+    uint16_t flags;
     uint8_t wait;                 /* wait_group N */
 } check_opinfo;
 
@@ -311,6 +312,10 @@ void sync_block_end(check_thread *t, vm_block *b);
 void sync_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
                  const vm_access_lanes *lanes, unsigned size);
 void sync_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id);
+/* Part of warp w (lanes `arrived`) reached the CTA barrier at pc of frame f
+ * while other lanes of it are live elsewhere (the divergent_barrier hook). */
+void sync_divergent_barrier(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int id,
+                            uint32_t arrived);
 void sync_barrier(check_thread *t, vm_block *b, int id);
 void sync_warp_sync(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t active,
                     uint32_t member);

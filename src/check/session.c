@@ -232,6 +232,16 @@ static void h_barrier_arrive(void *ctx, vm_block *b, vm_warp *w, int id)
         race_barrier_arrive(t, b, w, id);
 }
 
+static void h_divergent_barrier(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int id,
+                                uint32_t arrived, uint32_t missing)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    (void)missing;
+    if (t)
+        sync_divergent_barrier(t, b, w, f, pc, id, arrived);
+}
+
 static void h_warp_sync(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t active,
                         uint32_t member)
 {
@@ -407,6 +417,8 @@ const vm_hooks *check_launch_begin(check_session *s, vm_launch *L)
         h->barrier_arrive = h_barrier_arrive;
         h->warp_sync = h_warp_sync;
     }
+    if (tools & KEMU_TOOL_SYNCCHECK)
+        h->divergent_barrier = h_divergent_barrier;
     if (tools & KEMU_TOOL_RACECHECK) {
         h->fence = h_fence;
         h->cluster_barrier = h_cluster_barrier;
