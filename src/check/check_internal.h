@@ -217,7 +217,7 @@ enum { RACE_K_WRITE = 1, RACE_K_STRONG = 2, RACE_K_ATOMIC = 4, RACE_K_ACQ = 8, R
 /* Race classes (group id) and scopes. */
 enum { RACE_CLASS_ERROR = 0, RACE_CLASS_WARP = 1, RACE_CLASS_BENIGN = 2 };
 enum { RACE_SCOPE_BLOCK = 0, RACE_SCOPE_CLUSTER = 1, RACE_SCOPE_GRID = 2 };
-enum { RACE_RAW = 0, RACE_WAR = 1, RACE_WAW = 2 };
+enum { RACE_RAW = 0, RACE_WAR = 1, RACE_WAW = 2, RACE_LIFETIME = 3 /* an access to a peer's shared memory not before its exit */ };
 
 /* One global-memory access range a cluster leaves for the analysis across
  * clusters (race_global.c writes them, race_cross.c sweeps them). */
@@ -260,8 +260,10 @@ void race_warp_sync(check_thread *t, vm_block *b, vm_warp *w, uint32_t active, u
 void race_fence(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask, int scope);
 /* After every thread finished: the analysis across clusters, into out. */
 void race_launch_end(check_launch *cl, check_groups *out);
-/* The report text of a racecheck group. */
+/* The report text of a racecheck group; of a lifetime hazard (an access
+ * to a peer's shared memory not ordered before the peer's exit). */
 char *race_render(const check_launch *cl, const check_group *g);
+char *race_dsmem_render(const check_launch *cl, const check_group *g);
 /* The group id of a race between op (fn1, pc1) and op (fn2, pc2) (in
  * canonical order), and the severity of a race class under the session's
  * options (-1: not reported). */
