@@ -37,6 +37,10 @@ void check_note_free(check_session *s, const mem_space *mem, uint64_t address, c
 void check_note_alloc(check_session *s, const mem_space *mem, uint64_t address);
 void check_note_host_write(check_session *s, const mem_space *mem, uint64_t address, uint64_t size);
 
+/* The number of findings recorded so far (changes when a launch or a
+ * host-side event adds some). */
+size_t check_session_count(check_session *s);
+
 /* Renders the accumulated findings (see kemu_check_results). */
 void check_session_report(check_session *s, int print_limit, util_buffer *text, util_buffer *json, size_t *errors,
                           size_t *warnings);

@@ -660,6 +660,14 @@ void check_note_leaks(check_session *s, const mem_space *mem)
 
 /* ---- the report ------------------------------------------------------------------ */
 
+size_t check_session_count(check_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    size_t n = s->nfindings;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
 static int cmp_finding(const void *a, const void *b)
 {
     const check_finding *x = a, *y = b;
