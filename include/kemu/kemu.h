@@ -253,11 +253,17 @@ kemu_status kemu_tensor_map_encode_tiled(void *tensor_map, int data_type, unsign
 /* Tools (bit flags) that observe every launch on a device. */
 enum { KEMU_TOOL_MEMCHECK = 1, KEMU_TOOL_RACECHECK = 2, KEMU_TOOL_INITCHECK = 4, KEMU_TOOL_SYNCCHECK = 8 };
 
-typedef enum kemu_check_level { KEMU_CHECK_OFF = 0, KEMU_CHECK_WARN, KEMU_CHECK_ERROR } kemu_check_level;
+/* How a class of findings is reported. KEMU_CHECK_AUTO (racecheck_warp
+ * only; elsewhere it means KEMU_CHECK_WARN) decides per launch: an error
+ * when the kernel runs with independent thread scheduling (its PTX
+ * .target and the device both sm_70 or newer), a warning otherwise (a
+ * .target below sm_70 keeps Pascal's lockstep warps, as nvcc's
+ * -arch=compute_60 -code=sm_70 does on a GPU). */
+typedef enum kemu_check_level { KEMU_CHECK_OFF = 0, KEMU_CHECK_WARN, KEMU_CHECK_ERROR, KEMU_CHECK_AUTO } kemu_check_level;
 
 typedef struct kemu_check_config {
     unsigned tools;                     /* KEMU_TOOL_* flags; 0 turns checking off */
-    kemu_check_level racecheck_warp;    /* lanes of one warp without __syncwarp (default: warn) */
+    kemu_check_level racecheck_warp;    /* lanes of one warp without __syncwarp (the CLI's default: auto) */
     kemu_check_level racecheck_benign;  /* write-write conflicts storing the same value (default: warn) */
     int leak_check;                     /* memcheck: report allocations still live at kemu_check_results */
 } kemu_check_config;

@@ -162,11 +162,14 @@ class Device:
     fill of fresh memory ("nan", "zero", "pattern"); tools: checkers to run
     on every launch ("memcheck", "racecheck", "initcheck", "synccheck";
     without tools or schedule, those of the pytest plugin, kemu.pytest);
+    racecheck_warp: races between lanes of one warp, "auto" (errors on
+    sm_70+), "error", "warn" or "off"; racecheck_benign: stores of the
+    same value, "warn", "error" or "off" (docs/checkers.md);
     raise_on_findings: raise CheckerError after a launch with checker
     errors (otherwise they are in the LaunchResult's checks)."""
 
     def __init__(self, threads=0, schedule=None, timeout=0.0, arch=None, uninit="nan", tools=None,
-                 racecheck_warp="warn", racecheck_benign="warn", leak_check=False, raise_on_findings=True):
+                 racecheck_warp="auto", racecheck_benign="warn", leak_check=False, raise_on_findings=True):
         if tools is None:
             tools = _DEFAULTS.get("tools", ())
         if schedule is None:

@@ -15,7 +15,7 @@ OPERAND_IN, OPERAND_OUT, OPERAND_INOUT, OPERAND_SCRATCH, OPERAND_SHARED, OPERAND
 BACKEND_EMULATOR, BACKEND_CUDA = 1, 2
 TOOLS = {"memcheck": 1, "racecheck": 2, "initcheck": 4, "synccheck": 8}
 UNINIT = {"nan": 0, "zero": 1, "pattern": 2}
-CHECK_LEVELS = {"off": 0, "warn": 1, "error": 2}
+CHECK_LEVELS = {"off": 0, "warn": 1, "error": 2, "auto": 3}
 PLAN_MAX_DIMS = 8
 
 

@@ -173,6 +173,7 @@ typedef struct bc_function {
     uint64_t *shared_addr;        /* by symbol index: the address of a shared variable in this
                                      function's layout, UINT64_MAX if unused; NULL: module layout */
     uint32_t nregs_declared;
+    uint32_t *reg_slots;          /* by index in ptx->regs: its register slot (predicate slot for .pred) */
     int uses_calls;               /* calls other functions (needs a stack) */
     unsigned maxntid[3], reqntid[3], reqnctapercluster[3];
     unsigned minnctapersm, maxnreg, maxclusterrank;

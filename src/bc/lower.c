@@ -989,7 +989,7 @@ static int lower_function(lowerer *L, bc_function *f)
     L->nrefs = 0;
     util_map_free(&L->labels);
     util_map_free(&L->tables);
-    free(L->reg_slot);
+    f->reg_slots = L->reg_slot; /* kept: debuggers name registers */
     free(L->local_off);
     L->reg_slot = NULL;
     L->local_off = NULL;
@@ -1102,6 +1102,7 @@ void bc_module_free(bc_module *m)
         free(f->params);
         free(f->rets);
         free(f->shared_addr);
+        free(f->reg_slots);
         free(f);
     }
     free(m->functions);

@@ -293,7 +293,7 @@ static kemu_status enable_racecheck(call_state *c)
         cfg = c->dev->checks->cfg;
     } else {
         memset(&cfg, 0, sizeof cfg);
-        cfg.racecheck_warp = KEMU_CHECK_WARN;
+        cfg.racecheck_warp = KEMU_CHECK_AUTO;
         cfg.racecheck_benign = KEMU_CHECK_WARN;
     }
     cfg.tools |= KEMU_TOOL_RACECHECK;

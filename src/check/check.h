@@ -42,6 +42,11 @@ void check_note_host_write(check_session *s, const mem_space *mem, uint64_t addr
 size_t check_session_count(check_session *s);
 
 /* Renders the accumulated findings (see kemu_check_results). */
+/* Findings (groups) the checkers created on the calling host thread so
+ * far, and the tool and severity of the latest: a debugger compares the
+ * count around a hook to stop at a new finding. */
+uint64_t check_new_findings(int *tool, int *severity);
+
 void check_session_report(check_session *s, int print_limit, util_buffer *text, util_buffer *json, size_t *errors,
                           size_t *warnings);
 

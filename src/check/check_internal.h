@@ -215,7 +215,7 @@ uint64_t check_group_count(const check_group *g);
 enum { RACE_K_WRITE = 1, RACE_K_STRONG = 2, RACE_K_ATOMIC = 4, RACE_K_ACQ = 8, RACE_K_VALUE = 16 };
 #define RACE_K_KEY (RACE_K_WRITE | RACE_K_STRONG | RACE_K_ATOMIC | RACE_K_ACQ)
 /* Race classes (group id) and scopes. */
-enum { RACE_CLASS_ERROR = 0, RACE_CLASS_WARP = 1, RACE_CLASS_BENIGN = 2 };
+enum { RACE_CLASS_ERROR = 0, RACE_CLASS_WARP = 1, RACE_CLASS_BENIGN = 2, RACE_CLASS_WARP_BENIGN = 3 };
 enum { RACE_SCOPE_BLOCK = 0, RACE_SCOPE_CLUSTER = 1, RACE_SCOPE_GRID = 2 };
 enum { RACE_RAW = 0, RACE_WAR = 1, RACE_WAW = 2, RACE_LIFETIME = 3 /* an access to a peer's shared memory not before its exit */ };
 
@@ -266,10 +266,14 @@ char *race_render(const check_launch *cl, const check_group *g);
 char *race_dsmem_render(const check_launch *cl, const check_group *g);
 /* The group id of a race between op (fn1, pc1) and op (fn2, pc2) (in
  * canonical order), and the severity of a race class under the session's
- * options (-1: not reported). */
+ * options in launch cl (-1: not reported). */
 void race_group_id(uint64_t id[3], uint32_t fn1, uint32_t pc1, int kind1, uint32_t fn2, uint32_t pc2, int kind2,
                    int space, int scope, int hazard, int cls);
-int race_severity(const kemu_check_config *cfg, int cls);
+int race_severity(const check_launch *cl, int cls);
+/* The level (KEMU_CHECK_OFF, _WARN or _ERROR) of races between lanes of
+ * one warp in launch cl: --racecheck-warp, with `auto` an error when the
+ * launch has independent thread scheduling (sm_70+, see kemu.h). */
+int race_warp_level(const check_launch *cl);
 /* The global-memory access ranges of the clusters thread state r ran
  * (owned by r). */
 race_interval *race_thread_intervals(race_thread *r, size_t *n);

@@ -112,6 +112,16 @@ static int index_rebuild(check_groups *g, size_t cap)
     return 0;
 }
 
+static _Thread_local uint64_t new_groups;
+static _Thread_local int new_group_tool, new_group_severity;
+
+uint64_t check_new_findings(int *tool, int *severity)
+{
+    *tool = new_group_tool;
+    *severity = new_group_severity;
+    return new_groups;
+}
+
 check_group *check_groups_get(check_groups *g, int tool, int severity, const uint64_t id[3])
 {
     if (g->index_cap) {
@@ -139,6 +149,9 @@ check_group *check_groups_get(check_groups *g, int tool, int severity, const uin
         j = (j + 1) & (g->index_cap - 1);
     g->index[j] = (uint32_t)(g->n + 1);
     g->n++;
+    new_groups++;
+    new_group_tool = tool;
+    new_group_severity = severity;
     return gr;
 }
 

@@ -9,8 +9,10 @@
  * atomics and strong loads and stores (.acquire/.release/.relaxed/
  * .volatile, fence then a strong write) and cp.async wait groups join
  * clocks. Lanes of one warp are ordered by __syncwarp and the other
- * warp-synchronous ops (a per-warp counter); accesses by different lanes
- * in between are the intra-warp hazards reported as warnings.
+ * warp-synchronous ops (a per-warp counter, and the lanes of the syncs
+ * that named only some of them); accesses by different lanes in between,
+ * of one op or two, are the intra-warp hazards (errors on sm_70+, see
+ * race_warp_level).
  *
  * Shared memory has a shadow per 4-byte word holding the accesses not yet
  * known to be ordered before everything that follows, one record per
@@ -42,9 +44,8 @@ int race_thread_init(check_thread *t)
     if (!r)
         return -1;
     r->owner = t;
-    const kemu_check_config *cfg = &t->launch->s->cfg;
-    r->warp_level = cfg->racecheck_warp;
-    r->benign_level = cfg->racecheck_benign;
+    r->warp_level = race_warp_level(t->launch);
+    r->benign_level = t->launch->s->cfg.racecheck_benign;
     t->race = r;
     return 0;
 }
@@ -84,6 +85,10 @@ void race_thread_free(race_thread *r)
         for (size_t u = 0; u < r->ucap; u++)
             free(r->async[u].v);
     free(r->async);
+    if (r->psync)
+        for (size_t u = 0; u < r->ucap; u++)
+            free(r->psync[u].v);
+    free(r->psync);
     free(r->iv);
     free(r->mark);
     race_dsmem_free(r->dsmem);
@@ -104,6 +109,10 @@ static int ensure_units(race_thread *r, int U)
     if (r->async)
         for (size_t i = 0; i < r->ucap; i++)
             free(r->async[i].v);
+    if (r->psync)
+        for (size_t i = 0; i < r->ucap; i++)
+            free(r->psync[i].v);
+    free(r->psync);
     free(r->vc); free(r->fvc); free(r->wsync); free(r->relf); free(r->has_fence); free(r->acq);
     free(r->dirty); free(r->snap);
     free(r->cl_wait); free(r->cl_acc); free(r->cl_done); free(r->async);
@@ -119,9 +128,10 @@ static int ensure_units(race_thread *r, int U)
     r->cl_acc = calloc(u, sizeof *r->cl_acc);
     r->cl_done = calloc(u, sizeof *r->cl_done);
     r->async = calloc(u, sizeof *r->async);
+    r->psync = calloc(u, sizeof *r->psync);
     r->ucap = u;
     if (!r->vc || !r->fvc || !r->wsync || !r->relf || !r->has_fence || !r->acq || !r->cl_wait || !r->dirty || !r->snap ||
-        !r->cl_acc || !r->cl_done || !r->async) {
+        !r->cl_acc || !r->cl_done || !r->async || !r->psync) {
         r->ucap = 0;
         return -1;
     }
@@ -218,6 +228,7 @@ static void cluster_reset(race_thread *r, vm_block *b)
     for (size_t u = 0; u < U; u++) {
         r->async[u].n = 0;
         r->async[u].committed = 0;
+        r->psync[u].n = 0;
     }
     if (++r->loc_epoch == 0) {
         memset(r->locs, 0, r->loc_cap * sizeof *r->locs);
@@ -248,10 +259,29 @@ void race_block_begin(check_thread *t, vm_block *b)
 
 /* ---- findings -------------------------------------------------------------------- */
 
-int race_severity(const kemu_check_config *cfg, int cls)
+int race_warp_level(const check_launch *cl)
 {
-    int level = cls == RACE_CLASS_WARP ? cfg->racecheck_warp : cls == RACE_CLASS_BENIGN ? cfg->racecheck_benign
-                                                                                          : KEMU_CHECK_ERROR;
+    int level = cl->s->cfg.racecheck_warp;
+    if (level != KEMU_CHECK_AUTO)
+        return level == KEMU_CHECK_OFF || level == KEMU_CHECK_ERROR ? level : KEMU_CHECK_WARN;
+    /* since Volta, lanes of a warp are scheduled independently: what runs
+     * is the older of the device and the PTX .target (a pre-Volta target
+     * keeps lockstep warps on a newer GPU) */
+    int sm = cl->L->arch_sm;
+    if (cl->L->mod && cl->L->mod->arch_sm && cl->L->mod->arch_sm < sm)
+        sm = cl->L->mod->arch_sm;
+    return sm >= 70 ? KEMU_CHECK_ERROR : KEMU_CHECK_WARN;
+}
+
+int race_severity(const check_launch *cl, int cls)
+{
+    int benign = cl->s->cfg.racecheck_benign == KEMU_CHECK_AUTO ? KEMU_CHECK_WARN : cl->s->cfg.racecheck_benign;
+    int level = cls == RACE_CLASS_WARP ? race_warp_level(cl) : cls == RACE_CLASS_BENIGN ? benign : KEMU_CHECK_ERROR;
+    if (cls == RACE_CLASS_WARP_BENIGN) {
+        /* lanes of one warp storing the same value: the milder of the two */
+        int warp = race_warp_level(cl);
+        level = warp < benign ? warp : benign;
+    }
     return level == KEMU_CHECK_OFF ? -1 : level == KEMU_CHECK_ERROR ? CHECK_ERROR : CHECK_WARNING;
 }
 
@@ -277,7 +307,7 @@ static int side_less(const race_side *a, const race_side *b)
 void race_report(race_thread *r, race_side x, race_side y, int space, int scope, int cls, uint64_t owner,
                  uint64_t address, uint64_t instance)
 {
-    int sev = race_severity(&r->owner->launch->s->cfg, cls);
+    int sev = race_severity(r->owner->launch, cls);
     if (sev < 0)
         return;
     if (side_less(&y, &x)) {
@@ -356,6 +386,15 @@ static __attribute__((noinline)) void cell_race(race_thread *r, const race_tuple
     nt.value = a.value;
     nt.kind = a.kind;
     nt.bytes = a.bytes;
+    int same_value = 0;
+    if ((t->kind & nt.kind & RACE_K_WRITE) && (t->kind & nt.kind & RACE_K_VALUE) &&
+        !((t->kind | nt.kind) & RACE_K_ATOMIC)) {
+        uint32_t m = 0;
+        for (int k = 0; k < 4; k++)
+            if (ov & (1u << k))
+                m |= 0xffu << (8 * k);
+        same_value = (t->value & m) == (nt.value & m);
+    }
     if (same_unit) {
         /* name two different lanes */
         uint32_t lb = 1u << __builtin_ctz(nt.lanes), la = t->lanes & ~lb;
@@ -366,20 +405,33 @@ static __attribute__((noinline)) void cell_race(race_thread *r, const race_tuple
             lb = nt.lanes & ~la;
             lb &= -lb;
         }
-        conflict(r, t, &nt, la, lb, RACE_CLASS_WARP, wh, ov);
+        conflict(r, t, &nt, la, lb, same_value ? RACE_CLASS_WARP_BENIGN : RACE_CLASS_WARP, wh, ov);
         return;
     }
-    int cls = RACE_CLASS_ERROR;
-    if ((t->kind & nt.kind & RACE_K_WRITE) && (t->kind & nt.kind & RACE_K_VALUE) &&
-        !((t->kind | nt.kind) & RACE_K_ATOMIC)) {
-        uint32_t m = 0;
-        for (int k = 0; k < 4; k++)
-            if (ov & (1u << k))
-                m |= 0xffu << (8 * k);
-        if ((t->value & m) == (nt.value & m))
-            cls = RACE_CLASS_BENIGN;
-    }
-    conflict(r, t, &nt, t->lanes, nt.lanes, cls, wh, ov);
+    conflict(r, t, &nt, t->lanes, nt.lanes, same_value ? RACE_CLASS_BENIGN : RACE_CLASS_ERROR, wh, ov);
+}
+
+/* Whether lanes (two or more) of one warp-instruction storing with kind
+ * race with each other: a plain (weak, not atomic) store. */
+static inline int lanes_self_race(const race_thread *r, uint32_t lanes, uint8_t kind)
+{
+    return (lanes & (lanes - 1)) && (kind & (RACE_K_WRITE | RACE_K_STRONG)) == RACE_K_WRITE &&
+           r->warp_level != KEMU_CHECK_OFF;
+}
+
+/* Two or more lanes of one warp-instruction store to the same word
+ * (lanes_self_race): a race between lanes of one warp whatever order
+ * they ran in. */
+static __attribute__((noinline)) void cell_self_race(race_thread *r, const race_tuple *p, uint32_t lanes,
+                                                     uint32_t value, uint8_t kind, uint8_t bytes,
+                                                     const race_where *wh)
+{
+    race_tuple self = *p;
+    self.lanes = lanes;
+    self.value = value;
+    self.kind = kind;
+    self.bytes = bytes;
+    cell_race(r, &self, (race_new){p, lanes, value, kind, bytes}, wh, (uint8_t)(bytes & 0xf), 1);
 }
 
 /* The record of cell c to append once it holds two or more (NULL when
@@ -431,9 +483,11 @@ static inline __attribute__((always_inline)) int check_cell(race_thread *r, race
 {
     race_tuple *v = cell_tuples(c);
     uint64_t who = p->who;
-    int n = c->n, merge = -1;
+    int n = c->n, merge = -1, self = lanes_self_race(r, lanes, kind);
     uint8_t may = cell_may(kind);
     if (!(c->flags & may)) {
+        if (self)
+            cell_self_race(r, p, lanes, value, kind, bytes, wh);
         /* none: only find its own record (there is at most one), first
          * where the last access to the word left one */
         int h = c->hint;
@@ -461,19 +515,33 @@ static inline __attribute__((always_inline)) int check_cell(race_thread *r, race
             continue; /* morally strong accesses never race */
         int tu = race_who_unit(t->who);
         if (tu == unit) {
-            /* lanes of one warp: ordered by warp syncs only */
-            if (r->warp_level == KEMU_CHECK_OFF || RACE_WHO_OP(t->who) == RACE_WHO_OP(who) || t->wsync != p->wsync)
+            /* lanes of one warp: ordered by warp syncs only, whichever
+             * ran first; a record of this very op holds the other lanes
+             * that ran it since the last one (a loop, or divergent paths
+             * through one instruction) */
+            if (r->warp_level == KEMU_CHECK_OFF)
                 continue;
             uint32_t all = t->lanes | lanes;
             if (!(all & (all - 1)))
                 continue; /* one thread */
+            if (t->wsync != p->wsync) {
+                /* the counts are kept in 16 bits here: back to 32 from the unit's count */
+                uint32_t now = r->wsync[unit];
+                if (race_warp_ordered(r, unit, now - (uint16_t)((uint16_t)now - t->wsync),
+                                      now - (uint16_t)((uint16_t)now - p->wsync), t->lanes, lanes))
+                    continue;
+            }
             cell_race(r, t, (race_new){p, lanes, value, kind, bytes}, wh, ov, 1);
+            if (t->who == who && t->bytes == bytes && !((t->kind ^ kind) & RACE_K_KEY))
+                self = 0; /* the lanes of this access are among those reported */
             continue;
         }
         if (myvc[tu] >= t->clock)
             continue;
         cell_race(r, t, (race_new){p, lanes, value, kind, bytes}, wh, ov, 0);
     }
+    if (self)
+        cell_self_race(r, p, lanes, value, kind, bytes, wh);
 merged:
     if (merge >= 0) {
         race_tuple *t = &v[merge];
@@ -578,6 +646,10 @@ static inline __attribute__((always_inline)) void record_word(race_thread *r, ra
     uint8_t bytes = (uint8_t)(0xf | (2 << 4));
     if (c->gen != sh->gen) {
         cell_first(c, sh->gen, cell_flags(kind), proto, lanes, value, kind, bytes);
+        if (lanes_self_race(r, lanes, kind)) {
+            race_where wh = {rank, w};
+            cell_self_race(r, proto, lanes, value, kind, bytes, &wh);
+        }
         return;
     }
     race_where wh = {rank, w};
@@ -1505,9 +1577,48 @@ void race_warp_sync(check_thread *t, vm_block *b, vm_warp *w, uint32_t active, u
 {
     race_thread *r = t->race;
     (void)active;
-    (void)member;
-    if (r->U && (int)b->rank < r->n)
-        r->wsync[unit_of(r, b, w)]++;
+    if (!r->U || (int)b->rank >= r->n)
+        return;
+    int u = unit_of(r, b, w);
+    uint32_t at = ++r->wsync[u], live = w->valid & ~w->exited, lanes = member & live;
+    if (lanes == live)
+        return;
+    /* a sync of some lanes (the ones of a branch): it orders those only */
+    race_partial_syncs *p = &r->psync[u];
+    if (util_grow(&p->v, &p->cap, p->n + 1, sizeof *p->v) == 0)
+        p->v[p->n++] = (race_sync_event){at, lanes};
+}
+
+int race_warp_ordered_slow(const race_thread *r, int u, uint32_t w1, uint32_t w2, uint32_t la, uint32_t lb)
+{
+    if (w1 > w2) {
+        uint32_t x = w1;
+        w1 = w2;
+        w2 = x;
+    }
+    const race_partial_syncs *p = &r->psync[u];
+    /* the partial syncs in (w1, w2]: v[lo] to v[hi - 1] (v rises by at) */
+    size_t lo = 0, hi = p->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (p->v[mid].at <= w1)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (hi = lo; hi < p->n && p->v[hi].at <= w2; hi++)
+        ;
+    if (hi - lo < (size_t)(w2 - w1))
+        return 1; /* a sync of the whole warp between them */
+    for (uint32_t m = la; m; m &= m - 1) {
+        uint32_t a = 1u << __builtin_ctz(m), with = a;
+        for (size_t k = lo; k < hi; k++)
+            if (p->v[k].lanes & a)
+                with |= p->v[k].lanes;
+        if (lb & ~with)
+            return 0;
+    }
+    return 1;
 }
 
 /* Gives bar its row of bar_mem for the clocks of its arrivals, at the

@@ -38,7 +38,7 @@ static uint32_t tid_at(const race_interval *v, uint64_t addr)
     return (uint32_t)((int64_t)v->tid0 + (int64_t)e * v->step);
 }
 
-static void cross_conflict(const kemu_check_config *cfg, check_groups *out, const race_interval *a,
+static void cross_conflict(const check_launch *cl, check_groups *out, const race_interval *a,
                            const race_interval *b)
 {
     if (a->cluster == b->cluster)
@@ -56,7 +56,7 @@ static void cross_conflict(const kemu_check_config *cfg, check_groups *out, cons
     if ((a->kind & b->kind & RACE_K_WRITE) && (a->kind & b->kind & RACE_K_VALUE) &&
         !((a->kind | b->kind) & RACE_K_ATOMIC) && a->esize == b->esize && a->value == b->value)
         cls = RACE_CLASS_BENIGN;
-    int sev = race_severity(cfg, cls);
+    int sev = race_severity(cl, cls);
     if (sev < 0)
         return;
     const race_interval *x = a, *y = b;
@@ -192,7 +192,6 @@ void race_launch_end(check_launch *cl, check_groups *out)
     }
     free(written);
     qsort(v, n, sizeof *v, cmp_interval);
-    const kemu_check_config *cfg = &cl->s->cfg;
     size_t nr = 0, nw = 0, nr_pruned = 0;
     /* the checker's own groups (instances counted in `extra`): one set,
      * merged with the threads' groups by the caller */
@@ -201,12 +200,12 @@ void race_launch_end(check_launch *cl, check_groups *out)
         prune(v, writes, &nw, c->start);
         int w = (c->kind & RACE_K_WRITE) != 0;
         for (size_t k = 0; k < nw; k++)
-            cross_conflict(cfg, out, &v[writes[k]], c);
+            cross_conflict(cl, out, &v[writes[k]], c);
         if (w) {
             prune(v, reads, &nr, c->start);
             nr_pruned = nr;
             for (size_t k = 0; k < nr; k++)
-                cross_conflict(cfg, out, &v[reads[k]], c);
+                cross_conflict(cl, out, &v[reads[k]], c);
             writes[nw++] = i;
         } else {
             if (nr > 2 * nr_pruned + 64) {
@@ -250,6 +249,7 @@ char *race_render(const check_launch *cl, const check_group *g)
     util_buffer_printf(&t, "    and %s access at %s [%s hazard%s]\n", kind_names[k2 < 3 ? k2 : 0], d2,
                        hazard_names[hazard < 3 ? hazard : 0],
                        cls == RACE_CLASS_WARP ? " between lanes of one warp, no __syncwarp between them"
+                       : cls == RACE_CLASS_WARP_BENIGN ? " between lanes of one warp, both store the same value"
                        : cls == RACE_CLASS_BENIGN ? ", both store the same value" : "");
     char sizes[64];
     if (g->rep.a == g->rep.b)

@@ -113,7 +113,7 @@ void race_dsmem_cluster_end(race_thread *r, const vm_block *b)
     for (int i = 0; i < c->n; i++)
         if (c->blocks[i].fault.faulted)
             return; /* the blocks did not run to their exits */
-    int sev = race_severity(&r->owner->launch->s->cfg, RACE_CLASS_ERROR);
+    int sev = race_severity(r->owner->launch, RACE_CLASS_ERROR);
     if (sev < 0)
         return;
     qsort(d->used, d->nused, sizeof *d->used, cmp_u32);

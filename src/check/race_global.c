@@ -192,22 +192,25 @@ static void pair(race_thread *r, const race_gacc *a, const race_gacc *n)
         return;
     if ((a->kind & RACE_K_STRONG) && (n->kind & RACE_K_STRONG))
         return; /* morally strong accesses never race */
-    int cls;
+    int cls, same_value = (a->kind & n->kind & RACE_K_WRITE) && (a->kind & n->kind & RACE_K_VALUE) &&
+                          !((a->kind | n->kind) & RACE_K_ATOMIC) && a->esize == n->esize && a->value == n->value;
     if (a->unit == n->unit) {
-        if (r->warp_level == KEMU_CHECK_OFF || (a->fn == n->fn && a->pc == n->pc) || a->wsync != n->wsync)
+        /* lanes of one warp: ordered by warp syncs only, whichever ran
+         * first, also when both ran one op (a loop, divergent paths
+         * through one instruction, lanes of one warp-instruction) */
+        if (r->warp_level == KEMU_CHECK_OFF)
             return;
         uint32_t la = gacc_lanes(a, lo), ln = gacc_lanes(n, lo);
         if (la == ln && !(la & (la - 1)))
             return; /* one thread */
-        cls = RACE_CLASS_WARP;
+        if (race_warp_ordered(r, a->unit, a->wsync, n->wsync, la, ln))
+            return;
+        cls = same_value ? RACE_CLASS_WARP_BENIGN : RACE_CLASS_WARP;
     } else {
         size_t U = (size_t)r->U;
         if (r->snaps[(size_t)n->snap * U + a->unit] >= a->clock || r->snaps[(size_t)a->snap * U + n->unit] >= n->clock)
             return;
-        cls = RACE_CLASS_ERROR;
-        if ((a->kind & n->kind & RACE_K_WRITE) && (a->kind & n->kind & RACE_K_VALUE) &&
-            !((a->kind | n->kind) & RACE_K_ATOMIC) && a->esize == n->esize && a->value == n->value)
-            cls = RACE_CLASS_BENIGN;
+        cls = same_value ? RACE_CLASS_BENIGN : RACE_CLASS_ERROR;
     }
     int ra = a->unit / r->nwarps, rn = n->unit / r->nwarps;
     int scope = ra == rn ? RACE_SCOPE_BLOCK : RACE_SCOPE_CLUSTER;
@@ -218,7 +221,7 @@ static void pair(race_thread *r, const race_gacc *a, const race_gacc *n)
         uint64_t x = k ? ((lo >> 2) + k) << 2 : lo;
         race_side sa = {a->fn, a->pc, a->kind, r->block_id[ra], gacc_tid(a, x), a->esize};
         race_side sn = {n->fn, n->pc, n->kind, r->block_id[rn], gacc_tid(n, x), n->esize};
-        if (cls == RACE_CLASS_WARP && sa.tid == sn.tid) {
+        if ((cls == RACE_CLASS_WARP || cls == RACE_CLASS_WARP_BENIGN) && sa.tid == sn.tid) {
             /* broadcast ranges: name two different lanes */
             uint32_t other = gacc_lanes(a, x) & ~(1u << (sn.tid % VM_WARP));
             if (!other)
@@ -227,6 +230,24 @@ static void pair(race_thread *r, const race_gacc *a, const race_gacc *n)
         }
         race_report(r, sa, sn, 1, scope, cls, 0, x, race_mix(r->cluster_key * 0x9e3779b97f4a7c15ull ^ ((x >> 2) + 1)));
     }
+}
+
+/* Lanes of one warp-instruction that store to one element (a range of
+ * step 0 with two or more lanes, plain stores): a race between them,
+ * whatever order they ran in. */
+static void self_pair(race_thread *r, const race_gacc *c)
+{
+    if (c->step || !(c->lanes & (c->lanes - 1)) || (c->kind & (RACE_K_WRITE | RACE_K_STRONG)) != RACE_K_WRITE ||
+        r->warp_level == KEMU_CHECK_OFF)
+        return;
+    int rank = c->unit / r->nwarps;
+    uint32_t l0 = (uint32_t)__builtin_ctz(c->lanes), l1 = (uint32_t)__builtin_ctz(c->lanes & (c->lanes - 1));
+    uint32_t base = c->tid0 - c->tid0 % VM_WARP;
+    race_side sa = {c->fn, c->pc, c->kind, r->block_id[rank], base + l0, c->esize};
+    race_side sn = {c->fn, c->pc, c->kind, r->block_id[rank], base + l1, c->esize};
+    int cls = (c->kind & RACE_K_VALUE) ? RACE_CLASS_WARP_BENIGN : RACE_CLASS_WARP;
+    race_report(r, sa, sn, 1, RACE_SCOPE_BLOCK, cls, 0, c->start,
+                race_mix(r->cluster_key * 0x9e3779b97f4a7c15ull ^ ((c->start >> 2) + 1)));
 }
 
 static void prune(const race_gacc *v, size_t *list, size_t *n, uint64_t pos)
@@ -254,6 +275,7 @@ static void sweep(race_thread *r)
         for (size_t k = 0; k < nw; k++)
             pair(r, &r->log[writes[k]], c);
         if (c->kind & RACE_K_WRITE) {
+            self_pair(r, c);
             prune(r->log, reads, &nr, c->start);
             nr_kept = nr;
             for (size_t k = 0; k < nr; k++)

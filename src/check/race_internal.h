@@ -83,6 +83,20 @@ typedef struct race_async {
     uint8_t lane, size;
 } race_async;
 
+/* The warp-synchronous ops of a unit that ordered only some of its live
+ * lanes (__syncwarp(mask), shfl with a partial mask, ...): the value of
+ * the unit's warp sync counter each brought, and the lanes it ordered.
+ * Every other step of the counter (full warp syncs, barriers, fences)
+ * orders all the warp's lanes. */
+typedef struct race_sync_event {
+    uint32_t at, lanes;
+} race_sync_event;
+
+typedef struct race_partial_syncs {
+    race_sync_event *v;
+    size_t n, cap;
+} race_partial_syncs;
+
 typedef struct race_unit_async {
     race_async *v;
     size_t n, cap;
@@ -116,6 +130,7 @@ struct race_thread {
     size_t ucap;             /* units the arrays hold */
     uint32_t *vc, *fvc;      /* U x U: clocks, clocks at the last fence */
     uint32_t *wsync, *relf;  /* per unit: warp sync counter; release frontier across clusters */
+    race_partial_syncs *psync; /* per unit: its partial warp syncs in this cluster */
     uint8_t *has_fence, *acq, *cl_wait, *dirty;
     uint32_t *snap;          /* per unit: its current snapshot in snaps */
     /* per block of the group, by rank */
@@ -181,6 +196,18 @@ typedef struct race_side {
     uint32_t tid;
     unsigned size;
 } race_side;
+
+/* Whether accesses of lanes la of unit u at warp sync count w1 and of
+ * lanes lb at count w2 are ordered by the warp syncs between them: some
+ * sync between w1 and w2 that every pair of a lane of la and another
+ * lane of lb took part in (the order the two ran in does not matter). */
+int race_warp_ordered_slow(const race_thread *r, int u, uint32_t w1, uint32_t w2, uint32_t la, uint32_t lb);
+static inline int race_warp_ordered(const race_thread *r, int u, uint32_t w1, uint32_t w2, uint32_t la, uint32_t lb)
+{
+    if (w1 == w2)
+        return 0;
+    return !r->psync[u].n || race_warp_ordered_slow(r, u, w1, w2, la, lb);
+}
 
 /* Records a race instance between x and y (any order) in the thread's
  * groups. owner: the block whose shared memory (space 0) or 0; address:

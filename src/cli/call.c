@@ -236,7 +236,8 @@ int cli_call_main(int argc, char **argv)
                                                 "--tool", "--log-file", "--error-exitcode", "--print-limit",
                                                 "--report-file", "--racecheck-warp", "--racecheck-benign",
                                                 "--leak-check", "--backend", "--device", "--ulps", "--rtol",
-                                                "--atol", NULL};
+                                                "--atol", "--trace", "--trace-block", "--trace-warp",
+                                                "--trace-lines", NULL};
             int is_known = 0;
             for (int q = 0; known[q]; q++)
                 is_known |= !strcmp(name, known[q]);
@@ -316,6 +317,9 @@ int cli_call_main(int argc, char **argv)
         fprintf(stderr, "kemu call: error: %s\n", err.message);
         goto done;
     }
+    if ((exit_code = cli_trace_begin(&checks)))
+        goto done;
+    exit_code = CLI_EXIT_USAGE;
     if (use_cuda) {
         exit_code = call_on_gpu(&doc, dev, use_emu, device_ordinal, have_tolerance ? &user_tolerance : NULL,
                                 &result, &err);
@@ -343,6 +347,7 @@ int cli_call_main(int argc, char **argv)
     }
     exit_code = cli_checks_exit_status(&checks, dev, "call", exit_code);
 done:
+    cli_trace_end(&checks);
     kemu_call_result_free(&result);
     kemu_device_destroy(dev);
     call_spec_free(&doc);

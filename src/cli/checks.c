@@ -12,16 +12,42 @@ void cli_checks_init(cli_checks *c, const char *cmd)
 {
     memset(c, 0, sizeof *c);
     c->cmd = cmd;
-    c->config.racecheck_warp = KEMU_CHECK_WARN;
+    c->config.racecheck_warp = KEMU_CHECK_AUTO;
     c->config.racecheck_benign = KEMU_CHECK_WARN;
     c->error_exitcode = -1;
+    c->trace.warp = -1;
 }
 
-static int level(const char *cmd, const char *opt, const char *v, kemu_check_level *out)
+int cli_trace_begin(cli_checks *c)
+{
+    if (!c->trace_file)
+        return 0;
+    char msg[600];
+    if (dbg_trace_start(c->trace_file, &c->trace, &c->tracer, msg, sizeof msg)) {
+        fprintf(stderr, "kemu %s: error: %s\n", c->cmd, msg);
+        return CLI_EXIT_USAGE;
+    }
+    c->tracing = 1;
+    return 0;
+}
+
+void cli_trace_end(cli_checks *c)
+{
+    if (!c->tracing)
+        return;
+    c->tracing = 0;
+    dbg_trace_stop(c->tracer);
+    c->tracer = NULL;
+}
+
+/* A level option's value; `auto` only where allow_auto (--racecheck-warp). */
+static int level(const char *cmd, const char *opt, const char *v, kemu_check_level *out, int allow_auto)
 {
     if (!strcmp(v, "error")) *out = KEMU_CHECK_ERROR;
     else if (!strcmp(v, "warn")) *out = KEMU_CHECK_WARN;
     else if (!strcmp(v, "off")) *out = KEMU_CHECK_OFF;
+    else if (allow_auto && !strcmp(v, "auto")) *out = KEMU_CHECK_AUTO;
+    else if (allow_auto) return cli_usage_error(cmd, "%s wants auto, error, warn or off, got '%s'", opt, v);
     else return cli_usage_error(cmd, "%s wants error, warn or off, got '%s'", opt, v);
     return 0;
 }
@@ -40,6 +66,15 @@ int cli_check_option(const char *name, const char *v, cli_checks *c)
         }
         return 0;
     }
+    if (!strcmp(name, "--trace")) { c->trace_file = v; return 0; }
+    if (!strcmp(name, "--trace-block") || !strcmp(name, "--trace-warp") || !strcmp(name, "--trace-lines")) {
+        char msg[300];
+        const char *what = name + 8;
+        if (dbg_trace_filter_parse(what, v, &c->trace, msg, sizeof msg))
+            return cli_usage_error(c->cmd, "%s", msg);
+        c->trace_texts[what[0] == 'b' ? 0 : what[0] == 'w' ? 1 : 2] = v;
+        return 0;
+    }
     if (!strcmp(name, "--log-file")) { c->log_file = v; return 0; }
     if (!strcmp(name, "--report-file")) { c->report_file = v; return 0; }
     if (!strcmp(name, "--error-exitcode") || !strcmp(name, "--print-limit")) {
@@ -54,8 +89,8 @@ int cli_check_option(const char *name, const char *v, cli_checks *c)
         if (!strcmp(name, "--error-exitcode")) c->error_exitcode = (int)n; else c->print_limit = (int)n;
         return 0;
     }
-    if (!strcmp(name, "--racecheck-warp")) return level(c->cmd, name, v, &c->config.racecheck_warp);
-    if (!strcmp(name, "--racecheck-benign")) return level(c->cmd, name, v, &c->config.racecheck_benign);
+    if (!strcmp(name, "--racecheck-warp")) return level(c->cmd, name, v, &c->config.racecheck_warp, 1);
+    if (!strcmp(name, "--racecheck-benign")) return level(c->cmd, name, v, &c->config.racecheck_benign, 0);
     if (!strcmp(name, "--leak-check")) {
         if (!strcmp(v, "full")) c->config.leak_check = 1;
         else if (!strcmp(v, "no")) c->config.leak_check = 0;

@@ -6,6 +6,7 @@
 #define KEMU_CLI_CHECKS_H
 
 #include "kemu/kemu.h"
+#include "debug/debug.h"
 
 typedef struct cli_checks {
     kemu_check_config config;
@@ -14,9 +15,19 @@ typedef struct cli_checks {
     int error_exitcode;     /* -1: keep the command's own exit status */
     int print_limit;
     const char *cmd;        /* "run", "call" or "exec": how usage errors name the command */
+    /* --trace FILE and its filters (--trace-block, --trace-warp, --trace-lines) */
+    const char *trace_file;
+    dbg_trace_filter trace;
+    const char *trace_texts[3]; /* the filters as given (block, warp, lines), for kemu exec's environment */
+    dbg *tracer;            /* the tracer of this command, while it runs */
+    int tracing;
 } cli_checks;
 
 void cli_checks_init(cli_checks *c, const char *cmd);
+/* Starts --trace (when given) before the launches: 0, or 2 after a
+ * usage error (the file cannot be written). cli_trace_end ends it. */
+int cli_trace_begin(cli_checks *c);
+void cli_trace_end(cli_checks *c);
 /* Handles one option (name with "--", value). Returns 0 if handled, 2
  * after printing a usage error, -1 if the option is not a checker option. */
 int cli_check_option(const char *name, const char *value, cli_checks *c);

@@ -25,6 +25,10 @@ int cli_compare_main(int argc, char **argv);
 int cli_exec_main(int argc, char **argv);
 int cli_call_main(int argc, char **argv);
 extern const char cli_call_usage[]; /* defined in src/cli/call.c */
+int cli_debug_main(int argc, char **argv);
+extern const char cli_debug_usage[]; /* src/cli/debug.c */
+int cli_dap_main(int argc, char **argv);
+extern const char cli_dap_usage[];   /* src/cli/dap.c */
 
 extern const cli_command cli_commands[];
 

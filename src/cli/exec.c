@@ -446,14 +446,15 @@ int cli_exec_main(int argc, char **argv)
             nl = sizeof name - 1;
         memcpy(name, a, nl);
         name[nl] = 0;
-        if (!strcmp(name, "--trace")) {
-            trace = 1;
+        if (!strcmp(name, "--trace") && !eq) {
+            trace = 1; /* the runtime calls; --trace=FILE traces instructions */
             continue;
         }
         static const char *const with_value[] = {"--arch", "--threads", "--schedule", "--timeout", "--uninit",
                                                  "--dump-ptx", "--tool", "--log-file", "--error-exitcode",
                                                  "--print-limit", "--report-file", "--racecheck-warp",
-                                                 "--racecheck-benign", "--leak-check", NULL};
+                                                 "--racecheck-benign", "--leak-check", "--trace", "--trace-block",
+                                                 "--trace-warp", "--trace-lines", NULL};
         int known = 0;
         for (int q = 0; with_value[q]; q++)
             known |= !strcmp(name, with_value[q]);
@@ -588,6 +589,13 @@ int cli_exec_main(int argc, char **argv)
         setenv("KEMU_DUMP_PTX", dump_ptx, 1);
     if (trace)
         setenv("KEMU_CUDART_TRACE", "1", 1);
+    if (checks.trace_file) {
+        setenv("KEMU_TRACE_FILE", checks.trace_file, 1);
+        static const char *const names[3] = {"KEMU_TRACE_BLOCK", "KEMU_TRACE_WARP", "KEMU_TRACE_LINES"};
+        for (int k = 0; k < 3; k++)
+            if (checks.trace_texts[k])
+                setenv(names[k], checks.trace_texts[k], 1);
+    }
     char status_file[] = "/tmp/kemu-exec-XXXXXX", snapshot_file[] = "/tmp/kemu-exec-XXXXXX";
     int status_fd = -1, snapshot_fd = -1;
     if (checks.config.tools) {
@@ -601,7 +609,7 @@ int cli_exec_main(int argc, char **argv)
                 strncat(tools, names[i].name, sizeof tools - strlen(tools) - 1);
             }
         setenv("KEMU_TOOL", tools, 1);
-        static const char *const levels[] = {"off", "warn", "error"};
+        static const char *const levels[] = {"off", "warn", "error", "auto"};
         setenv("KEMU_RACECHECK_WARP", levels[checks.config.racecheck_warp], 1);
         setenv("KEMU_RACECHECK_BENIGN", levels[checks.config.racecheck_benign], 1);
         if (checks.config.leak_check)

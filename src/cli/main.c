@@ -89,6 +89,8 @@ const cli_command cli_commands[] = {
     {"call", "run a Pallas-style kernel call described in JSON", cli_call_usage, cli_call_main},
     {"exec", "run an unmodified CUDA program (nvcc -cudart shared) on the emulator", exec_usage, cli_exec_main},
     {"compare", "compare two .npy arrays with ULP/tolerance rules", compare_usage, cli_compare_main},
+    {"debug", "debug a kernel launched by run, call or exec (gdb-style commands)", cli_debug_usage, cli_debug_main},
+    {"dap", "serve the Debug Adapter Protocol on stdio (for editors)", cli_dap_usage, cli_dap_main},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -142,7 +142,8 @@ int cli_run_main(int argc, char **argv)
                                                 "--keep-outputs", "--tool", "--log-file", "--error-exitcode",
                                                 "--print-limit", "--report-file", "--racecheck-warp",
                                                 "--racecheck-benign", "--leak-check", "--backend", "--device",
-                                                "--ulps", "--rtol", "--atol", "--cooperative", NULL};
+                                                "--ulps", "--rtol", "--atol", "--cooperative", "--trace",
+                                                "--trace-block", "--trace-warp", "--trace-lines", NULL};
             int is_known = 0;
             for (int q = 0; known[q]; q++)
                 if (!strcmp(name, known[q]))
@@ -367,7 +368,11 @@ int cli_run_main(int argc, char **argv)
             goto done;
         }
     }
+    if ((exit_code = cli_trace_begin(&checks)))
+        goto done;
+    exit_code = CLI_EXIT_USAGE;
     kemu_status st = kemu_plan_run(plan, &result, &err);
+    cli_trace_end(&checks);
     if (st && st != KEMU_ERR_KERNEL_FAULT) {
         exit_code = run_plan_error(&result, &err, args, k);
         goto done;

@@ -264,7 +264,7 @@ static void configure_checks(kemu_device *dev)
         return;
     kemu_check_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.racecheck_warp = KEMU_CHECK_WARN;
+    cfg.racecheck_warp = KEMU_CHECK_AUTO;
     cfg.racecheck_benign = KEMU_CHECK_WARN;
     if (strstr(tools, "memcheck")) cfg.tools |= KEMU_TOOL_MEMCHECK;
     if (strstr(tools, "racecheck")) cfg.tools |= KEMU_TOOL_RACECHECK;
@@ -272,7 +272,8 @@ static void configure_checks(kemu_device *dev)
     if (strstr(tools, "synccheck")) cfg.tools |= KEMU_TOOL_SYNCCHECK;
     const char *v;
     if ((v = getenv("KEMU_RACECHECK_WARP")))
-        cfg.racecheck_warp = !strcmp(v, "error") ? KEMU_CHECK_ERROR : !strcmp(v, "off") ? KEMU_CHECK_OFF : KEMU_CHECK_WARN;
+        cfg.racecheck_warp = !strcmp(v, "error") ? KEMU_CHECK_ERROR : !strcmp(v, "off") ? KEMU_CHECK_OFF
+                           : !strcmp(v, "warn") ? KEMU_CHECK_WARN : KEMU_CHECK_AUTO;
     if ((v = getenv("KEMU_RACECHECK_BENIGN")))
         cfg.racecheck_benign = !strcmp(v, "error") ? KEMU_CHECK_ERROR : !strcmp(v, "off") ? KEMU_CHECK_OFF : KEMU_CHECK_WARN;
     if ((v = getenv("KEMU_LEAK_CHECK")) && !strcmp(v, "full"))

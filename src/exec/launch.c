@@ -7,6 +7,7 @@
 #include "exec/exec.h"
 #include "vm/vm.h"
 #include "check/check.h"
+#include "debug/debug.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +114,7 @@ static kemu_status validate(kemu_kernel *k, const kemu_launch_config *cfg, unsig
     return KEMU_OK;
 }
 
-kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
+static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
                         kemu_error *err)
 {
     if (report)
@@ -260,7 +261,9 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     /* --timeout: the watchdog flags the launch at start_time + timeout;
      * blocks stop at their next check of the flag */
     exec_watchdog_timer deadline;
-    st = exec_watchdog_arm(&dev->watchdog, &deadline, L.timeout > 0 ? L.start_time + L.timeout : 0, &L.expired, err);
+    /* not while a debugger's user looks at a stopped kernel */
+    double deadline_at = L.timeout > 0 && dbg_keeps_timeout(dbg_active) ? L.start_time + L.timeout : 0;
+    st = exec_watchdog_arm(&dev->watchdog, &deadline, deadline_at, &L.expired, err);
     if (st) {
         if (coop_workspace)
             mem_free(&dev->mem, coop_workspace);
@@ -269,12 +272,18 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     }
     if (dev->checks)
         L.hooks = check_launch_begin(dev->checks, &L);
+    /* the debugger (or --trace) wraps the checkers' hooks; the launch
+     * then runs on one host thread, so runs replay identically */
+    dbg_environment_start();
+    dbg *debugger = dbg_active;
+    if (debugger)
+        L.hooks = dbg_launch_begin(debugger, &L, L.hooks, L.fault_hooks);
     unsigned cl[3];
     for (int i = 0; i < 3; i++)
         cl[i] = cfg->cooperative ? L.grid[i] : L.cluster[i] ? L.cluster[i] : 1;
     unsigned ncl[3] = {L.grid[0] / cl[0], L.grid[1] / cl[1], L.grid[2] / cl[2]};
     uint64_t nclusters = (uint64_t)ncl[0] * ncl[1] * ncl[2];
-    int nthreads = host_threads(dev);
+    int nthreads = debugger ? 1 : host_threads(dev);
     if ((uint64_t)nthreads > nclusters)
         nthreads = (int)nclusters;
     block_output **outs = calloc((size_t)nthreads, sizeof *outs);
@@ -410,6 +419,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     }
     if (coop_workspace)
         mem_free(&dev->mem, coop_workspace);
+    int debugger_end = debugger ? dbg_launch_end(debugger, &L, best_fault.faulted ? &best_fault : NULL) : 0;
     if (dev->checks)
         check_launch_end(dev->checks, &L, best_fault.faulted ? &best_fault : NULL);
     dev->heap_used = L.heap_used;
@@ -441,7 +451,9 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
             free(all[i].text);
         }
     }
-    if (dropped)
+    if (debugger_end & 1)
+        text.len = 0; /* a replayed or killed run: already printed, or not wanted */
+    if (dropped && !(debugger_end & 1))
         util_buffer_printf(&text, "[kemu] the printf FIFO (cudaLimitPrintfFifoSize, %zu bytes) was full: %zu bytes of "
                                   "printf output were dropped\n",
                            L.printf_fifo, dropped);
@@ -470,6 +482,8 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
         }
         return util_error(err, KEMU_ERR_KERNEL_FAULT, "%s", best_fault.message);
     }
+    if (debugger_end & 2)
+        return util_error(err, KEMU_ERR_KERNEL_FAULT, "kernel '%s' faulted: killed by the debugger", fn->name);
     return KEMU_OK;
 }
 
@@ -480,4 +494,12 @@ void kemu_report_free(kemu_report *r)
     free(r->printf_output);
     r->printf_output = NULL;
     r->printf_length = 0;
+}
+
+kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
+                        kemu_error *err)
+{
+    kemu_status st = launch(k, cfg, args, report, err);
+    dbg_environment_after_launch();
+    return st;
 }

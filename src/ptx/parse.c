@@ -758,6 +758,13 @@ static int parse_name_operand(parser *p, ptx_operand *o, lex_token t)
         error_at(p, t.line, t.col, "undeclared register '%.*s'", t.len, t.start);
         return 0;
     }
+    if (!v && t.len == 7 && !memcmp(t.start, "WARP_SZ", 7)) {
+        /* the PTX ISA's predefined identifier: the warp size, a constant
+         * (nvcc writes it for warpSize where it does not fold it) */
+        o->kind = PTX_OP_IMM_INT;
+        o->imm = 32;
+        return 1;
+    }
     o->kind = PTX_OP_SYMBOL;
     o->var = v; /* a function-local variable, or NULL for module symbols/labels */
     o->name = v ? v->name : tok_str(p, &t);

@@ -207,6 +207,8 @@ int vm_fault_at(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uin
              fn && fn != L->kernel ? fn->name : "", b->ctaid[0], b->ctaid[1], b->ctaid[2], t[0], t[1], t[2]);
     b->fault.faulted = 1;
     b->fault.status = status;
+    if (L->hooks && L->hooks->fault)
+        L->hooks->fault(L->hooks->ctx, b, w, frame, pc, lane, status, b->fault.message);
     uint64_t cur = __atomic_load_n(&L->abort_id, __ATOMIC_RELAXED);
     while (b->linear_id < cur &&
            !__atomic_compare_exchange_n(&L->abort_id, &cur, b->linear_id, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))

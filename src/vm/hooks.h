@@ -85,6 +85,12 @@ typedef struct vm_hooks {
      * raised); reason describes it. */
     void (*heap_misuse)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
                         int lane, const char *reason);
+    /* A fault was raised at pc of frame f (frame may be NULL) for lane
+     * `lane` of warp w (w may be NULL): status and the full message, as in
+     * the block's fault record. Called before the warp unwinds, so an
+     * observer sees the faulting state. */
+    void (*fault)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
+                  uint32_t lane, int status, const char *message);
 } vm_hooks;
 
 #endif

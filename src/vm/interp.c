@@ -998,8 +998,14 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         }
         warp_count++;
         thread_count += m == VM_FULL ? VM_WARP : (uint64_t)__builtin_popcount(m);
-        if (L->hooks && L->hooks->op)
+        if (L->hooks && L->hooks->op) {
             L->hooks->op(L->hooks->ctx, b, w, f, pc, m);
+            if (__builtin_expect(L->debug_kill, 0)) {
+                g->pc = pc;
+                vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "killed by the debugger");
+                LEAVE(VM_EV_FAULT);
+            }
+        }
         uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;
         const uint64_t *A = op->a != BC_NONE ? SLOT(R, op->a) : NULL;
         const uint64_t *B = op->b != BC_NONE ? SLOT(R, op->b) : NULL;
@@ -2111,6 +2117,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             g->pc = pc + 1;
             LEAVE(VM_EV_YIELD);
         case BC_TRAP:
+            if (op->mode && L->brkpt_resumes)
+                break; /* the debugger stopped at it */
             g->pc = pc;
             vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, op->mode ? "brkpt reached" : "trap: the kernel executed a trap instruction");
             LEAVE(VM_EV_FAULT);

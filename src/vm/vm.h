@@ -224,6 +224,11 @@ typedef struct vm_launch {
                                     * so every fast path stays on: bad_access and heap_misuse */
     const vm_texture *textures;    /* by handle - 1 */
     int ntextures;
+    /* the debugger (src/debug/): set by its op hook to end the launch
+     * (the warp faults "killed by the debugger" before the op runs);
+     * brkpt_resumes: brkpt stops in the debugger and then does nothing */
+    int debug_kill;
+    int brkpt_resumes;
 } vm_launch;
 
 /* Device heap (heap.c; the caller holds the heap lock): records an

@@ -326,9 +326,103 @@ START_TEST(race_warp_levels)
     HAS(error, "ERROR SUMMARY: 1 error");
     char *off = race_report(&r, 1, NULL, KEMU_CHECK_OFF);
     HAS(off, "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)");
+    /* auto: race.ptx targets sm_80 (independent thread scheduling) */
+    char *autolevel = race_report(&r, 1, NULL, KEMU_CHECK_AUTO);
+    HAS(autolevel, "========= Error: Race reported between Write access at warp_hazard+");
+    HAS(autolevel, "ERROR SUMMARY: 1 error");
     free(warn);
     free(error);
     free(off);
+    free(autolevel);
+}
+END_TEST
+
+/* ---- races between lanes of one warp (tests/check/warp.cu) -------------------------- */
+
+/* The racecheck report of kernel `name` of warp.ptx on one warp, with
+ * --racecheck-warp auto: in[i] = i (64 ints), out (128 ints), and n = 3
+ * for the kernels that take a count. */
+static char *warp_report(const char *name, int threads, const char *schedule, size_t *errors)
+{
+    kemu_device *d;
+    kemu_error err;
+    kemu_device_config cfg = {NULL, threads, schedule, 0, 0};
+    ck_assert_int_eq(kemu_device_create(&cfg, &d, &err), KEMU_OK);
+    kemu_check_config cc = {KEMU_TOOL_RACECHECK, KEMU_CHECK_AUTO, KEMU_CHECK_WARN, 0};
+    ck_assert_int_eq(kemu_device_set_checks(d, &cc, &err), KEMU_OK);
+    kemu_kernel *k = kernel(d, "warp.ptx", name);
+    uint64_t in, out;
+    int host[64], n = 3;
+    for (int i = 0; i < 64; i++)
+        host[i] = i;
+    ck_assert_int_eq(kemu_malloc(d, sizeof host, KEMU_UNINIT_ZERO, &in, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(d, 2 * sizeof host, KEMU_UNINIT_ZERO, &out, &err), KEMU_OK);
+    kemu_memcpy_htod(d, in, host, sizeof host, &err);
+    void *args[] = {&in, &out, &n};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
+    ck_assert_msg(kemu_launch(k, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
+    char *text = results(d, errors);
+    kemu_device_destroy(d);
+    return text;
+}
+
+/* Conflicting accesses of two lanes of one warp with no warp sync between
+ * them are errors on sm_70+, whatever order the lanes ran in: divergent
+ * branches, a write before reconvergence and a read after it, one store
+ * run at different times by different lanes (a loop), two lanes of one
+ * store instruction, and a sync of one branch's lanes that leaves the
+ * other branch unordered. The report is the same for every thread count
+ * and schedule. */
+START_TEST(warp_races_found)
+{
+    static const struct { const char *kernel, *line; } runs[] = {
+        {"branches_waw", "[WAW hazard between lanes of one warp, no __syncwarp between them]"},
+        {"branches_waw_global", "[WAW hazard between lanes of one warp, no __syncwarp between them]"},
+        {"reconverge_raw", "[RAW hazard between lanes of one warp, no __syncwarp between them]"},
+        {"loop_waw", "Write access at loop_waw+"},
+        {"loop_waw_global", "Write access at loop_waw_global+"},
+        {"one_store_waw", "Write access at one_store_waw+"},
+        {"one_store_waw_global", "in __global__ memory"},
+        {"partial_sync_raw", "[RAW hazard between lanes of one warp, no __syncwarp between them]"},
+    };
+    static const struct { int threads; const char *schedule; } configs[] = {{2, NULL}, {1, "random:1"}, {2, "random:7"}};
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        size_t errors;
+        char *base = warp_report(runs[i].kernel, 1, NULL, &errors);
+        ck_assert_msg(errors >= 1, "%s: no error in\n%s", runs[i].kernel, base);
+        HAS(base, runs[i].line);
+        for (size_t c = 0; c < sizeof configs / sizeof *configs; c++) {
+            char *other = warp_report(runs[i].kernel, configs[c].threads, configs[c].schedule, NULL);
+            ck_assert_msg(!strcmp(base, other), "%s differs with %d threads, schedule %s:\n%s\nversus\n%s",
+                          runs[i].kernel, configs[c].threads, configs[c].schedule ? configs[c].schedule : "default",
+                          base, other);
+            free(other);
+        }
+        free(base);
+    }
+}
+END_TEST
+
+/* The fixed twins and race-free warp idioms (a lane's own words, shuffle
+ * reductions, a leader chosen by a vote) report nothing; lanes of one store
+ * storing the same value are a warning. */
+START_TEST(warp_race_free)
+{
+    static const char *const clean[] = {"branches_waw_fixed", "reconverge_raw_fixed", "loop_waw_fixed",
+                                        "loop_waw_global_fixed", "one_store_fixed", "partial_sync_fixed",
+                                        "own_words", "shuffle_reduce", "vote_leader"};
+    for (size_t i = 0; i < sizeof clean / sizeof *clean; i++) {
+        char *text = warp_report(clean[i], 2, "random:3", NULL);
+        ck_assert_msg(strstr(text, "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"), "%s:\n%s",
+                      clean[i], text);
+        free(text);
+    }
+    size_t errors;
+    char *same = warp_report("one_store_same", 1, NULL, &errors);
+    ck_assert_uint_eq(errors, 0);
+    HAS(same, "========= Warning: Race reported between Write access at one_store_same+");
+    HAS(same, "[WAW hazard between lanes of one warp, both store the same value]");
+    free(same);
 }
 END_TEST
 
@@ -403,6 +497,8 @@ static Suite *suite(void)
     tcase_add_test(tc, race_reports_deterministic);
     tcase_add_test(tc, race_free_kernels);
     tcase_add_test(tc, race_warp_levels);
+    tcase_add_test(tc, warp_races_found);
+    tcase_add_test(tc, warp_race_free);
     tcase_add_test(tc, no_tools_no_hooks);
     tcase_add_test(tc, groups_merge);
     suite_add_tcase(s, tc);

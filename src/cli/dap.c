@@ -1,0 +1,847 @@
+/* `kemu dap`: the debugger core (src/debug/) behind the Debug Adapter
+ * Protocol, over stdin/stdout, for VS Code, Neovim's nvim-dap and Emacs'
+ * dap-mode. The launch request names the target as a `kemu` command line
+ * ({"command": "run", "args": ["k.ptx", "--block", "64", "--", ...]});
+ * each warp of the resident blocks is a DAP thread ("block (1,0,0) warp
+ * 2"), its lanes' registers are variables, and stops at breakpoints,
+ * steps, faults and checker findings are `stopped` events. The target's
+ * own stdout and stderr come to the editor as `output` events (the
+ * protocol owns stdout). */
+#include "config.h"
+#include "cli/cli.h"
+#include "debug/debug.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char cli_dap_usage[] =
+    "usage: kemu dap\n"
+    "\n"
+    "Serves the Debug Adapter Protocol on stdin/stdout: an editor (VS Code, nvim-dap,\n"
+    "Emacs dap-mode) starts it and sends a launch request whose arguments name the\n"
+    "kemu command to debug:\n"
+    "  {\"command\": \"run\", \"args\": [\"k.ptx\", \"--kernel\", \"k\", \"--block\", \"64\", \"--\", ...],\n"
+    "   \"stopOnEntry\": false, \"cwd\": \"DIR\"}\n"
+    "(\"command\" is run or call). docs/debugger.md has a VS Code launch.json.\n";
+
+typedef struct dap {
+    FILE *in, *out;
+    int seq;
+    dbg *d;
+    json_t *launch;           /* the launch request's arguments */
+    int configured;
+    int quit;
+    int running;
+    int step_back;            /* the next stop ends a step back */
+    int out_fd[2];            /* the target's stdout and stderr: temporary files */
+    FILE *cap[2];
+    long sent[2];
+    /* breakpoints by source path, to replace them as setBreakpoints does */
+    struct { char *path; int *numbers; int n; } *sources;
+    int nsources;
+    int *fn_bps;
+    int nfn_bps;
+} dap;
+
+/* ---- the wire ---------------------------------------------------------------------- */
+
+static void send_json(dap *p, json_t *msg)
+{
+    json_object_set_new(msg, "seq", json_integer(++p->seq));
+    char *text = json_dumps(msg, JSON_COMPACT);
+    json_decref(msg);
+    if (!text)
+        return;
+    fprintf(p->out, "Content-Length: %zu\r\n\r\n%s", strlen(text), text);
+    fflush(p->out);
+    free(text);
+}
+
+static void send_event(dap *p, const char *event, json_t *body)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "type", json_string("event"));
+    json_object_set_new(m, "event", json_string(event));
+    if (body)
+        json_object_set_new(m, "body", body);
+    send_json(p, m);
+}
+
+static void respond(dap *p, json_t *req, int success, const char *message, json_t *body)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "type", json_string("response"));
+    json_object_set(m, "request_seq", json_object_get(req, "seq"));
+    json_object_set(m, "command", json_object_get(req, "command"));
+    json_object_set_new(m, "success", json_boolean(success));
+    if (message)
+        json_object_set_new(m, "message", json_string(message));
+    json_object_set_new(m, "body", body ? body : json_object());
+    send_json(p, m);
+}
+
+/* The next message, or NULL at the end of input or on a malformed frame. */
+static json_t *read_message(dap *p)
+{
+    char line[256];
+    size_t length = 0;
+    for (;;) {
+        if (!fgets(line, sizeof line, p->in))
+            return NULL;
+        if (!strcmp(line, "\r\n") || !strcmp(line, "\n"))
+            break;
+        if (!strncasecmp(line, "Content-Length:", 15))
+            length = strtoul(line + 15, NULL, 10);
+    }
+    if (!length || length > (64u << 20))
+        return NULL;
+    char *buf = malloc(length);
+    if (!buf || fread(buf, 1, length, p->in) != length) {
+        free(buf);
+        return NULL;
+    }
+    json_error_t e;
+    json_t *m = json_loadb(buf, length, 0, &e);
+    free(buf);
+    return m;
+}
+
+/* Sends what the target wrote since the last call as output events. */
+static void flush_output(dap *p)
+{
+    static const char *category[2] = {"stdout", "stderr"};
+    fflush(stdout);
+    fflush(stderr);
+    for (int k = 0; k < 2; k++) {
+        if (!p->cap[k])
+            continue;
+        long end = lseek(p->out_fd[k], 0, SEEK_END);
+        if (end <= p->sent[k])
+            continue;
+        size_t n = (size_t)(end - p->sent[k]);
+        char *buf = malloc(n + 1);
+        if (!buf)
+            continue;
+        if (pread(p->out_fd[k], buf, n, p->sent[k]) == (ssize_t)n) {
+            buf[n] = 0;
+            json_t *b = json_object();
+            json_object_set_new(b, "category", json_string(category[k]));
+            json_object_set_new(b, "output", json_stringn(buf, n));
+            send_event(p, "output", b);
+            p->sent[k] = end;
+        }
+        free(buf);
+    }
+}
+
+/* ---- threads, frames, variables ------------------------------------------------------ */
+
+static int64_t thread_id(const vm_block *b, const vm_warp *w)
+{
+    return 1 + (int64_t)b->linear_id * 32 + w->index;
+}
+
+/* Focuses the warp a DAP thread id names (its focused lane, else its
+ * first live lane) and frame level. 0, or -1 when it is not resident. */
+static int focus_thread(dap *p, int64_t tid, int level)
+{
+    vm_block **list;
+    int nb = dbg_blocks(p->d, &list);
+    dbg_focus *fo = dbg_focus_get(p->d);
+    for (int i = 0; i < nb; i++) {
+        vm_block *b = list[i];
+        if (!b->warps || tid < 1 + (int64_t)b->linear_id * 32 || tid >= 1 + (int64_t)b->linear_id * 32 + b->nwarps)
+            continue;
+        vm_warp *w = &b->warps[tid - 1 - (int64_t)b->linear_id * 32];
+        int lane = -1;
+        if (fo->w == w)
+            lane = fo->lane;
+        else {
+            uint32_t live = w->valid & ~w->exited;
+            lane = live ? __builtin_ctz(live) : 0;
+        }
+        char msg[256];
+        if (dbg_set_focus(p->d, b->ctaid, NULL, w->index, lane, msg, sizeof msg))
+            return -1;
+        fo->frame = level;
+        return 0;
+    }
+    return -1;
+}
+
+static const char *source_path(const char *file)
+{
+    return file;
+}
+
+static json_t *source_object(dap *p, const bc_function *fn, uint32_t pc, int *line)
+{
+    dbg_src s;
+    dbg_src_of(p->d, fn, pc, &s);
+    json_t *src = json_object();
+    const char *path = NULL;
+    if (s.file && access(s.file, R_OK) == 0) {
+        path = source_path(s.file);
+        *line = s.line;
+    } else {
+        path = dbg_ptx_file(p->d);
+        *line = s.ptx_line;
+    }
+    const char *slash = strrchr(path, '/');
+    json_object_set_new(src, "name", json_string(slash ? slash + 1 : path));
+    char full[4096];
+    if (path[0] != '/' && getcwd(full, sizeof full)) {
+        size_t n = strlen(full);
+        snprintf(full + n, sizeof full - n, "/%s", path);
+        json_object_set_new(src, "path", json_string(full));
+    } else {
+        json_object_set_new(src, "path", json_string(path));
+    }
+    return src;
+}
+
+enum { SCOPE_REGS = 1, SCOPE_LANES, SCOPE_PARAMS, SCOPE_BUILTINS };
+
+static int64_t var_ref(int64_t tid, int level, int kind)
+{
+    return ((tid * 64 + level) * 8 + kind);
+}
+
+static json_t *variable(const char *name, const char *value, const char *type)
+{
+    json_t *v = json_object();
+    json_object_set_new(v, "name", json_string(name));
+    json_object_set_new(v, "value", json_string(value));
+    if (type)
+        json_object_set_new(v, "type", json_string(type));
+    json_object_set_new(v, "variablesReference", json_integer(0));
+    return v;
+}
+
+static json_t *variables(dap *p, int64_t ref)
+{
+    json_t *list = json_array();
+    int kind = (int)(ref % 8);
+    int level = (int)(ref / 8 % 64);
+    int64_t tid = ref / 8 / 64;
+    if (focus_thread(p, tid, level))
+        return list;
+    dbg *d = p->d;
+    dbg_focus *fo = dbg_focus_get(d);
+    vm_launch *L = dbg_launch(d);
+    char value[4096], name[128];
+    if (kind == SCOPE_BUILTINS) {
+        static const char *names[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y",
+                                      "blockIdx.z", "blockDim.x", "blockDim.y", "blockDim.z", "gridDim.x",
+                                      "gridDim.y", "gridDim.z", "$lane", "$warp", "$pc"};
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+            dbg_value v;
+            char msg[256];
+            if (dbg_eval(d, names[i], fo->lane, &v, msg, sizeof msg))
+                continue;
+            dbg_format_value(&v, 0, value, sizeof value);
+            json_array_append_new(list, variable(names[i], value, "u32"));
+        }
+        return list;
+    }
+    if (kind == SCOPE_PARAMS) {
+        const bc_function *k = L->kernel;
+        for (int i = 0; i < k->nparams; i++) {
+            dbg_value v;
+            char msg[256];
+            if (dbg_eval(d, k->params[i].name, fo->lane, &v, msg, sizeof msg))
+                continue;
+            dbg_format_value(&v, v.type == PTX_T_U64 || v.type == PTX_T_B64 ? 'x' : 0, value, sizeof value);
+            json_array_append_new(list, variable(k->params[i].name, value, ptx_type_name(k->params[i].type)));
+        }
+        return list;
+    }
+    dbg_where wh;
+    if (dbg_lane_where(d, fo->b, fo->w, fo->lane, level, &wh) || !wh.fn->ptx)
+        return list;
+    const ptx_function *pf = wh.fn->ptx;
+    uint32_t live = fo->w->valid & ~fo->w->exited;
+    for (int i = 0; i < pf->nregs; i++) {
+        const ptx_var *r = pf->regs[i];
+        snprintf(name, sizeof name, "%s", r->name);
+        if (kind == SCOPE_REGS) {
+            dbg_value v;
+            char msg[256];
+            if (dbg_eval(d, r->name, fo->lane, &v, msg, sizeof msg))
+                continue;
+            dbg_format_value(&v, 0, value, sizeof value);
+            json_array_append_new(list, variable(name, value, ptx_type_name(r->type)));
+        } else {
+            /* every live lane, side by side ("-" where a lane is elsewhere) */
+            size_t k = 0;
+            value[k++] = '[';
+            for (int l = 0; l < VM_WARP && k < sizeof value - 64; l++) {
+                if (!(fo->w->valid >> l & 1))
+                    continue;
+                dbg_value v;
+                char msg[256], one[64] = "-";
+                if ((live >> l & 1) && !dbg_eval(d, r->name, l, &v, msg, sizeof msg))
+                    dbg_format_value(&v, 0, one, sizeof one);
+                k += (size_t)snprintf(value + k, sizeof value - k, "%s%s", l ? ", " : "", one);
+            }
+            snprintf(value + k, sizeof value - k, "]");
+            json_array_append_new(list, variable(name, value, ptx_type_name(r->type)));
+        }
+    }
+    return list;
+}
+
+/* ---- stops -------------------------------------------------------------------------- */
+
+static void handle(dap *p, json_t *req, int stopped, int *resume);
+
+static const char *stop_reason(int reason)
+{
+    switch (reason) {
+    case DBG_STOP_BREAKPOINT: return "breakpoint";
+    case DBG_STOP_WATCH: return "data breakpoint";
+    case DBG_STOP_FAULT: case DBG_STOP_CHECKER: return "exception";
+    case DBG_STOP_ENTRY: return "entry";
+    case DBG_STOP_BRKPT: return "breakpoint";
+    default: return "step";
+    }
+}
+
+static int dap_stopped(void *ctx, dbg *d)
+{
+    dap *p = ctx;
+    flush_output(p);
+    const dbg_stop *st = dbg_last_stop(d);
+    dbg_focus *fo = dbg_focus_get(d);
+    json_t *b = json_object();
+    json_object_set_new(b, "reason", json_string(stop_reason(st->reason)));
+    if (fo->w)
+        json_object_set_new(b, "threadId", json_integer(thread_id(fo->b, fo->w)));
+    json_object_set_new(b, "allThreadsStopped", json_true());
+    if (st->text[0])
+        json_object_set_new(b, "text", json_string(st->text));
+    if (st->bp) {
+        json_t *ids = json_array();
+        json_array_append_new(ids, json_integer(st->bp));
+        json_object_set_new(b, "hitBreakpointIds", ids);
+    }
+    if (st->reason == DBG_STOP_FAULT || st->reason == DBG_STOP_CHECKER)
+        json_object_set_new(b, "description", json_string(st->reason == DBG_STOP_FAULT ? "kernel fault" : "checker finding"));
+    send_event(p, "stopped", b);
+    dbg_answer_done(d);
+    int resume = -1;
+    while (resume < 0) {
+        json_t *req = read_message(p);
+        if (!req) {
+            p->quit = 1;
+            return DBG_RESUME_KILL;
+        }
+        handle(p, req, 1, &resume);
+        json_decref(req);
+    }
+    if (resume != DBG_RESUME_KILL && resume != DBG_RESUME_RESTART) {
+        json_t *c = json_object();
+        if (fo->w)
+            json_object_set_new(c, "threadId", json_integer(thread_id(fo->b, fo->w)));
+        json_object_set_new(c, "allThreadsContinued", json_true());
+        send_event(p, "continued", c);
+    }
+    return resume;
+}
+
+static void dap_message(void *ctx, dbg *d, const char *text)
+{
+    (void)d;
+    dap *p = ctx;
+    flush_output(p);
+    json_t *b = json_object();
+    json_object_set_new(b, "category", json_string("console"));
+    char *t = malloc(strlen(text) + 2);
+    if (t) {
+        sprintf(t, "%s\n", text);
+        json_object_set_new(b, "output", json_string(t));
+        free(t);
+    }
+    send_event(p, "output", b);
+}
+
+/* ---- requests -------------------------------------------------------------------------- */
+
+static json_t *capabilities(void)
+{
+    json_t *c = json_object();
+    json_object_set_new(c, "supportsConfigurationDoneRequest", json_true());
+    json_object_set_new(c, "supportsConditionalBreakpoints", json_true());
+    json_object_set_new(c, "supportsFunctionBreakpoints", json_true());
+    json_object_set_new(c, "supportsEvaluateForHovers", json_true());
+    json_object_set_new(c, "supportsStepBack", json_true());
+    json_object_set_new(c, "supportsRestartRequest", json_false());
+    json_object_set_new(c, "supportsTerminateRequest", json_true());
+    json_object_set_new(c, "supportsReadMemoryRequest", json_true());
+    json_object_set_new(c, "supportsExceptionInfoRequest", json_true());
+    json_t *filters = json_array();
+    static const char *names[][2] = {{"fault", "Kernel faults"}, {"race", "racecheck findings"},
+                                     {"memcheck", "memcheck findings"}, {"initcheck", "initcheck findings"},
+                                     {"synccheck", "synccheck findings"}};
+    for (int i = 0; i < 5; i++) {
+        json_t *f = json_object();
+        json_object_set_new(f, "filter", json_string(names[i][0]));
+        json_object_set_new(f, "label", json_string(names[i][1]));
+        json_object_set_new(f, "default", i == 0 ? json_true() : json_false());
+        json_array_append_new(filters, f);
+    }
+    json_object_set_new(c, "exceptionBreakpointFilters", filters);
+    return c;
+}
+
+static const char *base_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void set_breakpoints(dap *p, json_t *req)
+{
+    json_t *args = json_object_get(req, "arguments");
+    const char *path = json_string_value(json_object_get(json_object_get(args, "source"), "path"));
+    if (!path)
+        path = json_string_value(json_object_get(json_object_get(args, "source"), "name"));
+    if (!path) {
+        respond(p, req, 0, "setBreakpoints: the source has no path", NULL);
+        return;
+    }
+    int si = -1;
+    for (int i = 0; i < p->nsources; i++)
+        if (!strcmp(p->sources[i].path, path))
+            si = i;
+    if (si < 0) {
+        void *grown = realloc(p->sources, (size_t)(p->nsources + 1) * sizeof *p->sources);
+        if (!grown) {
+            respond(p, req, 0, "out of memory", NULL);
+            return;
+        }
+        p->sources = grown;
+        si = p->nsources++;
+        p->sources[si].path = strdup(path);
+        p->sources[si].numbers = NULL;
+        p->sources[si].n = 0;
+    }
+    for (int i = 0; i < p->sources[si].n; i++)
+        dbg_bp_delete(p->d, p->sources[si].numbers[i]);
+    free(p->sources[si].numbers);
+    p->sources[si].numbers = NULL;
+    p->sources[si].n = 0;
+    json_t *list = json_object_get(args, "breakpoints");
+    json_t *out = json_array();
+    size_t n = json_array_size(list);
+    p->sources[si].numbers = calloc(n + 1, sizeof(int));
+    for (size_t i = 0; i < n; i++) {
+        json_t *bp = json_array_get(list, i);
+        int line = (int)json_integer_value(json_object_get(bp, "line"));
+        const char *cond = json_string_value(json_object_get(bp, "condition"));
+        char spec[600], msg[300];
+        snprintf(spec, sizeof spec, "%s:%d", base_of(path), line);
+        int num = dbg_break(p->d, spec, cond, 0, msg, sizeof msg);
+        json_t *o = json_object();
+        if (num < 0) {
+            json_object_set_new(o, "verified", json_false());
+            json_object_set_new(o, "message", json_string(msg));
+        } else {
+            p->sources[si].numbers[p->sources[si].n++] = num;
+            dbg_bp *b = dbg_bp_find(p->d, num);
+            json_object_set_new(o, "id", json_integer(num));
+            json_object_set_new(o, "verified", json_boolean(b && b->where[0]));
+            if (!(b && b->where[0]))
+                json_object_set_new(o, "message", json_string("pending: resolved when the kernel is launched"));
+        }
+        json_object_set_new(o, "line", json_integer(line));
+        json_array_append_new(out, o);
+    }
+    json_t *body = json_object();
+    json_object_set_new(body, "breakpoints", out);
+    respond(p, req, 1, NULL, body);
+}
+
+static void set_function_breakpoints(dap *p, json_t *req)
+{
+    for (int i = 0; i < p->nfn_bps; i++)
+        dbg_bp_delete(p->d, p->fn_bps[i]);
+    free(p->fn_bps);
+    p->fn_bps = NULL;
+    p->nfn_bps = 0;
+    json_t *list = json_object_get(json_object_get(req, "arguments"), "breakpoints");
+    size_t n = json_array_size(list);
+    p->fn_bps = calloc(n + 1, sizeof(int));
+    json_t *out = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *bp = json_array_get(list, i);
+        const char *name = json_string_value(json_object_get(bp, "name"));
+        const char *cond = json_string_value(json_object_get(bp, "condition"));
+        char msg[300];
+        int num = name ? dbg_break(p->d, name, cond, 0, msg, sizeof msg) : -1;
+        json_t *o = json_object();
+        json_object_set_new(o, "verified", json_boolean(num >= 0));
+        if (num >= 0) {
+            p->fn_bps[p->nfn_bps++] = num;
+            json_object_set_new(o, "id", json_integer(num));
+        }
+        json_array_append_new(out, o);
+    }
+    json_t *body = json_object();
+    json_object_set_new(body, "breakpoints", out);
+    respond(p, req, 1, NULL, body);
+}
+
+static void stack_trace(dap *p, json_t *req)
+{
+    json_t *args = json_object_get(req, "arguments");
+    int64_t tid = json_integer_value(json_object_get(args, "threadId"));
+    json_t *frames = json_array();
+    if (focus_thread(p, tid, 0) == 0) {
+        dbg_focus *fo = dbg_focus_get(p->d);
+        dbg_where fr[64];
+        int n = dbg_backtrace(p->d, fo->b, fo->w, fo->lane, fr, 64);
+        for (int i = 0; i < n; i++) {
+            json_t *f = json_object();
+            int line = 0;
+            json_object_set_new(f, "id", json_integer(tid * 64 + i));
+            char name[300];
+            snprintf(name, sizeof name, "%s (lane %d)", fr[i].fn->name, fo->lane);
+            json_object_set_new(f, "name", json_string(name));
+            json_object_set_new(f, "source", source_object(p, fr[i].fn, fr[i].pc, &line));
+            json_object_set_new(f, "line", json_integer(line));
+            json_object_set_new(f, "column", json_integer(1));
+            char ipr[32];
+            snprintf(ipr, sizeof ipr, "%u", fr[i].pc);
+            json_object_set_new(f, "instructionPointerReference", json_string(ipr));
+            json_array_append_new(frames, f);
+        }
+    }
+    json_t *body = json_object();
+    json_object_set_new(body, "totalFrames", json_integer((json_int_t)json_array_size(frames)));
+    json_object_set_new(body, "stackFrames", frames);
+    respond(p, req, 1, NULL, body);
+}
+
+static void handle(dap *p, json_t *req, int stopped, int *resume)
+{
+    const char *cmd = json_string_value(json_object_get(req, "command"));
+    json_t *args = json_object_get(req, "arguments");
+    dbg *d = p->d;
+    if (!cmd) {
+        return;
+    } else if (!strcmp(cmd, "initialize")) {
+        respond(p, req, 1, NULL, capabilities());
+        send_event(p, "initialized", NULL);
+    } else if (!strcmp(cmd, "launch")) {
+        const char *command = json_string_value(json_object_get(args, "command"));
+        if (!command || (strcmp(command, "run") && strcmp(command, "call")) ||
+            !json_is_array(json_object_get(args, "args"))) {
+            respond(p, req, 0, "launch: want {\"command\": \"run\" or \"call\", \"args\": [...]}", NULL);
+            return;
+        }
+        json_decref(p->launch);
+        p->launch = json_incref(args);
+        respond(p, req, 1, NULL, NULL);
+    } else if (!strcmp(cmd, "setBreakpoints")) {
+        set_breakpoints(p, req);
+    } else if (!strcmp(cmd, "setFunctionBreakpoints")) {
+        set_function_breakpoints(p, req);
+    } else if (!strcmp(cmd, "setExceptionBreakpoints")) {
+        static const char *names[] = {"fault", "race", "memcheck", "initcheck", "synccheck"};
+        dbg_break_on(d, DBG_ON_FAULT | DBG_ON_RACE | DBG_ON_MEMCHECK | DBG_ON_INITCHECK | DBG_ON_SYNCCHECK, 0);
+        json_t *filters = json_object_get(args, "filters");
+        for (size_t i = 0; i < json_array_size(filters); i++)
+            for (int k = 0; k < 5; k++)
+                if (json_string_value(json_array_get(filters, i)) &&
+                    !strcmp(json_string_value(json_array_get(filters, i)), names[k]))
+                    dbg_break_on(d, 1u << k, 1);
+        respond(p, req, 1, NULL, NULL);
+    } else if (!strcmp(cmd, "configurationDone")) {
+        p->configured = 1;
+        respond(p, req, 1, NULL, NULL);
+    } else if (!strcmp(cmd, "threads")) {
+        json_t *threads = json_array();
+        if (stopped) {
+            vm_block **list;
+            int nb = dbg_blocks(d, &list);
+            for (int i = 0; i < nb; i++) {
+                vm_block *b = list[i];
+                for (int wi = 0; b->warps && !b->done && wi < b->nwarps; wi++) {
+                    if (b->warps[wi].state == VM_WARP_DONE)
+                        continue;
+                    json_t *t = json_object();
+                    char name[96];
+                    snprintf(name, sizeof name, "block (%u,%u,%u) warp %d", b->ctaid[0], b->ctaid[1], b->ctaid[2], wi);
+                    json_object_set_new(t, "id", json_integer(thread_id(b, &b->warps[wi])));
+                    json_object_set_new(t, "name", json_string(name));
+                    json_array_append_new(threads, t);
+                }
+            }
+        }
+        if (!json_array_size(threads)) {
+            json_t *t = json_object();
+            json_object_set_new(t, "id", json_integer(1));
+            json_object_set_new(t, "name", json_string("kernel"));
+            json_array_append_new(threads, t);
+        }
+        json_t *body = json_object();
+        json_object_set_new(body, "threads", threads);
+        respond(p, req, 1, NULL, body);
+    } else if (!strcmp(cmd, "stackTrace")) {
+        stack_trace(p, req);
+    } else if (!strcmp(cmd, "scopes")) {
+        int64_t frame = json_integer_value(json_object_get(args, "frameId"));
+        int64_t tid = frame / 64;
+        int level = (int)(frame % 64);
+        json_t *scopes = json_array();
+        static const struct { const char *name; int kind; } s[] = {
+            {"Registers (focused lane)", SCOPE_REGS}, {"Registers (all lanes)", SCOPE_LANES},
+            {"Kernel parameters", SCOPE_PARAMS}, {"Built-ins", SCOPE_BUILTINS}};
+        for (int i = 0; i < 4; i++) {
+            json_t *o = json_object();
+            json_object_set_new(o, "name", json_string(s[i].name));
+            json_object_set_new(o, "variablesReference", json_integer(var_ref(tid, level, s[i].kind)));
+            json_object_set_new(o, "expensive", json_boolean(s[i].kind == SCOPE_LANES));
+            json_array_append_new(scopes, o);
+        }
+        json_t *body = json_object();
+        json_object_set_new(body, "scopes", scopes);
+        respond(p, req, 1, NULL, body);
+    } else if (!strcmp(cmd, "variables")) {
+        json_t *body = json_object();
+        json_object_set_new(body, "variables",
+                            stopped ? variables(p, json_integer_value(json_object_get(args, "variablesReference")))
+                                    : json_array());
+        respond(p, req, 1, NULL, body);
+    } else if (!strcmp(cmd, "evaluate")) {
+        const char *e = json_string_value(json_object_get(args, "expression"));
+        json_t *fid = json_object_get(args, "frameId");
+        if (!stopped || !e) {
+            respond(p, req, 0, "the kernel is not stopped", NULL);
+            return;
+        }
+        if (fid)
+            focus_thread(p, json_integer_value(fid) / 64, (int)(json_integer_value(fid) % 64));
+        dbg_value v;
+        char msg[300], value[256];
+        dbg_focus *fo = dbg_focus_get(d);
+        if (dbg_eval(d, e, fo->lane, &v, msg, sizeof msg)) {
+            respond(p, req, 0, msg, NULL);
+            return;
+        }
+        dbg_format_value(&v, 0, value, sizeof value);
+        json_t *body = json_object();
+        json_object_set_new(body, "result", json_string(value));
+        json_object_set_new(body, "variablesReference", json_integer(0));
+        if (v.is_pointer) {
+            char ref[32];
+            snprintf(ref, sizeof ref, "0x%llx", (unsigned long long)v.u);
+            json_object_set_new(body, "memoryReference", json_string(ref));
+        }
+        respond(p, req, 1, NULL, body);
+    } else if (!strcmp(cmd, "readMemory")) {
+        const char *ref = json_string_value(json_object_get(args, "memoryReference"));
+        int64_t off = json_integer_value(json_object_get(args, "offset"));
+        int64_t count = json_integer_value(json_object_get(args, "count"));
+        if (!stopped || !ref || count < 0 || count > (1 << 20)) {
+            respond(p, req, 0, "readMemory: not stopped, or a bad reference or count", NULL);
+            return;
+        }
+        uint64_t addr = strtoull(ref, NULL, 0) + (uint64_t)off;
+        unsigned char *buf = malloc((size_t)count + 1);
+        int64_t got = 0;
+        dbg_focus *fo = dbg_focus_get(d);
+        while (buf && got < count && dbg_read_memory(d, BC_SPACE_GENERIC, addr + (uint64_t)got, buf + got, 1, fo->lane) == 0)
+            got++;
+        static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        char *enc = malloc((size_t)got / 3 * 4 + 8);
+        size_t k = 0;
+        for (int64_t i = 0; enc && i < got; i += 3) {
+            uint32_t v = (uint32_t)buf[i] << 16 | (i + 1 < got ? (uint32_t)buf[i + 1] << 8 : 0) |
+                         (i + 2 < got ? buf[i + 2] : 0);
+            enc[k++] = b64[v >> 18 & 63];
+            enc[k++] = b64[v >> 12 & 63];
+            enc[k++] = i + 1 < got ? b64[v >> 6 & 63] : '=';
+            enc[k++] = i + 2 < got ? b64[v & 63] : '=';
+        }
+        if (enc)
+            enc[k] = 0;
+        json_t *body = json_object();
+        char addr_s[32];
+        snprintf(addr_s, sizeof addr_s, "0x%llx", (unsigned long long)addr);
+        json_object_set_new(body, "address", json_string(addr_s));
+        json_object_set_new(body, "data", json_string(enc ? enc : ""));
+        if (got < count)
+            json_object_set_new(body, "unreadableBytes", json_integer(count - got));
+        free(buf);
+        free(enc);
+        respond(p, req, 1, NULL, body);
+    } else if (!strcmp(cmd, "exceptionInfo")) {
+        const dbg_stop *st = dbg_last_stop(d);
+        json_t *body = json_object();
+        json_object_set_new(body, "exceptionId",
+                            json_string(st->reason == DBG_STOP_FAULT ? "fault" : "checker"));
+        json_object_set_new(body, "description", json_string(st->text));
+        json_object_set_new(body, "breakMode", json_string("always"));
+        respond(p, req, 1, NULL, body);
+    } else if (!strcmp(cmd, "continue") || !strcmp(cmd, "next") || !strcmp(cmd, "stepIn") ||
+               !strcmp(cmd, "stepOut") || !strcmp(cmd, "stepBack") || !strcmp(cmd, "reverseContinue")) {
+        if (!stopped) {
+            respond(p, req, 0, "the kernel is not stopped", NULL);
+            return;
+        }
+        int64_t tid = json_integer_value(json_object_get(args, "threadId"));
+        if (tid && focus_thread(p, tid, 0)) {
+            respond(p, req, 0, "no such thread (warp) now", NULL);
+            return;
+        }
+        if (!strcmp(cmd, "continue")) {
+            json_t *body = json_object();
+            json_object_set_new(body, "allThreadsContinued", json_true());
+            respond(p, req, 1, NULL, body);
+            *resume = DBG_RESUME_CONTINUE;
+            return;
+        }
+        respond(p, req, 1, NULL, NULL);
+        if (!strcmp(cmd, "next"))
+            *resume = DBG_RESUME_NEXT;
+        else if (!strcmp(cmd, "stepIn"))
+            *resume = DBG_RESUME_STEP;
+        else if (!strcmp(cmd, "stepOut"))
+            *resume = DBG_RESUME_FINISH;
+        else if (!strcmp(cmd, "stepBack")) {
+            uint64_t prev = dbg_previous_event_of_focus(d);
+            dbg_query q = {0};
+            dbg_focus *fo = dbg_focus_get(d);
+            q.kind = 3;
+            q.block_id = fo->b->linear_id;
+            q.warp = fo->w->index;
+            dbg_restart_at(d, prev ? prev : dbg_event(d), prev ? NULL : &q);
+            *resume = DBG_RESUME_RESTART;
+        } else {
+            dbg_query q = {0};
+            q.kind = 4;
+            dbg_restart_at(d, dbg_event(d), &q);
+            *resume = DBG_RESUME_RESTART;
+        }
+    } else if (!strcmp(cmd, "pause")) {
+        respond(p, req, 0, "pause: the kernel runs on one host thread and cannot be interrupted; set a breakpoint",
+                NULL);
+    } else if (!strcmp(cmd, "disconnect") || !strcmp(cmd, "terminate")) {
+        respond(p, req, 1, NULL, NULL);
+        p->quit = 1;
+        if (stopped)
+            *resume = DBG_RESUME_KILL;
+    } else {
+        char msg[128];
+        snprintf(msg, sizeof msg, "unsupported request '%s'", cmd);
+        respond(p, req, 0, msg, NULL);
+    }
+}
+
+/* ---- the session ------------------------------------------------------------------------ */
+
+static int run_target(dap *p)
+{
+    json_t *args = json_object_get(p->launch, "args");
+    const char *command = json_string_value(json_object_get(p->launch, "command"));
+    const char *cwd = json_string_value(json_object_get(p->launch, "cwd"));
+    if (cwd && *cwd && chdir(cwd)) {
+        json_t *b = json_object();
+        json_object_set_new(b, "category", json_string("stderr"));
+        char msg[600];
+        snprintf(msg, sizeof msg, "kemu dap: cannot change to %s: %s\n", cwd, strerror(errno));
+        json_object_set_new(b, "output", json_string(msg));
+        send_event(p, "output", b);
+        return 2;
+    }
+    size_t n = json_array_size(args);
+    char **argv = calloc(n + 2, sizeof *argv);
+    if (!argv)
+        return 1;
+    argv[0] = (char *)command;
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = json_string_value(json_array_get(args, i)) ? (char *)json_string_value(json_array_get(args, i))
+                                                                : (char *)"";
+    int rc;
+    do {
+        dbg_run_begin(p->d);
+        rc = (!strcmp(command, "run") ? cli_run_main : cli_call_main)((int)n + 1, argv);
+        flush_output(p);
+    } while (dbg_restart_pending(p->d) && !p->quit);
+    free(argv);
+    return dbg_run_killed(p->d) ? -1 : rc;
+}
+
+int cli_dap_main(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1) {
+        fputs(cli_dap_usage, stderr);
+        return CLI_EXIT_USAGE;
+    }
+    dap p;
+    memset(&p, 0, sizeof p);
+    /* the protocol owns the real stdout; the target's output is captured */
+    int proto = dup(1);
+    if (proto < 0 || !(p.out = fdopen(proto, "w"))) {
+        fprintf(stderr, "kemu dap: error: %s\n", strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    p.in = stdin;
+    for (int k = 0; k < 2; k++) {
+        fflush(k ? stderr : stdout);
+        p.cap[k] = tmpfile();
+        if (p.cap[k]) {
+            p.out_fd[k] = fileno(p.cap[k]);
+            dup2(p.out_fd[k], k + 1);
+        }
+    }
+    dbg_frontend fe = {&p, dap_stopped, dap_message};
+    p.d = dbg_create(&fe);
+    if (!p.d)
+        return CLI_EXIT_FAIL;
+    dbg_break_on(p.d, DBG_ON_FAULT, 1);
+    dbg_active = p.d;
+    int ran = 0;
+    while (!p.quit) {
+        if (p.configured && p.launch && !ran) {
+            ran = 1;
+            if (json_is_true(json_object_get(p.launch, "stopOnEntry")))
+                dbg_restart_at(p.d, 1, NULL);
+            int rc = run_target(&p);
+            if (!p.quit) {
+                json_t *b = json_object();
+                json_object_set_new(b, "exitCode", json_integer(rc < 0 ? 137 : rc));
+                send_event(&p, "exited", b);
+            }
+            send_event(&p, "terminated", NULL);
+            continue;
+        }
+        json_t *req = read_message(&p);
+        if (!req)
+            break;
+        int resume = -1;
+        handle(&p, req, 0, &resume);
+        json_decref(req);
+    }
+    dbg_active = NULL;
+    dbg_destroy(p.d);
+    json_decref(p.launch);
+    for (int i = 0; i < p.nsources; i++) {
+        free(p.sources[i].path);
+        free(p.sources[i].numbers);
+    }
+    free(p.sources);
+    free(p.fn_bps);
+    for (int k = 0; k < 2; k++)
+        if (p.cap[k])
+            fclose(p.cap[k]);
+    fclose(p.out);
+    return CLI_EXIT_OK;
+}
