@@ -37,6 +37,10 @@ void check_note_free(check_session *s, const mem_space *mem, uint64_t address, c
 void check_note_alloc(check_session *s, const mem_space *mem, uint64_t address);
 void check_note_host_write(check_session *s, const mem_space *mem, uint64_t address, uint64_t size);
 
+/* The number of findings recorded so far (changes when a launch or a
+ * host-side event adds some). */
+size_t check_session_count(check_session *s);
+
 /* Renders the accumulated findings (see kemu_check_results). */
 /* Findings (groups) the checkers created on the calling host thread so
  * far, and the tool and severity of the latest: a debugger compares the

@@ -94,11 +94,12 @@ enum {
     CHECK_OP_ASYNC_WAIT = 1u << 4, /* wait_group N (N in `wait`) */
     CHECK_OP_ASYNC_ALL = 1u << 5,  /* wait_all, or cp.async.mbarrier.arrive */
     CHECK_OP_ALIGNED = 1u << 6,   /* an aligned barrier (bar.sync, barrier.sync.aligned) */
-    CHECK_OP_NARROW_SCOPE = 1u << 7 /* scope .cta or .cluster (does not order other clusters) */
+    CHECK_OP_NARROW_SCOPE = 1u << 7, /* scope .cta or .cluster (does not order other clusters) */
+    CHECK_OP_EXIT_PATH = 1u << 8  /* in a kernel: from here every path exits through branches only */
 };
 
 typedef struct check_opinfo {
-    uint8_t flags;
+    uint16_t flags;
     uint8_t wait;                 /* wait_group N */
 } check_opinfo;
 
@@ -112,10 +113,28 @@ void check_opinfo_free(check_opinfo **ops, const bc_module *m);
 typedef struct check_launch check_launch;
 typedef struct race_thread race_thread;
 
+/* Global accesses that went on inside an allocation's mapped granule
+ * (vm_launch.mapped_granule) in the blocks a host thread ran: how many
+ * lanes, and the one with the smallest (block, thread, function, pc). */
+typedef struct check_mapped {
+    uint64_t lanes;
+    uint64_t order[3];            /* block, thread, function << 32 | pc of the smallest */
+    uint64_t address;
+    uint32_t size;
+    int kind;
+} check_mapped;
+
+/* The granule a GPU maps global memory in (the allocation granularity of
+ * cudaMalloc on current GPUs): under racecheck, initcheck or synccheck
+ * without memcheck, an access past an allocation but within its size
+ * rounded up to this goes on (check_launch_begin). */
+#define CHECK_MAPPED_GRANULE (2ull << 20)
+
 /* The state of one host thread during one launch. */
 typedef struct check_thread {
     check_launch *launch;
     check_groups groups;          /* findings of the blocks this thread ran */
+    check_mapped mapped;
     struct race_thread *race;
     struct init_thread *init;
     struct sync_thread *sync;
@@ -198,7 +217,7 @@ enum { RACE_K_WRITE = 1, RACE_K_STRONG = 2, RACE_K_ATOMIC = 4, RACE_K_ACQ = 8, R
 /* Race classes (group id) and scopes. */
 enum { RACE_CLASS_ERROR = 0, RACE_CLASS_WARP = 1, RACE_CLASS_BENIGN = 2, RACE_CLASS_WARP_BENIGN = 3 };
 enum { RACE_SCOPE_BLOCK = 0, RACE_SCOPE_CLUSTER = 1, RACE_SCOPE_GRID = 2 };
-enum { RACE_RAW = 0, RACE_WAR = 1, RACE_WAW = 2 };
+enum { RACE_RAW = 0, RACE_WAR = 1, RACE_WAW = 2, RACE_LIFETIME = 3 /* an access to a peer's shared memory not before its exit */ };
 
 /* One global-memory access range a cluster leaves for the analysis across
  * clusters (race_global.c writes them, race_cross.c sweeps them). */
@@ -241,8 +260,10 @@ void race_warp_sync(check_thread *t, vm_block *b, vm_warp *w, uint32_t active, u
 void race_fence(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask, int scope);
 /* After every thread finished: the analysis across clusters, into out. */
 void race_launch_end(check_launch *cl, check_groups *out);
-/* The report text of a racecheck group. */
+/* The report text of a racecheck group; of a lifetime hazard (an access
+ * to a peer's shared memory not ordered before the peer's exit). */
 char *race_render(const check_launch *cl, const check_group *g);
+char *race_dsmem_render(const check_launch *cl, const check_group *g);
 /* The group id of a race between op (fn1, pc1) and op (fn2, pc2) (in
  * canonical order), and the severity of a race class under the session's
  * options in launch cl (-1: not reported). */
@@ -297,6 +318,10 @@ void sync_block_end(check_thread *t, vm_block *b);
 void sync_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
                  const vm_access_lanes *lanes, unsigned size);
 void sync_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id);
+/* Part of warp w (lanes `arrived`) reached the CTA barrier at pc of frame f
+ * while other lanes of it are live elsewhere (the divergent_barrier hook). */
+void sync_divergent_barrier(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int id,
+                            uint32_t arrived);
 void sync_barrier(check_thread *t, vm_block *b, int id);
 void sync_warp_sync(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t active,
                     uint32_t member);

@@ -48,11 +48,56 @@ static check_opinfo facts(const ptx_insn *in)
     return o;
 }
 
+/* Marks the ops of a kernel from which every path reaches the kernel's
+ * exit through branches only (the `return` of `if (i >= n) return;`):
+ * lanes there do nothing more before they exit. A least fixed point, so
+ * a loop of branches alone is not marked. */
+static void exit_paths(const bc_function *fn, check_opinfo *v)
+{
+    if (!fn->is_entry)
+        return;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t k = fn->ncode; k-- > 0;) {
+            if (v[k].flags & CHECK_OP_EXIT_PATH)
+                continue;
+            const bc_op *op = &fn->code[k];
+            int next = k + 1 < fn->ncode && (v[k + 1].flags & CHECK_OP_EXIT_PATH);
+            int exits;
+            switch (op->code) {
+            case BC_EXIT:
+            case BC_RET:
+                exits = op->guard == BC_NONE || next;
+                break;
+            case BC_BRA: {
+                uint32_t target = (uint32_t)op->imm;
+                exits = target < fn->ncode && (v[target].flags & CHECK_OP_EXIT_PATH) &&
+                        (op->guard == BC_NONE || next);
+                break;
+            }
+            case BC_NOP:
+                exits = next;
+                break;
+            default:
+                exits = 0;
+            }
+            if (exits) {
+                v[k].flags |= CHECK_OP_EXIT_PATH;
+                changed = 1;
+            }
+        }
+    }
+}
+
 static check_opinfo *function_facts(const bc_function *fn)
 {
     check_opinfo *v = calloc(fn->ncode ? fn->ncode : 1, sizeof *v);
-    if (!v || !fn->ptx)
+    if (!v)
         return v;
+    if (!fn->ptx) {
+        exit_paths(fn, v);
+        return v;
+    }
     const ptx_function *pf = fn->ptx;
     int cursor = 0;
     for (uint32_t k = 0; k < fn->ncode; k++) {
@@ -70,6 +115,7 @@ static check_opinfo *function_facts(const bc_function *fn)
         cursor = i;
         v[k] = facts(&pf->body[i].insn);
     }
+    exit_paths(fn, v);
     return v;
 }
 

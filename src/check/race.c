@@ -91,6 +91,7 @@ void race_thread_free(race_thread *r)
     free(r->psync);
     free(r->iv);
     free(r->mark);
+    race_dsmem_free(r->dsmem);
     free(r);
 }
 
@@ -239,6 +240,7 @@ static void cluster_reset(race_thread *r, vm_block *b)
     r->nlog = 0;
     r->nsnaps = 0;
     r->cluster_key = b->linear_id;
+    (void)race_dsmem_reset(r, b); /* out of memory: not tracked */
 }
 
 void race_block_begin(check_thread *t, vm_block *b)
@@ -1370,6 +1372,8 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
     race_thread *r = t->race;
     if (!r->U || (int)b->rank >= r->n)
         return;
+    if (r->dsmem)
+        race_dsmem_access(r, unit_of(r, b, w), b, w, f, pc, kind, mask, lanes, size);
     const bc_op *op = &f->fn->code[pc];
     if (op->code == BC_MBARRIER) {
         mbarrier_op(r, b, w, op->mode2, op->b != BC_NONE ? f->regs + (size_t)op->b * VM_WARP : NULL, mask, lanes);
@@ -1739,6 +1743,8 @@ void race_block_end(check_thread *t, vm_block *b)
     race_thread *r = t->race;
     if (!r->U)
         return;
-    if ((int)b->rank == r->n - 1)
+    if ((int)b->rank == r->n - 1) {
+        race_dsmem_cluster_end(r, b);
         race_global_cluster_end(r);
+    }
 }

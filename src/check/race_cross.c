@@ -233,6 +233,8 @@ char *race_render(const check_launch *cl, const check_group *g)
     int space = (int)(g->id[2] >> 24) & 0xff, scope = (int)(g->id[2] >> 16) & 0xff;
     int hazard = (int)(g->id[2] >> 8) & 0xff, cls = (int)(g->id[2] >> 4) & 0xf;
     int k1 = (int)(g->id[2] >> 2) & 3, k2 = (int)g->id[2] & 3;
+    if (hazard == RACE_LIFETIME)
+        return race_dsmem_render(cl, g);
     char d1[512], d2[512], b0[64], b1[64], t0[64], t1[64], owner[64];
     check_describe_op(L, check_function(L, fn1), pc1, d1, sizeof d1);
     check_describe_op(L, check_function(L, fn2), pc2, d2, sizeof d2);

@@ -121,8 +121,11 @@ typedef struct race_gacc {
     uint8_t kind, esize, step;
 } race_gacc;
 
+typedef struct race_dsmem race_dsmem;
+
 struct race_thread {
     check_thread *owner;
+    race_dsmem *dsmem;       /* accesses to peers' shared memory (race_dsmem.c), or NULL */
     int n, nwarps, U;
     size_t ucap;             /* units the arrays hold */
     uint32_t *vc, *fvc;      /* U x U: clocks, clocks at the last fence */
@@ -232,5 +235,16 @@ void race_global_access(race_thread *r, int unit, const vm_block *b, const vm_wa
  * log. */
 void race_global_cluster_end(race_thread *r);
 void race_global_free(race_thread *r);
+
+/* The lifetime of distributed shared memory (race_dsmem.c): a cluster
+ * begins (0, or -1 when out of memory; nothing is tracked outside thread
+ * block clusters); a warp-instruction's accesses, with unit u's clock; at
+ * the cluster's end, accesses to a peer's shared memory not ordered before
+ * the peer's exit become lifetime hazards (race_dsmem_render). */
+int race_dsmem_reset(race_thread *r, const vm_block *b);
+void race_dsmem_access(race_thread *r, int u, const vm_block *b, const vm_warp *w, const vm_frame *f, uint32_t pc,
+                       int kind, uint32_t mask, const vm_access_lanes *lanes, unsigned size);
+void race_dsmem_cluster_end(race_thread *r, const vm_block *b);
+void race_dsmem_free(race_dsmem *d);
 
 #endif

@@ -232,6 +232,16 @@ static void h_barrier_arrive(void *ctx, vm_block *b, vm_warp *w, int id)
         race_barrier_arrive(t, b, w, id);
 }
 
+static void h_divergent_barrier(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int id,
+                                uint32_t arrived, uint32_t missing)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    (void)missing;
+    if (t)
+        sync_divergent_barrier(t, b, w, f, pc, id, arrived);
+}
+
 static void h_warp_sync(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t active,
                         uint32_t member)
 {
@@ -276,6 +286,79 @@ static void h_bad_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, 
     check_thread *t = check_thread_get(cl);
     if (t)
         mem_bad_access(t, b, w, f, pc, kind, space, mask, addr, imm, size);
+}
+
+static int order_less(const uint64_t a[3], const uint64_t b[3])
+{
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i];
+    return 0;
+}
+
+static void h_mapped_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind,
+                            uint32_t mask, const uint64_t *addr, unsigned size)
+{
+    check_launch *cl = ctx;
+    check_thread *t = check_thread_get(cl);
+    if (!t)
+        return;
+    check_mapped *m = &t->mapped;
+    int l = __builtin_ctz(mask);
+    uint64_t order[3] = {b->linear_id, (uint64_t)w->index * VM_WARP + (uint64_t)l,
+                         ((uint64_t)(uint32_t)f->fn->index << 32) | pc};
+    if (!m->lanes || order_less(order, m->order)) {
+        memcpy(m->order, order, sizeof order);
+        m->address = addr[l];
+        m->size = size;
+        m->kind = kind;
+    }
+    m->lanes += (uint64_t)__builtin_popcount(mask);
+}
+
+/* The launch's one-line note on accesses that went on in a mapped granule. */
+static void mapped_note(check_launch *cl)
+{
+    const vm_launch *L = cl->L;
+    check_mapped all = {0};
+    for (size_t i = 0; i < cl->nthreads; i++) {
+        const check_mapped *m = &cl->threads[i]->mapped;
+        if (!m->lanes)
+            continue;
+        uint64_t n = all.lanes + m->lanes;
+        if (!all.lanes || order_less(m->order, all.order))
+            all = *m;
+        all.lanes = n;
+    }
+    /* after a fault, blocks past the faulting one may or may not have run */
+    uint64_t last = __atomic_load_n(&L->abort_id, __ATOMIC_RELAXED);
+    if (!all.lanes || all.order[0] > last)
+        return;
+    char op[512], blk[64], thr[64], where[256] = "";
+    check_describe_op(L, check_function(L, (uint32_t)(all.order[2] >> 32)), (uint32_t)all.order[2], op, sizeof op);
+    check_block_coords(L, all.order[0], blk, sizeof blk);
+    check_thread_coords(L, all.order[1], thr, sizeof thr);
+    const mem_allocation *a = mem_find_below(L->mem, all.address);
+    if (a)
+        snprintf(where, sizeof where, "%llu bytes past the end of allocation #%llu of %llu bytes",
+                 (unsigned long long)(all.address - (a->base + a->size)), (unsigned long long)a->id,
+                 (unsigned long long)a->size);
+    char count[64] = "";
+    if (last == UINT64_MAX)
+        snprintf(count, sizeof count, " (%llu thread access%s)", (unsigned long long)all.lanes,
+                 all.lanes == 1 ? "" : "es");
+    util_buffer t = {0};
+    util_buffer_printf(&t, "Note: kernel %s accessed global memory past the end of an allocation but inside its "
+                           "mapped %llu MiB granule%s: as on a GPU, the launch went on, loads reading the "
+                           "uninitialized fill and stores dropped (--tool memcheck reports each); the first: %u-byte "
+                           "%s at 0x%llx (%s) by thread %s of block %s at %s",
+                       L->kernel->name, (unsigned long long)(L->mapped_granule >> 20), count, all.size,
+                       all.kind == VM_ACCESS_LOAD ? "load" : all.kind == VM_ACCESS_STORE ? "store" : "atomic",
+                       (unsigned long long)all.address, where, thr, blk, op);
+    uint64_t key[4] = {cl->number, 0, 0, 0};
+    check_add(cl->s, cl->tools & KEMU_TOOL_RACECHECK ? KEMU_TOOL_RACECHECK
+                     : cl->tools & KEMU_TOOL_INITCHECK ? KEMU_TOOL_INITCHECK : KEMU_TOOL_SYNCCHECK,
+              CHECK_INFO, key, t.data, NULL);
 }
 
 /* ---- launches ----------------------------------------------------------------- */
@@ -334,6 +417,8 @@ const vm_hooks *check_launch_begin(check_session *s, vm_launch *L)
         h->barrier_arrive = h_barrier_arrive;
         h->warp_sync = h_warp_sync;
     }
+    if (tools & KEMU_TOOL_SYNCCHECK)
+        h->divergent_barrier = h_divergent_barrier;
     if (tools & KEMU_TOOL_RACECHECK) {
         h->fence = h_fence;
         h->cluster_barrier = h_cluster_barrier;
@@ -343,6 +428,12 @@ const vm_hooks *check_launch_begin(check_session *s, vm_launch *L)
     if (tools & KEMU_TOOL_MEMCHECK) {
         h->bad_access = h_bad_access;
         h->heap_misuse = h_heap_misuse;
+    } else if (tools & (KEMU_TOOL_RACECHECK | KEMU_TOOL_INITCHECK | KEMU_TOOL_SYNCCHECK)) {
+        /* without memcheck, model the GPU: a read a few bytes past an
+         * allocation does not trap there (its pages are mapped), so the
+         * launch goes on to the races and syncs after it */
+        L->mapped_granule = CHECK_MAPPED_GRANULE;
+        h->mapped_access = h_mapped_access;
     }
     s->cur = cl;
     if (tools == KEMU_TOOL_MEMCHECK && !L->heap_table) {
@@ -410,6 +501,8 @@ void check_launch_end(check_session *s, vm_launch *L, const vm_fault *fault)
         mem_launch_end(cl, fault);
     if (cl->tools & KEMU_TOOL_SYNCCHECK)
         sync_launch_end(cl, fault);
+    if (L->mapped_granule)
+        mapped_note(cl);
     for (size_t i = 0; i < cl->nthreads; i++)
         check_groups_merge(&all, &cl->threads[i]->groups);
     emit_groups(cl, &all);
@@ -566,6 +659,14 @@ void check_note_leaks(check_session *s, const mem_space *mem)
 }
 
 /* ---- the report ------------------------------------------------------------------ */
+
+size_t check_session_count(check_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    size_t n = s->nfindings;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
 
 static int cmp_finding(const void *a, const void *b)
 {

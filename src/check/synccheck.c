@@ -1,6 +1,7 @@
 /* synccheck: misuse of synchronization. Reported: lanes of one warp that
  * reach an aligned CTA barrier at different instructions (divergent
- * bar.sync), warps of a block that complete one phase of an aligned
+ * bar.sync) or that skip an aligned barrier the others of the warp wait
+ * at and exit, warps of a block that complete one phase of an aligned
  * CTA-wide barrier at different instructions, named barriers whose arrivals in one phase give different
  * thread counts (or counts that are not a multiple of the warp size),
  * warp-synchronous ops (__syncwarp, shfl, vote, match, redux) whose mask
@@ -24,7 +25,8 @@ enum {
     SYNC_MASK_NOT_MEMBER,
     SYNC_MBAR_UNINIT,
     SYNC_MBAR_OVERFLOW,
-    SYNC_DEADLOCK
+    SYNC_DEADLOCK,
+    SYNC_DIVERGENT_EXIT
 };
 
 #define SYNC_MAX_WARPS 32 /* 1024 threads per block */
@@ -37,12 +39,23 @@ typedef struct sync_arrival {
     int aligned;             /* the instruction is .aligned */
 } sync_arrival;
 
+/* Part of a warp reached an aligned barrier while other lanes of it were
+ * live elsewhere, not at an exit: those lanes must reach the barrier too. */
+typedef struct sync_partial {
+    uint32_t lanes;          /* the live lanes elsewhere (0: none pending) */
+    uint32_t arrived;        /* the lanes that reached the barrier */
+    uint32_t fn, pc;         /* the barrier */
+    uint32_t at_fn, at_pc;   /* where the first group of `lanes` was then */
+    int id;
+} sync_partial;
+
 /* The state of one block of the group a host thread runs (a cluster, or a
  * cooperative grid), by its index in the group. */
 typedef struct sync_rank {
     /* arrivals of the open phase of each barrier: warps in `present` */
     sync_arrival arrivals[VM_BARRIERS][SYNC_MAX_WARPS];
     uint32_t present[VM_BARRIERS];
+    sync_partial partial[SYNC_MAX_WARPS];
     check_set mbar_init;     /* shared offsets + 1 of initialized mbarriers */
 } sync_rank;
 
@@ -84,6 +97,7 @@ void sync_block_begin(check_thread *t, vm_block *b)
     if (!r)
         return;
     memset(r->present, 0, sizeof r->present);
+    memset(r->partial, 0, sizeof r->partial);
     check_set_free(&r->mbar_init);
 }
 
@@ -109,12 +123,49 @@ static void note(check_thread *t, vm_block *b, int what, uint32_t fn1, uint32_t 
     check_group_note(g, b->linear_id * 64 + (uint64_t)warp + 1, &rep);
 }
 
+/* Part of warp w reached aligned barrier id while other lanes of it were
+ * live elsewhere. Lanes at an exit path (the `return` of `if (i >= n)
+ * return;`) or waiting at a barrier (the arrival compares those) are
+ * fine; the others are noted, and reported when the warp arrives if they
+ * exited instead of reaching the barrier (sync_barrier_arrive). */
+void sync_divergent_barrier(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int id,
+                            uint32_t arrived)
+{
+    struct sync_thread *y = state(t);
+    sync_rank *rs = y ? rank_state(y, b->rank) : NULL;
+    if (!rs || id >= VM_BARRIERS || w->index >= SYNC_MAX_WARPS ||
+        !(check_op(t->launch, f->fn, pc).flags & CHECK_OP_ALIGNED))
+        return;
+    sync_partial *p = &rs->partial[w->index];
+    for (int k = 0; k < w->ngroups; k++) {
+        const vm_group *g = &w->groups[k];
+        if (g->state == VM_G_WAIT_BAR || !(g->mask & ~w->exited))
+            continue;
+        if (!g->frame->parent && (check_op(t->launch, g->frame->fn, g->pc).flags & CHECK_OP_EXIT_PATH))
+            continue;
+        if (!p->lanes) {
+            *p = (sync_partial){0, arrived, (uint32_t)f->fn->index, pc, (uint32_t)g->frame->fn->index, g->pc, id};
+        }
+        p->lanes |= g->mask & ~w->exited;
+    }
+}
+
 void sync_barrier_arrive(check_thread *t, vm_block *b, vm_warp *w, int id)
 {
     struct sync_thread *y = state(t);
     if (!y || id >= VM_BARRIERS || b->rank >= y->nranks || w->ngroups == 0)
         return;
     sync_rank *rs = &y->ranks[b->rank];
+    if (w->index < SYNC_MAX_WARPS && rs->partial[w->index].lanes) {
+        /* lanes live elsewhere when part of the warp reached the barrier
+         * that exited since: they skipped it (PTX ISA, barrier: .aligned) */
+        sync_partial *p = &rs->partial[w->index];
+        uint32_t skipped = p->lanes & w->exited;
+        if (skipped)
+            note(t, b, SYNC_DIVERGENT_EXIT, p->fn, p->pc, p->at_fn, p->at_pc, w->index, __builtin_ctz(p->arrived),
+                 p->arrived, skipped, (uint32_t)p->id);
+        p->lanes = 0;
+    }
     /* the warp's lanes at the barrier: one instruction for an aligned barrier */
     const vm_group *g0 = &w->groups[0];
     for (int k = 1; k < w->ngroups; k++)
@@ -290,6 +341,12 @@ char *sync_render(const check_launch *cl, const check_group *g)
     case SYNC_DIVERGENT_WARP:
         util_buffer_printf(&t, "Error: Barrier error detected: divergent threads in warp %d of block %s at barrier %u\n"
                                "    lanes 0x%08x reach it at %s\n    lanes 0x%08x reach it at %s",
+                           warp, blk, g->rep.c, g->rep.a, d1, g->rep.b, d2);
+        break;
+    case SYNC_DIVERGENT_EXIT:
+        util_buffer_printf(&t, "Error: Barrier error detected: divergent threads in warp %d of block %s at barrier %u\n"
+                               "    lanes 0x%08x reach it at %s\n"
+                               "    lanes 0x%08x, live at %s then, exit without reaching it",
                            warp, blk, g->rep.c, g->rep.a, d1, g->rep.b, d2);
         break;
     case SYNC_DIVERGENT_BLOCK:

@@ -12,6 +12,7 @@
 #include "cli/checks.h"
 #include "cli/cli.h"
 #include "kemu/kemu.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -348,6 +349,79 @@ static int is_script(const char *path)
     return yes;
 }
 
+/* ---- the checkers' report of a program that did not print it ------------------- */
+
+static volatile pid_t child_pid;
+
+/* SIGTERM or SIGHUP for kemu exec: the program gets it */
+static void forward_signal(int sig)
+{
+    if (child_pid > 0)
+        kill(child_pid, sig);
+}
+
+/* The program ended without printing its checkers' report (killed by a
+ * signal, _exit, a crash): prints the last snapshot its runtime wrote
+ * (the findings of the launches it completed) where the program would
+ * have, and writes --report-file. Returns the snapshot's error count. */
+static unsigned long print_snapshot(const char *path, const char *program, int status, const char *status_file,
+                                    const cli_checks *checks)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    unsigned long errors = 0, warnings = 0, textlen = 0;
+    char *text = NULL, *json = NULL;
+    if (fscanf(f, "kemu-check-snapshot %lu %lu %lu", &errors, &warnings, &textlen) == 3 && fgetc(f) == '\n' &&
+        textlen < (1ul << 30) && (text = malloc(textlen + 1)) && fread(text, 1, textlen, f) == textlen) {
+        text[textlen] = 0;
+        util_buffer rest = {0};
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+            util_buffer_append(&rest, buf, n);
+        json = rest.data;
+    } else {
+        errors = 0;
+        free(text);
+        text = NULL;
+    }
+    fclose(f);
+    if (!text)
+        return 0;
+    char how[128];
+    if (WIFSIGNALED(status))
+        snprintf(how, sizeof how, "was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status))
+        snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
+    else
+        snprintf(how, sizeof how, "ended");
+    /* the program's own reports so far went to the log; this one follows */
+    struct stat st;
+    int reported = stat(status_file, &st) == 0 && st.st_size > 0;
+    FILE *log = stderr;
+    if (checks->log_file && !(log = fopen(checks->log_file, reported ? "a" : "w"))) {
+        fprintf(stderr, "kemu exec: cannot write %s: %s\n", checks->log_file, strerror(errno));
+        log = stderr;
+    }
+    fprintf(log, "kemu exec: %s %s before printing its checkers' report; the findings of its completed "
+                 "launches:\n%s", program, how, text);
+    if (log != stderr)
+        fclose(log);
+    if (checks->report_file && json) {
+        FILE *r = fopen(checks->report_file, "w");
+        if (r) {
+            fputs(json, r);
+            fclose(r);
+        } else {
+            fprintf(stderr, "kemu exec: cannot write %s: %s\n", checks->report_file, strerror(errno));
+        }
+    }
+    free(text);
+    free(json);
+    return errors;
+}
+
 int cli_exec_main(int argc, char **argv)
 {
     const char *arch = NULL, *schedule = NULL, *uninit = NULL, *dump_ptx = NULL;
@@ -522,8 +596,8 @@ int cli_exec_main(int argc, char **argv)
             if (checks.trace_texts[k])
                 setenv(names[k], checks.trace_texts[k], 1);
     }
-    char status_file[] = "/tmp/kemu-exec-XXXXXX";
-    int status_fd = -1;
+    char status_file[] = "/tmp/kemu-exec-XXXXXX", snapshot_file[] = "/tmp/kemu-exec-XXXXXX";
+    int status_fd = -1, snapshot_fd = -1;
     if (checks.config.tools) {
         char tools[128] = "";
         static const struct { unsigned bit; const char *name; } names[] = {
@@ -553,6 +627,11 @@ int cli_exec_main(int argc, char **argv)
             close(status_fd);
             setenv("KEMU_CHECK_STATUS_FILE", status_file, 1);
         }
+        snapshot_fd = mkstemp(snapshot_file);
+        if (snapshot_fd >= 0) {
+            close(snapshot_fd);
+            setenv("KEMU_CHECK_SNAPSHOT_FILE", snapshot_file, 1);
+        }
     }
 
     fflush(stdout);
@@ -567,9 +646,18 @@ int cli_exec_main(int argc, char **argv)
         fprintf(stderr, "kemu exec: error: cannot run %s: %s\n", program, strerror(errno));
         _exit(127);
     }
-    /* the program owns the terminal's signals; wait for it */
+    /* the program owns the terminal's signals; wait for it. A SIGTERM or
+     * SIGHUP sent to kemu exec alone (kill, a job runner) goes on to the
+     * program, and kemu exec stays to print the checkers' report */
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
+    child_pid = pid;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
@@ -583,6 +671,11 @@ int cli_exec_main(int argc, char **argv)
     } else {
         code = CLI_EXIT_FAIL;
     }
+    unsigned long late_errors = 0;
+    if (snapshot_fd >= 0) {
+        late_errors = print_snapshot(snapshot_file, program, status, status_file, &checks);
+        unlink(snapshot_file);
+    }
     if (status_fd >= 0) {
         FILE *f = fopen(status_file, "r");
         unsigned long errors = 0, warnings = 0;
@@ -591,6 +684,7 @@ int cli_exec_main(int argc, char **argv)
                 errors = 0;
             fclose(f);
         }
+        errors += late_errors;
         unlink(status_file);
         if (errors && checks.error_exitcode >= 0)
             code = checks.error_exitcode;

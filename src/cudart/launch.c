@@ -166,6 +166,7 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
         e = cudart_error_from_status(st);
     }
     kemu_report_free(&report);
+    cudart_check_snapshot();
 out:
     cudart_unlock();
     return cudart_result(e);

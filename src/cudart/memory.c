@@ -134,6 +134,7 @@ cudaError_t cudart_release(void *ptr, int kind1, int kind2, int synchronize)
             cudart_allocation_remove((uint64_t)(uintptr_t)ptr);
         }
     }
+    cudart_check_snapshot();
     cudart_unlock();
     return cudart_result(e);
 }

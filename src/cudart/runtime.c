@@ -9,6 +9,7 @@
 #include "config.h"
 #include "cudart/runtime.h"
 #include "exec/call_support.h"
+#include "exec/exec.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -328,10 +329,44 @@ cudaError_t cudart_device(kemu_device **out)
     configure_checks(s->device);
     cudart_trace("device %s", arch.name);
     *out = s->device;
+    cudart_check_snapshot();
     return cudaSuccess;
 }
 
 /* ---- process exit ------------------------------------------------------------- */
+
+/* Findings in the last snapshot; SIZE_MAX: none written since the last report. */
+static size_t snapshot_count = SIZE_MAX;
+
+void cudart_check_snapshot(void)
+{
+    cudart_state *s = &cudart_global;
+    const char *path = getenv("KEMU_CHECK_SNAPSHOT_FILE");
+    if (!s->device || !path || !*path)
+        return;
+    size_t n = exec_check_count(s->device);
+    if (n == snapshot_count)
+        return;
+    kemu_check_summary summary;
+    kemu_error err;
+    const char *v = getenv("KEMU_CHECK_PRINT_LIMIT");
+    if (exec_check_snapshot(s->device, v ? atoi(v) : 0, &summary, &err))
+        return;
+    /* written whole, then renamed over the last one: a program killed
+     * while writing leaves the previous snapshot */
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        const char *text = summary.text ? summary.text : "", *json = summary.json ? summary.json : "{}";
+        fprintf(f, "kemu-check-snapshot %zu %zu %zu\n%s%s", summary.errors, summary.warnings, strlen(text), text, json);
+        if (fclose(f) == 0 && rename(tmp, path) == 0)
+            snapshot_count = n;
+        else
+            unlink(tmp);
+    }
+    kemu_check_summary_free(&summary);
+}
 
 void cudart_report_checks(void)
 {
@@ -380,6 +415,10 @@ void cudart_report_checks(void)
         }
     }
     kemu_check_summary_free(&summary);
+    /* reported: kemu exec has nothing to print for the program */
+    if ((v = getenv("KEMU_CHECK_SNAPSHOT_FILE")) && *v)
+        unlink(v);
+    snapshot_count = SIZE_MAX;
 }
 
 __attribute__((destructor)) static void runtime_fini(void)

@@ -155,6 +155,12 @@ cudaError_t cudart_synchronize(void);
  * status file kemu exec reads. At exit and before cudaDeviceReset. Locked. */
 void cudart_report_checks(void);
 
+/* Under `kemu exec --tool`: when the findings changed, writes their report
+ * to $KEMU_CHECK_SNAPSHOT_FILE, which kemu exec prints if the program ends
+ * without printing its own (killed by a signal, _exit, a crash). After
+ * each launch and host-side memory event. Locked. */
+void cudart_check_snapshot(void);
+
 /* Writes pending device printf output to stdout. Call locked. */
 void cudart_flush_printf(void);
 

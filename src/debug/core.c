@@ -1641,19 +1641,23 @@ static void h_cluster_barrier(void *ctx, vm_block *b)
     catch_findings(d, before, b, NULL, NULL, 0, 0);
 }
 
-static void h_divergent_barrier(void *ctx, vm_block *b, vm_warp *w, uint32_t pc, int id, uint32_t arrived,
-                                uint32_t missing)
+static void h_divergent_barrier(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int id,
+                                uint32_t arrived, uint32_t missing)
 {
     dbg *d = ctx;
     int tool, sev;
     uint64_t before = check_new_findings(&tool, &sev);
     if (INNER(divergent_barrier))
-        d->inner->divergent_barrier(d->inner->ctx, b, w, pc, id, arrived, missing);
-    const vm_frame *f = NULL;
-    for (int gi = 0; w && gi < w->ngroups; gi++)
-        if (w->groups[gi].mask & arrived)
-            f = w->groups[gi].frame;
+        d->inner->divergent_barrier(d->inner->ctx, b, w, f, pc, id, arrived, missing);
     catch_findings(d, before, b, w, f, pc, arrived);
+}
+
+static void h_mapped_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind,
+                            uint32_t mask, const uint64_t *addr, unsigned size)
+{
+    dbg *d = ctx;
+    if (INNER(mapped_access))
+        d->inner->mapped_access(d->inner->ctx, b, w, f, pc, kind, mask, addr, size);
 }
 
 static void h_barrier_arrive(void *ctx, vm_block *b, vm_warp *w, int id)
@@ -1756,6 +1760,7 @@ const vm_hooks *dbg_launch_begin(dbg *d, vm_launch *L, const vm_hooks *inner, co
     h->fence = h_fence;
     h->cluster_barrier = h_cluster_barrier;
     h->divergent_barrier = h_divergent_barrier;
+    h->mapped_access = h_mapped_access;
     h->barrier_arrive = h_barrier_arrive;
     h->bad_access = h_bad_access;
     h->heap_misuse = h_heap_misuse;

@@ -490,6 +490,23 @@ kemu_status kemu_check_results(kemu_device *dev, int print_limit, kemu_check_sum
     return KEMU_OK;
 }
 
+size_t exec_check_count(kemu_device *dev)
+{
+    return dev && dev->checks ? check_session_count(dev->checks) : 0;
+}
+
+kemu_status exec_check_snapshot(kemu_device *dev, int print_limit, kemu_check_summary *out, kemu_error *err)
+{
+    if (!dev || !out || !dev->checks)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "exec_check_snapshot: no checkers");
+    memset(out, 0, sizeof *out);
+    util_buffer text = {0}, json = {0};
+    check_session_report(dev->checks, print_limit, &text, &json, &out->errors, &out->warnings);
+    out->text = text.data;
+    out->json = json.data;
+    return KEMU_OK;
+}
+
 void kemu_check_summary_free(kemu_check_summary *s)
 {
     if (!s)

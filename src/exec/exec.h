@@ -91,4 +91,11 @@ void exec_natives_free(kemu_module *mod);
 /* The architecture a launch of module mod runs as. */
 const exec_arch *exec_module_arch(const kemu_module *mod);
 
+/* For a report of a program that may not live to print its own (kemu exec):
+ * the number of findings so far (0 without checkers), and the report of
+ * them as kemu_check_results renders it, without the leak check (the
+ * allocations still live are not leaks yet). */
+size_t exec_check_count(kemu_device *dev);
+kemu_status exec_check_snapshot(kemu_device *dev, int print_limit, kemu_check_summary *out, kemu_error *err);
+
 #endif

@@ -170,15 +170,19 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     L.local_stride = fn->local_size + (uses_calls ? CALL_STACK_BYTES + max_frame : 0);
     L.local_stride = (L.local_stride + 15) & ~15ull;
     L.uninit_byte = dev->cfg.uninit == KEMU_UNINIT_ZERO ? 0 : dev->cfg.uninit == KEMU_UNINIT_PATTERN ? 0xcd : 0xff;
+    /* the uninitialized fill by load type: what out-of-bounds loads read
+     * in kemu call's interpret mode, and in a mapped granule under the
+     * checkers (check_launch_begin) */
     uint8_t oob_fill[VM_OOB_FILL_CLASSES * VM_OOB_FILL_BYTES];
+    memset(oob_fill, L.uninit_byte, sizeof oob_fill);
+    if (dev->cfg.uninit != KEMU_UNINIT_ZERO && dev->cfg.uninit != KEMU_UNINIT_PATTERN) {
+        for (int k = 1; k < 5; k++) /* the largest signed value (NaN for floats) of 1 << (k-1) bytes */
+            for (int i = (1 << (k - 1)) - 1; i < VM_OOB_FILL_BYTES; i += 1 << (k - 1))
+                oob_fill[k * VM_OOB_FILL_BYTES + i] = 0x7f;
+        memset(oob_fill + 5 * VM_OOB_FILL_BYTES, 1, VM_OOB_FILL_BYTES); /* bools: true */
+    }
+    L.fill_patterns = oob_fill;
     if (dev->oob_reads_fill) {
-        memset(oob_fill, L.uninit_byte, sizeof oob_fill);
-        if (dev->cfg.uninit != KEMU_UNINIT_ZERO && dev->cfg.uninit != KEMU_UNINIT_PATTERN)
-            for (int k = 1; k < 5; k++) /* the largest signed value (NaN for floats) of 1 << (k-1) bytes */
-                for (int i = (1 << (k - 1)) - 1; i < VM_OOB_FILL_BYTES; i += 1 << (k - 1))
-                    oob_fill[k * VM_OOB_FILL_BYTES + i] = 0x7f;
-        if (dev->cfg.uninit != KEMU_UNINIT_ZERO && dev->cfg.uninit != KEMU_UNINIT_PATTERN)
-            memset(oob_fill + 5 * VM_OOB_FILL_BYTES, 1, VM_OOB_FILL_BYTES); /* bools: true */
         L.oob_fill = oob_fill;
         L.oob_shared_class = dev->oob_shared_class;
     }

@@ -254,6 +254,22 @@ static void describe_global(const mem_space *mem, uint64_t addr, char *buf, size
     }
 }
 
+/* Whether [a, a + size) lies outside every allocation but inside the
+ * mapped granule of the allocation below it: its first `size` bytes
+ * rounded up to a multiple of `granule` (freed ranges stay unmapped). */
+static int in_mapped_granule(const mem_space *mem, uint64_t granule, uint64_t a, unsigned size)
+{
+    const mem_allocation *below = mem_find_below(mem, a);
+    if (!below || a + size < a)
+        return 0;
+    uint64_t span = (below->size + granule - 1) / granule * granule;
+    return a + size - below->base <= span && !mem_find_freed(mem, a);
+}
+
+/* Where stores and atomics to a mapped granule go (dropped): a slot per
+ * lane, per host thread. */
+static _Thread_local _Alignas(64) uint8_t mapped_sink[VM_WARP][VM_OOB_FILL_BYTES];
+
 /* Notes where lane l's access went (for the access hook). */
 static inline void lane_at(vm_access_lanes *lanes, int l, int space, uint16_t rank, uint64_t off)
 {
@@ -276,7 +292,8 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
     const uint8_t *fill = NULL;
     if (kind == VM_ACCESS_LOAD && L->oob_fill && size <= VM_OOB_FILL_BYTES)
         fill = L->oob_fill + VM_OOB_FILL_BYTES * vm_oob_fill_class(f && pc < f->fn->ncode ? f->fn->code[pc].type : 0);
-    uint32_t filled = 0;
+    uint32_t filled = 0, mapped = 0;
+    uint64_t mapped_at[VM_WARP];
 #define OOB_OR(fault) \
     do { \
         if (fill) { \
@@ -314,6 +331,21 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                         if (below && below->fill_class)
                             lane_fill = L->oob_fill + VM_OOB_FILL_BYTES * (below->fill_class - 1);
                         OOB_OR(-1);
+                    }
+                    if (L->mapped_granule && size <= VM_OOB_FILL_BYTES &&
+                        in_mapped_granule(L->mem, L->mapped_granule, off, size)) {
+                        /* a GPU maps whole pages: loads read the fill, stores are dropped */
+                        const uint8_t *pattern = L->fill_patterns +
+                            VM_OOB_FILL_BYTES * vm_oob_fill_class(f && pc < f->fn->ncode ? f->fn->code[pc].type : 0);
+                        if (kind == VM_ACCESS_LOAD) {
+                            ptrs[l] = (uint8_t *)pattern;
+                        } else {
+                            memcpy(mapped_sink[l], pattern, size); /* what an atomic reads */
+                            ptrs[l] = mapped_sink[l];
+                        }
+                        mapped |= 1u << l;
+                        mapped_at[l] = off;
+                        goto next_lane;
                     }
                     describe_global(L->mem, off, d, sizeof d);
                     return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
@@ -404,6 +436,9 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
     next_lane:;
     }
 #undef OOB_OR
+    if (mapped && L->hooks && L->hooks->mapped_access)
+        L->hooks->mapped_access(L->hooks->ctx, b, w, f, pc, kind, mapped, mapped_at, size);
+    filled |= mapped;
     if (lanes && (m & ~filled)) {
         lanes->one_region = 0;
         L->hooks->access(L->hooks->ctx, b, w, f, pc, kind, m & ~filled, lanes, size);

@@ -54,11 +54,13 @@ typedef struct vm_hooks {
                   uint32_t mask, int scope);
     /* barrier.cluster completed a phase. */
     void (*cluster_barrier)(void *ctx, struct vm_block *b);
-    /* A lane group reached a CTA barrier while other lanes of its warp, or
-     * warps of its block, are elsewhere (divergent barrier), detected by
-     * the scheduler: id, lanes that arrived, lanes that did not. */
-    void (*divergent_barrier)(void *ctx, struct vm_block *b, struct vm_warp *w, uint32_t pc, int id,
-                              uint32_t arrived, uint32_t missing);
+    /* A lane group reached CTA barrier `id` (bar op at pc of frame f) while
+     * other lanes of its warp have not exited and are elsewhere (the warp
+     * has other lane groups): arrived, the group's lanes; missing, the
+     * warp's other live lanes. Observers read where those are from
+     * w->groups. */
+    void (*divergent_barrier)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f,
+                              uint32_t pc, int id, uint32_t arrived, uint32_t missing);
     /* Warp w arrives at CTA barrier `id` (0-15; its lane groups still wait
      * at the bar op, so observers can read the op, lanes and count), or at
      * barrier.cluster: id 0xfe arrive, 0xfd wait, 0xff arrive and wait. */
@@ -71,6 +73,13 @@ typedef struct vm_hooks {
      * bytes per lane, kind as for access, space as the op names it. */
     void (*bad_access)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
                        int kind, int space, uint32_t mask, const uint64_t *addr, int64_t imm, unsigned size);
+    /* Lanes of mask made a global access of size bytes per lane outside
+     * every allocation but inside an allocation's mapped granule
+     * (vm_launch.mapped_granule), at the per-lane addresses addr: it went
+     * on as on a GPU (a load read the fill, a store or atomic was dropped);
+     * the access hook does not see these lanes. */
+    void (*mapped_access)(void *ctx, struct vm_block *b, struct vm_warp *w, const struct vm_frame *f, uint32_t pc,
+                          int kind, uint32_t mask, const uint64_t *addr, unsigned size);
     /* Device-heap misuse (memcheck): lane `lane` of warp w called free at pc
      * of frame f with a pointer it may not free (the fault is already
      * raised); reason describes it. */

@@ -2072,6 +2072,9 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             g->state = VM_G_WAIT_BAR;
             g->bar_id = (uint8_t)id;
             g->pc = pc;
+            if (w->ngroups > 1 && L->hooks && L->hooks->divergent_barrier)
+                L->hooks->divergent_barrier(L->hooks->ctx, b, w, f, pc, (int)id, g->mask,
+                                            w->valid & ~w->exited & ~g->mask);
             LEAVE(VM_EV_REPICK);
         }
         case BC_BAR_WARP:

@@ -207,6 +207,11 @@ typedef struct vm_launch {
     void *heap_lock;
     vm_heap_table *heap_table;     /* memcheck: the device heap's allocations, or NULL */
     const uint8_t *oob_fill;       /* VM_OOB_FILL_CLASSES patterns for out-of-bounds loads, or NULL: they fault */
+    const uint8_t *fill_patterns;  /* the same patterns, for mapped_granule's loads (always set) */
+    uint64_t mapped_granule;       /* bytes, or 0: a global access outside every allocation but inside
+                                    * the granule of one (its first size rounded up to mapped_granule
+                                    * bytes) goes on as on a GPU (loads read the fill, stores and atomics
+                                    * are dropped) instead of faulting; the checkers without memcheck set it */
     int oob_shared_class;          /* 1 + the fill class of out-of-bounds shared loads, 0: by the load's type */
     const uint8_t *shared_init;    /* copied over the dynamic shared memory of each block after the fill, or NULL */
     uint64_t shared_init_size;

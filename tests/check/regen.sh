@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerate the committed PTX of the checker test kernels (tests/check/):
-#   race.ptx sync.ptx mem.ptx coop.ptx warp.ptx   nvcc -ptx -arch=sm_80 -O3 -std=c++17 -lineinfo
-#   cluster.ptx                 the same for sm_90 (thread block clusters)
+#   race.ptx sync.ptx mem.ptx coop.ptx warp.ptx bounds.ptx barrier.ptx
+#                               nvcc -ptx -arch=sm_80 -O3 -std=c++17 -lineinfo
+#   cluster.ptx dsmem.ptx       the same for sm_90 (thread block clusters)
 # regs.ptx is written by hand (CUDA C cannot express reading a register
 # before writing it) and is not regenerated.
 # Debug info names sources by absolute path; the path of this directory is
@@ -29,4 +30,7 @@ compile sync sm_80
 compile mem sm_80
 compile coop sm_80
 compile warp sm_80
+compile bounds sm_80
+compile barrier sm_80
 compile cluster sm_90
+compile dsmem sm_90

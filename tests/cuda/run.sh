@@ -289,6 +289,7 @@ build cubin_only "-cudart shared -gencode arch=compute_80,code=sm_80" cubin_only
 build reduce_shared_sm90 "-cudart shared -arch=sm_90" reduce_shared.cu
 build async_copy "-cudart shared -arch=sm_90a -std=c++17" async_copy.cu
 build tma "-cudart shared -arch=sm_90a -std=c++17" tma.cu
+build killed "$shared" killed.cu
 run_builds
 
 # the self-checking programs
@@ -366,6 +367,82 @@ if selected printf && [ -f "$work/printf.out" ]; then
         fail printf_output "stdout differs from printf.expected: $(head -n 6 "$work/printf.diff")"
     fi
 fi
+
+# the checkers' report of a program that does not return from main (a racy
+# launch, then it waits or leaves): killed by SIGTERM sent to kemu exec
+# (which passes it on), by SIGTERM from timeout(1) (to both), by SIGINT sent
+# to the program, or leaving through _exit() (kemu exec prints the report
+# its runtime left), or exit() (the program prints it)
+killed_case() {
+    name=$1
+    how=$2
+    selected "$name" || selected killed || return 0
+    if [ "$native" = 1 ]; then
+        skipped=$((skipped + 1))
+        echo "SKIP: $name (kemu's report)"
+        return 0
+    fi
+    built killed || return 0
+    out="$work/$name.out"
+    err="$work/$name.err"
+    want=9
+    case "$how" in
+    exit | _exit)
+        timeout 300 $exec_env "$KEMU" exec --tool racecheck --error-exitcode 9 -- "$work/killed" "$how" > "$out" 2> "$err"
+        rc=$?
+        ;;
+    timeout)
+        # long enough for the launch even in a sanitizer build; what is
+        # checked is that a report comes, whatever the launch had reached
+        want=124
+        timeout -s TERM 10 $exec_env "$KEMU" exec --tool racecheck --error-exitcode 9 -- "$work/killed" wait > "$out" 2> "$err"
+        rc=$?
+        ;;
+    term-kemu | int-program)
+        # a background job of a non-interactive shell ignores SIGINT: env
+        # gives the program the default action back
+        defint=""
+        if [ "$how" = int-program ]; then
+            if ! env --default-signal=INT true 2> /dev/null; then
+                skipped=$((skipped + 1))
+                echo "SKIP: $name (env --default-signal is missing)"
+                return 0
+            fi
+            defint="env --default-signal=INT"
+        fi
+        $defint $exec_env "$KEMU" exec --tool racecheck --error-exitcode 9 -- "$work/killed" wait > "$out" 2> "$err" &
+        pid=$!
+        tries=0
+        while ! grep -q "^launched" "$out" 2> /dev/null && [ $tries -lt 600 ]; do
+            sleep 0.2
+            tries=$((tries + 1))
+        done
+        if [ "$how" = term-kemu ]; then
+            kill -TERM "$pid"
+        else
+            kill -INT "$(sed -n 's/^launched //p' "$out")"
+        fi
+        wait "$pid"
+        rc=$?
+        ;;
+    esac
+    if [ "$rc" -ne "$want" ]; then
+        fail "$name" "exit status $rc, expected $want"
+    elif ! grep -q "^========= ERROR SUMMARY: " "$err"; then
+        fail "$name" "no checkers' report"
+    elif [ "$how" != timeout ] && ! grep -q "^========= ERROR SUMMARY: [1-9]" "$err"; then
+        fail "$name" "the report lacks the race"
+    elif [ "$how" != exit ] && ! grep -q "^kemu exec: .* before printing its checkers' report" "$err"; then
+        fail "$name" "no note that kemu exec printed the report"
+    else
+        pass "$name"
+    fi
+}
+killed_case killed_term_kemu term-kemu
+killed_case killed_int_program int-program
+killed_case killed_timeout timeout
+killed_case killed__exit _exit
+killed_case killed_exit exit
 
 # programs kemu cannot run, and the messages that say so
 expect_message static_runtime elementwise_static 2 "rebuild it with \`nvcc -cudart shared\`"
