@@ -1507,10 +1507,10 @@ static void h_op(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t
             continue;
         }
         bp->hits++;
-        int number = bp->number;
-        if (bp->temporary)
-            dbg_bp_delete(d, number);
-        do_stop(d, DBG_STOP_BREAKPOINT, number, b, w, lane, "%s%s%s", bp->temporary ? "Temporary breakpoint" : "Breakpoint",
+        int number = bp->number, temporary = bp->temporary;
+        if (temporary)
+            dbg_bp_delete(d, number); /* bp is gone */
+        do_stop(d, DBG_STOP_BREAKPOINT, number, b, w, lane, "%s%s%s", temporary ? "Temporary breakpoint" : "Breakpoint",
                 err[0] ? "\n" : "", err);
         return;
     }

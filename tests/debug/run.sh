@@ -125,12 +125,19 @@ else
     echo "SKIP: kemu debug python (no Python 3 with numpy, or a sanitizer build)"
 fi
 
-# kemu debug exec and kemu exec --trace=FILE on a CUDA program (needs nvcc)
+# kemu debug exec and kemu exec --trace=FILE on a CUDA program (needs nvcc);
+# in a sanitizer build, the program needs the sanitizer runtimes preloaded
+# for kemu's instrumented libcudart
+exec_env=
+if [ -f "$lib" ] && ldd "$lib" 2>/dev/null | grep -q libasan; then
+    preload=$(ldd "$lib" | awk '/libasan|libubsan/ {printf "%s:", $3}')
+    exec_env="env LD_PRELOAD=${preload%:} ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+fi
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || true)}
 if [ -n "$NVCC" ] && "$NVCC" -cudart shared -arch=sm_80 -lineinfo -o "$tmp/app" app.cu dbg.cu -rdc=true \
     >"$tmp/nvcc.out" 2>&1; then
     printf 'break dbg.cu:16 if threadIdx.x == 5\nrun\np threadIdx.x\np %%f3\ncontinue\n' >"$tmp/exec.gdb"
-    "$KEMU" debug -batch -x "$tmp/exec.gdb" exec "$tmp/app" >"$tmp/exec.out" 2>&1
+    $exec_env "$KEMU" debug -batch -x "$tmp/exec.gdb" exec "$tmp/app" >"$tmp/exec.out" 2>&1
     st=$?
     if [ $st = 0 ] && grep -q '^Breakpoint 1, saxpy at dbg.cu:16' "$tmp/exec.out" && grep -q '^\$1 = 5$' "$tmp/exec.out" &&
         grep -q 'app: PASS' "$tmp/exec.out"; then
@@ -141,7 +148,7 @@ if [ -n "$NVCC" ] && "$NVCC" -cudart shared -arch=sm_80 -lineinfo -o "$tmp/app" 
         fail=1
     fi
     printf 'break dbg.cu:16\nrun\nkill\n' >"$tmp/kill.gdb"
-    "$KEMU" debug -batch -x "$tmp/kill.gdb" exec "$tmp/app" >"$tmp/kill.out" 2>&1
+    $exec_env "$KEMU" debug -batch -x "$tmp/kill.gdb" exec "$tmp/app" >"$tmp/kill.out" 2>&1
     st=$?
     if [ $st = 137 ] && grep -q 'killed' "$tmp/kill.out" && ! grep -q 'app: PASS' "$tmp/kill.out"; then
         echo "ok: kill ends a kemu exec program"
@@ -150,7 +157,7 @@ if [ -n "$NVCC" ] && "$NVCC" -cudart shared -arch=sm_80 -lineinfo -o "$tmp/app" 
         cat "$tmp/kill.out"
         fail=1
     fi
-    "$KEMU" exec --trace="$tmp/exec.trace" --trace-warp 1 "$tmp/app" >/dev/null 2>&1
+    $exec_env "$KEMU" exec --trace="$tmp/exec.trace" --trace-warp 1 "$tmp/app" >/dev/null 2>&1
     if grep -q '^block (0,0,0) warp 1 mask' "$tmp/exec.trace" && ! grep -q ' warp 0 ' "$tmp/exec.trace"; then
         echo "ok: kemu exec --trace=FILE"
     else
