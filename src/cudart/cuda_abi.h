@@ -574,6 +574,7 @@ typedef struct cudaGraphExecUpdateResultInfo_st {
 
 /* ---- stream-ordered memory pools ---- */
 
+
 enum cudaMemPoolAttr {
     cudaMemPoolReuseFollowEventDependencies = 1,
     cudaMemPoolReuseAllowOpportunistic = 2,
@@ -631,6 +632,39 @@ struct cudaMemAllocNodeParams {
     size_t accessDescCount;
     size_t bytesize;
     void *dptr;
+};
+
+/* The generic node parameters (cudaGraphAddNode), for the node types
+ * kemu runs; the V2 structs of CUDA 13 have the V1 layouts. */
+struct cudaGraphNodeParams {
+    int type; /* enum cudaGraphNodeType */
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        struct cudaKernelNodeParams kernel;
+        struct {
+            int flags;
+            int reserved[3];
+            struct cudaMemcpy3DParms copyParams;
+        } memcpy;
+        struct cudaMemsetParams memset;
+        struct cudaHostNodeParams host;
+        struct {
+            cudaGraph_t graph;
+            int ownership; /* enum cudaGraphChildGraphNodeOwnership: 0 clone, 1 move */
+        } graph;
+        struct {
+            cudaEvent_t event;
+        } eventWait;
+        struct {
+            cudaEvent_t event;
+        } eventRecord;
+        struct cudaMemAllocNodeParams alloc;
+        struct {
+            void *dptr;
+        } free;
+    };
+    long long reserved2;
 };
 
 /* struct cudaDeviceProp of CUDA 12 (1032 bytes), filled by the
@@ -777,5 +811,6 @@ _Static_assert(sizeof(cudaGraphEdgeData) == 8, "cudaGraphEdgeData");
 _Static_assert(sizeof(cudaGraphInstantiateParams) == 32, "cudaGraphInstantiateParams");
 _Static_assert(sizeof(struct cudaMemPoolProps) == 88, "cudaMemPoolProps");
 _Static_assert(sizeof(struct cudaMemAllocNodeParams) == 120, "cudaMemAllocNodeParams");
+_Static_assert(sizeof(struct cudaGraphNodeParams) == 256, "cudaGraphNodeParams");
 
 #endif /* KEMU_CUDART_CUDA_ABI_H */

@@ -1,9 +1,11 @@
-/* CUDA graphs in kemu's libcudart replacement: creating graphs and their
- * nodes (kernel, memcpy, memset, host, empty, event record / wait, child
- * graph, memory allocation and free), dependencies, inspection, cloning,
- * and cudaGraphDebugDotPrint. A node keeps its own copy of everything it
- * was given (kernel arguments, child graphs), as CUDA does. Instantiation
- * and launches are in graph_exec.c, stream capture in capture.c. */
+/* CUDA graphs in kemu's libcudart replacement: graph and node records,
+ * creating nodes (kernel, memcpy, memset, host, empty, event record /
+ * wait, child graph, memory allocation and free; one call per type and
+ * the generic cudaGraphAddNode) and reading or changing their parameters.
+ * A node keeps its own copy of everything it was given (kernel arguments,
+ * child graphs), as CUDA does. Edges, queries, clones and DOT output are in
+ * graph_structure.c, instantiation and launches in graph_exec.c, stream
+ * capture in capture.c. */
 #include "config.h"
 #include "cudart/graph.h"
 
@@ -223,15 +225,7 @@ cudaError_t cudart_graph_node_set(struct CUgraphNode_st *n, const void *params)
     }
 }
 
-static int node_depends_on(const struct CUgraphNode_st *n, const struct CUgraphNode_st *dep)
-{
-    for (size_t i = 0; i < n->ndeps; i++)
-        if (n->deps[i] == dep)
-            return 1;
-    return 0;
-}
-
-static cudaError_t node_add_dep(struct CUgraphNode_st *n, struct CUgraphNode_st *dep)
+cudaError_t cudart_graph_node_add_dep(struct CUgraphNode_st *n, struct CUgraphNode_st *dep)
 {
     if (n->ndeps == n->capdeps) {
         size_t cap = n->capdeps ? n->capdeps * 2 : 4;
@@ -266,7 +260,7 @@ cudaError_t cudart_graph_add_node(struct CUgraph_st *g, int type, const void *pa
     n->type = type;
     cudaError_t e = cudart_graph_node_set(n, params);
     for (size_t i = 0; !e && i < ndeps; i++)
-        e = node_add_dep(n, deps[i]);
+        e = cudart_graph_node_add_dep(n, deps[i]);
     if (!e && g->nnodes == g->capnodes) {
         size_t cap = g->capnodes ? g->capnodes * 2 : 16;
         struct CUgraphNode_st **grown = realloc(g->nodes, cap * sizeof *grown);
@@ -331,7 +325,7 @@ cudaError_t cudart_graph_clone(const struct CUgraph_st *g, struct CUgraph_st **o
                 n->u.child->is_child = 1;
         }
         for (size_t d = 0; !e && d < o->ndeps; d++)
-            e = node_add_dep(n, c->nodes[node_index(g, o->deps[d])]);
+            e = cudart_graph_node_add_dep(n, c->nodes[node_index(g, o->deps[d])]);
         if (!e && c->nnodes == c->capnodes) {
             size_t cap = c->capnodes ? c->capnodes * 2 : 16;
             struct CUgraphNode_st **grown = realloc(c->nodes, cap * sizeof *grown);
@@ -461,7 +455,7 @@ CUDART_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t
 }
 
 /* A 1D copy as the 3D parameters a memcpy node keeps. */
-static struct cudaMemcpy3DParms copy_1d(void *dst, const void *src, size_t count, int kind)
+struct cudaMemcpy3DParms cudart_copy_1d(void *dst, const void *src, size_t count, int kind)
 {
     struct cudaMemcpy3DParms p;
     memset(&p, 0, sizeof p);
@@ -476,8 +470,46 @@ CUDART_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph
                                                 const cudaGraphNode_t *deps, size_t ndeps, void *dst,
                                                 const void *src, size_t count, int kind)
 {
-    struct cudaMemcpy3DParms p = copy_1d(dst, src, count, kind);
+    struct cudaMemcpy3DParms p = cudart_copy_1d(dst, src, count, kind);
     return add_node(node, graph, deps, ndeps, cudaGraphNodeTypeMemcpy, &p);
+}
+
+cudaError_t cudart_symbol_copy_params(const void *symbol, void *host, size_t count, size_t offset, int kind,
+                                      int to_symbol, struct cudaMemcpy3DParms *out)
+{
+    void *address = NULL;
+    size_t size = 0;
+    cudaError_t e = cudaGetSymbolAddress(&address, symbol);
+    if (!e)
+        e = cudaGetSymbolSize(&size, symbol);
+    if (!e && (offset > size || count > size - offset))
+        e = cudaErrorInvalidValue;
+    if (!e && kind != cudaMemcpyDefault && kind != cudaMemcpyDeviceToDevice &&
+        kind != (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost))
+        e = cudaErrorInvalidMemcpyDirection;
+    if (e)
+        return e;
+    char *sym = (char *)address + offset;
+    *out = to_symbol ? cudart_copy_1d(sym, host, count, kind) : cudart_copy_1d(host, sym, count, kind);
+    return cudaSuccess;
+}
+
+CUDART_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                      const cudaGraphNode_t *deps, size_t ndeps, const void *symbol,
+                                                      const void *src, size_t count, size_t offset, int kind)
+{
+    struct cudaMemcpy3DParms p;
+    cudaError_t e = cudart_symbol_copy_params(symbol, (void *)src, count, offset, kind, 1, &p);
+    return e ? cudart_result(e) : add_node(node, graph, deps, ndeps, cudaGraphNodeTypeMemcpy, &p);
+}
+
+CUDART_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *node, cudaGraph_t graph,
+                                                        const cudaGraphNode_t *deps, size_t ndeps, void *dst,
+                                                        const void *symbol, size_t count, size_t offset, int kind)
+{
+    struct cudaMemcpy3DParms p;
+    cudaError_t e = cudart_symbol_copy_params(symbol, dst, count, offset, kind, 0, &p);
+    return e ? cudart_result(e) : add_node(node, graph, deps, ndeps, cudaGraphNodeTypeMemcpy, &p);
 }
 
 CUDART_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
@@ -533,6 +565,94 @@ CUDART_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_
         return cudart_result(cudaErrorInvalidValue);
     return add_node(node, graph, deps, ndeps, cudaGraphNodeTypeMemFree, &dptr);
 }
+
+/* ---- the generic node calls (struct cudaGraphNodeParams) ------------------------ */
+
+/* The internal parameters (as cudart_graph_add_node takes them) of a
+ * cudaGraphNodeParams; *call and *child are storage for the kernel and
+ * child-graph forms. cudaErrorNotSupported for types kemu cannot run. */
+static cudaError_t generic_params(struct cudaGraphNodeParams *p, cudart_kernel_call *call, cudaGraph_t *child,
+                                  const void **out)
+{
+    switch (p->type) {
+    case cudaGraphNodeTypeKernel:
+        memset(call, 0, sizeof *call);
+        call->params = p->kernel;
+        *out = call;
+        return cudaSuccess;
+    case cudaGraphNodeTypeMemcpy: *out = &p->memcpy.copyParams; return cudaSuccess;
+    case cudaGraphNodeTypeMemset: *out = &p->memset; return cudaSuccess;
+    case cudaGraphNodeTypeHost: *out = &p->host; return cudaSuccess;
+    case cudaGraphNodeTypeGraph:
+        *child = p->graph.graph;
+        *out = child;
+        return cudaSuccess;
+    case cudaGraphNodeTypeEmpty: *out = NULL; return cudaSuccess;
+    case cudaGraphNodeTypeWaitEvent: *out = &p->eventWait.event; return cudaSuccess;
+    case cudaGraphNodeTypeEventRecord: *out = &p->eventRecord.event; return cudaSuccess;
+    case cudaGraphNodeTypeMemAlloc: *out = &p->alloc; return cudaSuccess;
+    case cudaGraphNodeTypeMemFree: *out = &p->free.dptr; return cudaSuccess;
+    default: /* external semaphores, conditional nodes */
+        return cudaErrorNotSupported;
+    }
+}
+
+CUDART_API cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                           const cudaGraphEdgeData *edges, size_t ndeps,
+                                           struct cudaGraphNodeParams *params)
+{
+    (void)edges;
+    cudart_kernel_call call;
+    cudaGraph_t child = NULL;
+    const void *inner = NULL;
+    cudaError_t e = params ? generic_params(params, &call, &child, &inner) : cudaErrorInvalidValue;
+    if (e)
+        return cudart_result(e);
+    if (params->type == cudaGraphNodeTypeMemFree) {
+        cudart_lock();
+        int known = cudart_graph_memory_known(params->free.dptr);
+        cudart_unlock();
+        if (!known)
+            return cudart_result(cudaErrorInvalidValue);
+    }
+    e = add_node(node, graph, deps, ndeps, params->type, inner);
+    if (!e && params->type == cudaGraphNodeTypeGraph && params->graph.ownership == 1) {
+        cudart_lock(); /* cudaGraphChildGraphOwnershipMove: the node took the graph */
+        struct CUgraph_st *g = cudart_graph_of(child);
+        if (g)
+            cudart_graph_free(g);
+        cudart_unlock();
+    }
+    return e;
+}
+
+CUDART_API cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *params)
+{
+    cudart_kernel_call call;
+    cudaGraph_t child = NULL;
+    const void *inner = NULL;
+    cudaError_t e = params ? generic_params(params, &call, &child, &inner) : cudaErrorInvalidValue;
+    if (e)
+        return cudart_result(e);
+    cudart_lock();
+    struct CUgraphNode_st *n = cudart_node_of(node);
+    if (!n || n->type != params->type || n->type == cudaGraphNodeTypeMemAlloc || n->type == cudaGraphNodeTypeMemFree)
+        e = cudaErrorInvalidValue;
+    else
+        e = cudart_graph_node_set(n, inner);
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+#if CUDART_ABI_MAJOR >= 13
+CUDART_ALIAS(cudaGraphAddNode, cudaGraphAddNode_v2)
+#else
+CUDART_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                        size_t ndeps, struct cudaGraphNodeParams *params)
+{
+    return cudaGraphAddNode_v2(node, graph, deps, NULL, ndeps, params);
+}
+#endif
 
 /* ---- node parameters ---------------------------------------------------------- */
 
@@ -593,8 +713,78 @@ CUDART_API cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const 
 CUDART_API cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src,
                                                       size_t count, int kind)
 {
-    struct cudaMemcpy3DParms p = copy_1d(dst, src, count, kind);
+    struct cudaMemcpy3DParms p = cudart_copy_1d(dst, src, count, kind);
     return node_params(node, cudaGraphNodeTypeMemcpy, NULL, 0, &p);
+}
+
+CUDART_API cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol,
+                                                            const void *src, size_t count, size_t offset, int kind)
+{
+    struct cudaMemcpy3DParms p;
+    cudaError_t e = cudart_symbol_copy_params(symbol, (void *)src, count, offset, kind, 1, &p);
+    return e ? cudart_result(e) : node_params(node, cudaGraphNodeTypeMemcpy, NULL, 0, &p);
+}
+
+CUDART_API cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol,
+                                                              size_t count, size_t offset, int kind)
+{
+    struct cudaMemcpy3DParms p;
+    cudaError_t e = cudart_symbol_copy_params(symbol, dst, count, offset, kind, 0, &p);
+    return e ? cudart_result(e) : node_params(node, cudaGraphNodeTypeMemcpy, NULL, 0, &p);
+}
+
+/* Kernel node attributes: the cluster dimension and cooperative launch
+ * are honoured; the other launch attributes are accepted and read back as
+ * zeros (they tune scheduling, which kemu does not model). */
+CUDART_API cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, int attr,
+                                                       const cudaLaunchAttributeValue *value)
+{
+    if (!value)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    struct CUgraphNode_st *n = typed_node(node, cudaGraphNodeTypeKernel);
+    if (n && attr == cudaLaunchAttributeClusterDimension) {
+        n->u.kernel.call.cluster[0] = value->clusterDim.x;
+        n->u.kernel.call.cluster[1] = value->clusterDim.y;
+        n->u.kernel.call.cluster[2] = value->clusterDim.z;
+    } else if (n && attr == cudaLaunchAttributeCooperative) {
+        n->u.kernel.call.cooperative = value->cooperative != 0;
+    }
+    cudart_unlock();
+    return cudart_result(n ? cudaSuccess : cudaErrorInvalidValue);
+}
+
+CUDART_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, int attr,
+                                                       cudaLaunchAttributeValue *value)
+{
+    if (!value)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    struct CUgraphNode_st *n = typed_node(node, cudaGraphNodeTypeKernel);
+    if (n) {
+        memset(value, 0, sizeof *value);
+        if (attr == cudaLaunchAttributeClusterDimension) {
+            value->clusterDim.x = n->u.kernel.call.cluster[0];
+            value->clusterDim.y = n->u.kernel.call.cluster[1];
+            value->clusterDim.z = n->u.kernel.call.cluster[2];
+        } else if (attr == cudaLaunchAttributeCooperative) {
+            value->cooperative = n->u.kernel.call.cooperative;
+        }
+    }
+    cudart_unlock();
+    return cudart_result(n ? cudaSuccess : cudaErrorInvalidValue);
+}
+
+CUDART_API cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst, cudaGraphNode_t src)
+{
+    cudart_lock();
+    struct CUgraphNode_st *a = typed_node(dst, cudaGraphNodeTypeKernel), *b = typed_node(src, cudaGraphNodeTypeKernel);
+    if (a && b) {
+        memcpy(a->u.kernel.call.cluster, b->u.kernel.call.cluster, sizeof a->u.kernel.call.cluster);
+        a->u.kernel.call.cooperative = b->u.kernel.call.cooperative;
+    }
+    cudart_unlock();
+    return cudart_result(a && b ? cudaSuccess : cudaErrorInvalidValue);
 }
 
 CUDART_API cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *params)
@@ -663,353 +853,20 @@ CUDART_API cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void 
     return node_params(node, cudaGraphNodeTypeMemFree, dptr, sizeof(void *), NULL);
 }
 
-/* ---- structure -------------------------------------------------------------------- */
-
-CUDART_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, int *type)
+void cudart_graph_node_destroy(struct CUgraphNode_st *n)
 {
-    if (!type)
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    struct CUgraphNode_st *n = cudart_node_of(node);
-    if (n)
-        *type = n->type;
-    cudart_unlock();
-    return cudart_result(n ? cudaSuccess : cudaErrorInvalidValue);
-}
-
-/* Adds (add != 0) or removes edges from[i] -> to[i]. */
-static cudaError_t change_edges(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
-                                const cudaGraphEdgeData *edges, size_t count, int add)
-{
-    if (count && (!from || !to))
-        return cudart_result(cudaErrorInvalidValue);
-    for (size_t i = 0; edges && i < count; i++)
-        if (edges[i].from_port || edges[i].to_port || edges[i].type)
-            return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    struct CUgraph_st *g = cudart_graph_of(graph);
-    cudaError_t e = g ? cudaSuccess : cudaErrorInvalidValue;
-    for (size_t i = 0; !e && i < count; i++) { /* all checked before any change */
-        struct CUgraphNode_st *a = cudart_node_of(from[i]), *b = cudart_node_of(to[i]);
-        if (!a || !b || a->graph != g || b->graph != g || a == b || node_depends_on(b, a) != !add)
-            e = cudaErrorInvalidValue;
-    }
-    for (size_t i = 0; !e && i < count; i++) {
-        struct CUgraphNode_st *b = to[i];
-        if (add) {
-            e = node_add_dep(b, from[i]);
-            continue;
-        }
-        for (size_t d = 0; d < b->ndeps; d++)
-            if (b->deps[d] == from[i]) {
-                memmove(&b->deps[d], &b->deps[d + 1], (b->ndeps - d - 1) * sizeof *b->deps);
-                b->ndeps--;
+    struct CUgraph_st *g = n->graph;
+    for (size_t i = 0; i < g->nnodes; i++) {
+        struct CUgraphNode_st *m = g->nodes[i];
+        for (size_t d = 0; d < m->ndeps; d++)
+            if (m->deps[d] == n) {
+                memmove(&m->deps[d], &m->deps[d + 1], (m->ndeps - d - 1) * sizeof *m->deps);
+                m->ndeps--;
                 break;
             }
     }
-    cudart_unlock();
-    return cudart_result(e);
-}
-
-CUDART_API cudaError_t cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from,
-                                                   const cudaGraphNode_t *to, const cudaGraphEdgeData *edges,
-                                                   size_t count)
-{
-    return change_edges(graph, from, to, edges, count, 1);
-}
-
-CUDART_API cudaError_t cudaGraphRemoveDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from,
-                                                      const cudaGraphNode_t *to, const cudaGraphEdgeData *edges,
-                                                      size_t count)
-{
-    return change_edges(graph, from, to, edges, count, 0);
-}
-
-/* Fills up to *count entries of out (NULL: only counts), padding with NULL;
- * *count becomes the number there are, or what was asked when fewer. */
-static void give_nodes(struct CUgraphNode_st **list, size_t n, cudaGraphNode_t *out, size_t *count)
-{
-    if (!out) {
-        *count = n;
-        return;
-    }
-    for (size_t i = 0; i < *count; i++)
-        out[i] = i < n ? list[i] : NULL;
-    if (*count > n)
-        *count = n;
-}
-
-/* The nodes of g that satisfy `want` (roots, dependents of a node). */
-static cudaError_t collect(const struct CUgraph_st *g, const struct CUgraphNode_st *of, int roots,
-                           struct CUgraphNode_st ***out, size_t *n)
-{
-    struct CUgraphNode_st **list = malloc((g->nnodes ? g->nnodes : 1) * sizeof *list);
-    if (!list)
-        return cudaErrorMemoryAllocation;
-    *n = 0;
-    for (size_t i = 0; i < g->nnodes; i++)
-        if (roots ? g->nodes[i]->ndeps == 0 : node_depends_on(g->nodes[i], of))
-            list[(*n)++] = g->nodes[i];
-    *out = list;
-    return cudaSuccess;
-}
-
-CUDART_API cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count)
-{
-    if (!count)
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    struct CUgraph_st *g = cudart_graph_of(graph);
-    if (g)
-        give_nodes(g->nodes, g->nnodes, nodes, count);
-    cudart_unlock();
-    return cudart_result(g ? cudaSuccess : cudaErrorInvalidValue);
-}
-
-CUDART_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count)
-{
-    if (!count)
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    struct CUgraph_st *g = cudart_graph_of(graph);
-    struct CUgraphNode_st **list = NULL;
-    size_t n = 0;
-    cudaError_t e = g ? collect(g, NULL, 1, &list, &n) : cudaErrorInvalidValue;
-    if (!e)
-        give_nodes(list, n, nodes, count);
-    free(list);
-    cudart_unlock();
-    return cudart_result(e);
-}
-
-CUDART_API cudaError_t cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
-                                            cudaGraphEdgeData *edges, size_t *count)
-{
-    if (!count || (!from != !to))
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    struct CUgraph_st *g = cudart_graph_of(graph);
-    size_t n = 0;
-    for (size_t i = 0; g && i < g->nnodes; i++)
-        for (size_t d = 0; d < g->nodes[i]->ndeps; d++) {
-            if (from && n < *count) {
-                from[n] = g->nodes[i]->deps[d];
-                to[n] = g->nodes[i];
-                if (edges)
-                    memset(&edges[n], 0, sizeof *edges);
-            }
-            n++;
-        }
-    if (g && from) {
-        for (size_t i = n; i < *count; i++) {
-            from[i] = to[i] = NULL;
-            if (edges)
-                memset(&edges[i], 0, sizeof *edges);
-        }
-        if (*count > n)
-            *count = n;
-    } else if (g) {
-        *count = n;
-    }
-    cudart_unlock();
-    return cudart_result(g ? cudaSuccess : cudaErrorInvalidValue);
-}
-
-/* Dependencies (dependents == 0) or dependent nodes of a node. */
-static cudaError_t node_neighbours(cudaGraphNode_t node, cudaGraphNode_t *out, cudaGraphEdgeData *edges,
-                                   size_t *count, int dependents)
-{
-    if (!count)
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    struct CUgraphNode_st *n = cudart_node_of(node);
-    struct CUgraphNode_st **list = NULL;
-    size_t k = 0;
-    cudaError_t e = !n ? cudaErrorInvalidValue : dependents ? collect(n->graph, n, 0, &list, &k) : cudaSuccess;
-    if (!e) {
-        size_t asked = *count;
-        give_nodes(dependents ? list : n->deps, dependents ? k : n->ndeps, out, count);
-        for (size_t i = 0; out && edges && i < asked; i++)
-            memset(&edges[i], 0, sizeof *edges);
-    }
-    free(list);
-    cudart_unlock();
-    return cudart_result(e);
-}
-
-CUDART_API cudaError_t cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaGraphNode_t *deps,
-                                                       cudaGraphEdgeData *edges, size_t *count)
-{
-    return node_neighbours(node, deps, edges, count, 0);
-}
-
-CUDART_API cudaError_t cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cudaGraphNode_t *nodes,
-                                                         cudaGraphEdgeData *edges, size_t *count)
-{
-    return node_neighbours(node, nodes, edges, count, 1);
-}
-
-/* CUDA 13 gave the plain names the edge-data signatures of CUDA 12's _v2. */
-#if CUDART_ABI_MAJOR >= 13
-CUDART_ALIAS(cudaGraphAddDependencies, cudaGraphAddDependencies_v2)
-CUDART_ALIAS(cudaGraphRemoveDependencies, cudaGraphRemoveDependencies_v2)
-CUDART_ALIAS(cudaGraphGetEdges, cudaGraphGetEdges_v2)
-CUDART_ALIAS(cudaGraphNodeGetDependencies, cudaGraphNodeGetDependencies_v2)
-CUDART_ALIAS(cudaGraphNodeGetDependentNodes, cudaGraphNodeGetDependentNodes_v2)
-#else
-CUDART_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
-                                                const cudaGraphNode_t *to, size_t count)
-{
-    return change_edges(graph, from, to, NULL, count, 1);
-}
-
-CUDART_API cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
-                                                   const cudaGraphNode_t *to, size_t count)
-{
-    return change_edges(graph, from, to, NULL, count, 0);
-}
-
-CUDART_API cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
-                                         size_t *count)
-{
-    return cudaGraphGetEdges_v2(graph, from, to, NULL, count);
-}
-
-CUDART_API cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps, size_t *count)
-{
-    return node_neighbours(node, deps, NULL, count, 0);
-}
-
-CUDART_API cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *nodes, size_t *count)
-{
-    return node_neighbours(node, nodes, NULL, count, 1);
-}
-#endif
-
-CUDART_API cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)
-{
-    cudart_lock();
-    struct CUgraphNode_st *n = cudart_node_of(node);
-    if (n) {
-        struct CUgraph_st *g = n->graph;
-        for (size_t i = 0; i < g->nnodes; i++) {
-            struct CUgraphNode_st *m = g->nodes[i];
-            for (size_t d = 0; d < m->ndeps; d++)
-                if (m->deps[d] == n) {
-                    memmove(&m->deps[d], &m->deps[d + 1], (m->ndeps - d - 1) * sizeof *m->deps);
-                    m->ndeps--;
-                    break;
-                }
-        }
-        size_t i = node_index(g, n);
-        memmove(&g->nodes[i], &g->nodes[i + 1], (g->nnodes - i - 1) * sizeof *g->nodes);
-        g->nnodes--;
-        node_free(n);
-    }
-    cudart_unlock();
-    return cudart_result(n ? cudaSuccess : cudaErrorInvalidValue);
-}
-
-CUDART_API cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t graph)
-{
-    if (!clone)
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    struct CUgraph_st *g = cudart_graph_of(graph), *c = NULL;
-    cudaError_t e = g ? cudart_graph_clone(g, &c) : cudaErrorInvalidValue;
-    if (!e)
-        *clone = c;
-    cudart_unlock();
-    return cudart_result(e);
-}
-
-CUDART_API cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *found, cudaGraphNode_t original, cudaGraph_t clone)
-{
-    if (!found)
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    struct CUgraph_st *c = cudart_graph_of(clone);
-    cudaError_t e = cudaErrorInvalidValue;
-    for (size_t i = 0; c && i < c->nnodes; i++)
-        if (c->nodes[i]->origin == original) {
-            *found = c->nodes[i];
-            e = cudaSuccess;
-            break;
-        }
-    cudart_unlock();
-    return cudart_result(e);
-}
-
-/* ---- cudaGraphDebugDotPrint ------------------------------------------------------- */
-
-static const char *type_name(int type)
-{
-    static const char *names[] = {"KERNEL", "MEMCPY", "MEMSET", "HOST", "CHILD_GRAPH", "EMPTY", "WAIT_EVENT",
-                                  "EVENT_RECORD", "EXT_SEMAS_SIGNAL", "EXT_SEMAS_WAIT", "MEM_ALLOC", "MEM_FREE"};
-    return type >= 0 && type < (int)(sizeof names / sizeof *names) ? names[type] : "UNKNOWN";
-}
-
-static void dot_graph(FILE *f, const struct CUgraph_st *g, int depth)
-{
-    fprintf(f, "%*ssubgraph cluster_%llu {\n%*slabel=\"graph_%llu\";\n", depth * 2, "", g->id, depth * 2 + 2, "",
-            g->id);
-    for (size_t i = 0; i < g->nnodes; i++) {
-        const struct CUgraphNode_st *n = g->nodes[i];
-        fprintf(f, "%*s\"graph_%llu_node_%llu\" [shape=box, label=\"%s %llu", depth * 2 + 2, "", g->id, n->seq,
-                type_name(n->type), n->seq);
-        switch (n->type) {
-        case cudaGraphNodeTypeKernel: {
-            const struct cudaKernelNodeParams *p = &n->u.kernel.call.params;
-            fprintf(f, "\\n%s\\n<<<(%u,%u,%u), (%u,%u,%u), %u>>>", n->u.kernel.kr->name, p->gridDim.x,
-                    p->gridDim.y, p->gridDim.z, p->blockDim.x, p->blockDim.y, p->blockDim.z, p->sharedMemBytes);
-            break;
-        }
-        case cudaGraphNodeTypeMemcpy:
-            fprintf(f, "\\n%zu x %zu x %zu bytes, kind %d", n->u.memcpy.extent.width, n->u.memcpy.extent.height,
-                    n->u.memcpy.extent.depth, n->u.memcpy.kind);
-            break;
-        case cudaGraphNodeTypeMemset:
-            fprintf(f, "\\n%p value %u, %zu x %zu elements of %u bytes", n->u.memset.dst, n->u.memset.value,
-                    n->u.memset.width, n->u.memset.height, n->u.memset.elementSize);
-            break;
-        case cudaGraphNodeTypeMemAlloc:
-            fprintf(f, "\\n%p, %zu bytes", n->u.alloc.dptr, n->u.alloc.bytesize);
-            break;
-        case cudaGraphNodeTypeMemFree:
-            fprintf(f, "\\n%p", n->u.free_ptr);
-            break;
-        default:
-            break;
-        }
-        fprintf(f, "\"];\n");
-        if (n->type == cudaGraphNodeTypeGraph)
-            dot_graph(f, n->u.child, depth + 1);
-    }
-    for (size_t i = 0; i < g->nnodes; i++)
-        for (size_t d = 0; d < g->nodes[i]->ndeps; d++)
-            fprintf(f, "%*s\"graph_%llu_node_%llu\" -> \"graph_%llu_node_%llu\";\n", depth * 2 + 2, "", g->id,
-                    g->nodes[i]->deps[d]->seq, g->id, g->nodes[i]->seq);
-    fprintf(f, "%*s}\n", depth * 2, "");
-}
-
-CUDART_API cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
-{
-    (void)flags;
-    if (!path)
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    struct CUgraph_st *g = cudart_graph_of(graph);
-    cudaError_t e = g ? cudaSuccess : cudaErrorInvalidValue;
-    FILE *f = e ? NULL : fopen(path, "w");
-    if (!e && !f)
-        e = cudaErrorOperatingSystem;
-    if (f) {
-        fprintf(f, "digraph dot {\n");
-        dot_graph(f, g, 1);
-        fprintf(f, "}\n");
-        if (fclose(f))
-            e = cudaErrorOperatingSystem;
-    }
-    cudart_unlock();
-    return cudart_result(e);
+    size_t i = node_index(g, n);
+    memmove(&g->nodes[i], &g->nodes[i + 1], (g->nnodes - i - 1) * sizeof *g->nodes);
+    g->nnodes--;
+    node_free(n);
 }

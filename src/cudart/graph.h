@@ -85,6 +85,9 @@ void cudart_graph_free(struct CUgraph_st *g);
  * void *const *. Returns the CUDA error of invalid parameters. Locked. */
 cudaError_t cudart_graph_add_node(struct CUgraph_st *g, int type, const void *params, cudaGraphNode_t const *deps,
                                   size_t ndeps, struct CUgraphNode_st **out);
+/* Adds the edge dep -> n; removes a node with its edges and frees it. */
+cudaError_t cudart_graph_node_add_dep(struct CUgraphNode_st *n, struct CUgraphNode_st *dep);
+void cudart_graph_node_destroy(struct CUgraphNode_st *n);
 /* Replaces a node's parameters (same type; as for cudart_graph_add_node). */
 cudaError_t cudart_graph_node_set(struct CUgraphNode_st *n, const void *params);
 /* A deep copy of g whose nodes remember their originals. Locked. */
@@ -105,6 +108,14 @@ CUDART_API cudaError_t cudaMemset2DAsync(void *dst, size_t pitch, int value, siz
                                          cudaStream_t stream);
 CUDART_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
 CUDART_API cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream);
+CUDART_API cudaError_t cudaGetSymbolAddress(void **device_ptr, const void *symbol);
+CUDART_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol);
+
+/* The 3D parameters of a 1D copy of count bytes, and of a copy to
+ * (to_symbol) or from a __device__ / __constant__ variable at offset. */
+struct cudaMemcpy3DParms cudart_copy_1d(void *dst, const void *src, size_t count, int kind);
+cudaError_t cudart_symbol_copy_params(const void *symbol, void *host, size_t count, size_t offset, int kind,
+                                      int to_symbol, struct cudaMemcpy3DParms *out);
 
 /* Runs graph g's nodes in order on the device (graph_exec.c). Locked. */
 cudaError_t cudart_graph_run(struct CUgraph_st *g);

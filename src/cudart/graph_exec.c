@@ -267,13 +267,26 @@ CUDART_API cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t exec, cu
 CUDART_API cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t exec, cudaGraphNode_t node, void *dst,
                                                           const void *src, size_t count, int kind)
 {
-    struct cudaMemcpy3DParms p;
-    memset(&p, 0, sizeof p);
-    p.srcPtr = (struct cudaPitchedPtr){(void *)src, count, count, 1};
-    p.dstPtr = (struct cudaPitchedPtr){dst, count, count, 1};
-    p.extent = (struct cudaExtent){count, 1, 1};
-    p.kind = kind;
+    struct cudaMemcpy3DParms p = cudart_copy_1d(dst, src, count, kind);
     return exec_set(exec, node, cudaGraphNodeTypeMemcpy, &p);
+}
+
+CUDART_API cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                                const void *symbol, const void *src, size_t count,
+                                                                size_t offset, int kind)
+{
+    struct cudaMemcpy3DParms p;
+    cudaError_t e = cudart_symbol_copy_params(symbol, (void *)src, count, offset, kind, 1, &p);
+    return e ? cudart_result(e) : exec_set(exec, node, cudaGraphNodeTypeMemcpy, &p);
+}
+
+CUDART_API cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                                  void *dst, const void *symbol, size_t count,
+                                                                  size_t offset, int kind)
+{
+    struct cudaMemcpy3DParms p;
+    cudaError_t e = cudart_symbol_copy_params(symbol, dst, count, offset, kind, 0, &p);
+    return e ? cudart_result(e) : exec_set(exec, node, cudaGraphNodeTypeMemcpy, &p);
 }
 
 CUDART_API cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
@@ -304,6 +317,23 @@ CUDART_API cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t exec
                                                             cudaGraph_t child)
 {
     return exec_set(exec, node, cudaGraphNodeTypeGraph, &child);
+}
+
+CUDART_API cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                  struct cudaGraphNodeParams *params)
+{
+    if (!params)
+        return cudart_result(cudaErrorInvalidValue);
+    switch (params->type) {
+    case cudaGraphNodeTypeKernel: return exec_set(exec, node, params->type, &params->kernel);
+    case cudaGraphNodeTypeMemcpy: return exec_set(exec, node, params->type, &params->memcpy.copyParams);
+    case cudaGraphNodeTypeMemset: return exec_set(exec, node, params->type, &params->memset);
+    case cudaGraphNodeTypeHost: return exec_set(exec, node, params->type, &params->host);
+    case cudaGraphNodeTypeGraph: return exec_set(exec, node, params->type, &params->graph.graph);
+    case cudaGraphNodeTypeEventRecord: return exec_set(exec, node, params->type, &params->eventRecord.event);
+    case cudaGraphNodeTypeWaitEvent: return exec_set(exec, node, params->type, &params->eventWait.event);
+    default: return cudart_result(cudaErrorInvalidValue);
+    }
 }
 
 CUDART_API cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t exec, cudaGraphNode_t node, unsigned int enabled)

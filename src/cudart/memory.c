@@ -133,8 +133,11 @@ cudaError_t cudart_release(void *ptr, int kind1, int kind2, int synchronize)
     if (!e && ptr) {
         e = cudart_device(&dev);
         const cudart_allocation *a = e ? NULL : cudart_allocation_find((uint64_t)(uintptr_t)ptr, 0);
-        if (!e && a && a->base == (uint64_t)(uintptr_t)ptr && a->kind == CUDART_MEM_GRAPH &&
-            kind1 == CUDART_MEM_DEVICE) {
+        if (!e && kind1 == CUDART_MEM_DEVICE && !cudart_pool_free(ptr, NULL, &e)) {
+            if (synchronize) /* cudaFree of cudaMallocAsync memory: back to its pool */
+                cudart_pools_release();
+        } else if (!e && a && a->base == (uint64_t)(uintptr_t)ptr && a->kind == CUDART_MEM_GRAPH &&
+                   kind1 == CUDART_MEM_DEVICE) {
             cudart_allocation_remove(a->base); /* graph memory stays reserved */
         } else if (!e && (!a || a->base != (uint64_t)(uintptr_t)ptr || (a->kind != kind1 && a->kind != kind2))) {
             e = cudaErrorInvalidValue;
@@ -237,7 +240,7 @@ CUDART_API cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
     cudart_lock();
     size_t total = cudart_device_memory_bytes();
-    size_t used = cudart_global.bytes_allocated;
+    size_t used = cudart_global.bytes_allocated + cudart_pools_reserved_unused();
     if (free_bytes)
         *free_bytes = used < total ? total - used : 0;
     if (total_bytes)

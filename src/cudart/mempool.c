@@ -147,6 +147,20 @@ void cudart_pools_release(void)
     }
 }
 
+static size_t graph_used(void);
+
+size_t cudart_pools_reserved_unused(void)
+{
+    size_t bytes = graph_reserved - graph_used();
+    cudart_ptrmap *m = &cudart_global.pools;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->keys[i]) {
+            const struct CUmemPoolHandle_st *p = m->values[i];
+            bytes += p->reserved - p->used;
+        }
+    return bytes;
+}
+
 void cudart_pools_reset(void)
 {
     cudart_ptrmap *m = &cudart_global.pools;

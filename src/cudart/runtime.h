@@ -151,6 +151,9 @@ void cudart_pools_release(void);
 cudaError_t cudart_graph_memory_reserve(size_t size, void **dptr);
 int cudart_graph_memory_known(const void *dptr);
 cudaError_t cudart_graph_memory_set_live(void *dptr, int live);
+/* Device memory that pools keep and graph memory not live now (which
+ * cudaMemGetInfo counts as used). */
+size_t cudart_pools_reserved_unused(void);
 /* cudaDeviceReset: forgets pools and graph memory (freed with the device). */
 void cudart_pools_reset(void);
 

@@ -263,6 +263,26 @@ int main()
     CHECK(cudaDeviceSynchronize());
     EXPECT(check_y(b.h_out, b.h_in, 2.0f, 1));
 
+    // a graph launched into a capturing stream becomes a child-graph node
+    CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+    CHECK(cudaGraphLaunch(exec2, s1));
+    cudaGraph_t outer;
+    CHECK(cudaStreamEndCapture(s1, &outer));
+    CHECK(cudaGraphGetNodes(outer, nullptr, &nodes));
+    EXPECT(nodes == 1);
+    CHECK(cudaGraphGetNodes(outer, list.data(), &nodes));
+    cudaGraphNodeType outer_type;
+    CHECK(cudaGraphNodeGetType(list[0], &outer_type));
+    EXPECT(outer_type == cudaGraphNodeTypeGraph);
+    cudaGraphExec_t outer_exec;
+    CHECK(cudaGraphInstantiate(&outer_exec, outer, 0));
+    CHECK(cudaMemset(b.d_y, 0, N * sizeof(float)));
+    CHECK(cudaGraphLaunch(outer_exec, s2));
+    CHECK(cudaStreamSynchronize(s2));
+    EXPECT(check_y(b.h_out, b.h_in, 2.0f, 1));
+    CHECK(cudaGraphExecDestroy(outer_exec));
+    CHECK(cudaGraphDestroy(outer));
+
     CHECK(cudaGraphExecDestroy(exec2));
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(bigger));

@@ -32,6 +32,13 @@ __global__ void iota(int *p, int n)
         p[i] += i;
 }
 
+__device__ int table[16];
+
+__global__ void double_table()
+{
+    table[threadIdx.x] *= 2;
+}
+
 __global__ void racy(int *out)
 {
     __shared__ int cell[64];
@@ -277,6 +284,68 @@ int main(int argc, char **argv)
         }
         unlink(path);
     }
+
+    // the generic form: cudaGraphAddNode (x = 1.0f; x *= 5; out <- x)
+    cudaGraph_t gg;
+    CHECK(cudaGraphCreate(&gg, 0));
+    cudaGraphNodeParams np = {}; // (the union has no default constructor in C++)
+    np.type = cudaGraphNodeTypeMemset;
+    np.memset.dst = d_x;
+    np.memset.value = 0x3f800000u;
+    np.memset.elementSize = 4;
+    np.memset.width = N;
+    np.memset.height = 1;
+    cudaGraphNode_t gn[3];
+    CHECK(cudaGraphAddNode(&gn[0], gg, nullptr, nullptr, 0, &np));
+    float five = 5.0f;
+    void *args_five[] = {&d_x, &five, &n};
+    cudaGraphNodeParams kn = {};
+    kn.type = cudaGraphNodeTypeKernel;
+    kn.kernel.func = (void *)scale;
+    kn.kernel.gridDim = dim3((N + 127) / 128);
+    kn.kernel.blockDim = dim3(128);
+    kn.kernel.kernelParams = args_five;
+    CHECK(cudaGraphAddNode(&gn[1], gg, &gn[0], nullptr, 1, &kn));
+    cudaGraphNodeParams cn = {};
+    cn.type = cudaGraphNodeTypeMemcpy;
+    cn.memcpy.copyParams.srcPtr = make_cudaPitchedPtr(d_x, N * sizeof(float), N, 1);
+    cn.memcpy.copyParams.dstPtr = make_cudaPitchedPtr(h_out, N * sizeof(float), N, 1);
+    cn.memcpy.copyParams.extent = make_cudaExtent(N * sizeof(float), 1, 1);
+    cn.memcpy.copyParams.kind = cudaMemcpyDeviceToHost;
+    CHECK(cudaGraphAddNode(&gn[2], gg, &gn[1], nullptr, 1, &cn));
+    cudaGraphExec_t exec_g;
+    CHECK(cudaGraphInstantiate(&exec_g, gg, 0));
+    CHECK(cudaGraphLaunch(exec_g, 0));
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(h_out[0] == 5.0f && h_out[N - 1] == 5.0f);
+    CHECK(cudaGraphExecDestroy(exec_g));
+    CHECK(cudaGraphDestroy(gg));
+
+    // copies to and from a __device__ variable around a kernel
+    cudaGraph_t gs;
+    CHECK(cudaGraphCreate(&gs, 0));
+    int src[16], dst[16];
+    for (int i = 0; i < 16; i++) {
+        src[i] = i + 1;
+        dst[i] = 0;
+    }
+    cudaGraphNode_t s_in, s_k, s_out;
+    CHECK(cudaGraphAddMemcpyNodeToSymbol(&s_in, gs, nullptr, 0, table, src, sizeof src, 0, cudaMemcpyHostToDevice));
+    cudaKernelNodeParams tp;
+    memset(&tp, 0, sizeof tp);
+    tp.func = (void *)double_table;
+    tp.gridDim = dim3(1);
+    tp.blockDim = dim3(16);
+    CHECK(cudaGraphAddKernelNode(&s_k, gs, &s_in, 1, &tp));
+    CHECK(cudaGraphAddMemcpyNodeFromSymbol(&s_out, gs, &s_k, 1, dst, table, sizeof dst, 0, cudaMemcpyDeviceToHost));
+    cudaGraphExec_t exec_s;
+    CHECK(cudaGraphInstantiate(&exec_s, gs, 0));
+    CHECK(cudaGraphLaunch(exec_s, 0));
+    CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < 16; i++)
+        EXPECT(dst[i] == 2 * (i + 1));
+    CHECK(cudaGraphExecDestroy(exec_s));
+    CHECK(cudaGraphDestroy(gs));
 
     // allocation and free nodes: p = alloc; p[i] = 0; p[i] += i; out <- p; free p
     cudaGraph_t ga;

@@ -89,6 +89,8 @@ int main()
     uint64_t threshold = UINT64_MAX;
     CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
     EXPECT(attr64(pool, cudaMemPoolAttrReleaseThreshold) == UINT64_MAX);
+    size_t free_before, free_after, total;
+    CHECK(cudaMemGetInfo(&free_before, &total));
     int *c, *c2;
     CHECK(cudaMallocAsync(&c, BYTES, s1));
     CHECK(cudaFreeAsync(c, s1));
@@ -98,10 +100,22 @@ int main()
     CHECK(cudaStreamSynchronize(s1));
     EXPECT(attr64(pool, cudaMemPoolAttrUsedMemCurrent) == 0);
     EXPECT(attr64(pool, cudaMemPoolAttrReservedMemCurrent) >= BYTES);
+    CHECK(cudaMemGetInfo(&free_after, &total));
+    EXPECT(free_after + BYTES <= free_before); // what the pool keeps is not free
     CHECK(cudaMemPoolTrimTo(pool, 0));
     EXPECT(attr64(pool, cudaMemPoolAttrReservedMemCurrent) == 0);
     threshold = 0;
     CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+
+    // cudaFree takes cudaMallocAsync memory too (synchronizing)
+    int *f;
+    CHECK(cudaMallocAsync(&f, BYTES, s1));
+    EXPECT(attr64(pool, cudaMemPoolAttrUsedMemCurrent) >= BYTES);
+    CHECK(cudaFree(f));
+    EXPECT(attr64(pool, cudaMemPoolAttrUsedMemCurrent) == 0);
+    EXPECT(attr64(pool, cudaMemPoolAttrReservedMemCurrent) == 0);
+    EXPECT_ERROR(cudaFreeAsync(f, s1), cudaErrorInvalidValue); // twice
+    cudaGetLastError();
 
     // high watermarks reset to the current values
     uint64_t zero = 0;
