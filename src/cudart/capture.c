@@ -405,11 +405,10 @@ CUDART_API cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGr
                                                      const cudaGraphNode_t *deps, const cudaGraphEdgeData *edges,
                                                      size_t ndeps, int mode)
 {
-    (void)edges;
     cudart_lock();
     struct CUgraph_st *g = cudart_graph_of(graph);
     cudart_unlock();
-    if (!g)
+    if (!g || !cudart_default_edges(edges, ndeps))
         return cudart_result(cudaErrorInvalidValue);
     return begin_capture(stream, g, deps, ndeps, mode);
 }
@@ -560,7 +559,8 @@ CUDART_API cudaError_t cudaStreamUpdateCaptureDependencies_v2(cudaStream_t strea
                                                               const cudaGraphEdgeData *edges, size_t ndeps,
                                                               unsigned int flags)
 {
-    (void)edges;
+    if (!cudart_default_edges(edges, ndeps))
+        return cudart_result(cudaErrorInvalidValue);
     return update_deps(stream, deps, ndeps, flags);
 }
 

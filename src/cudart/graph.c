@@ -601,11 +601,11 @@ CUDART_API cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *node, cudaGraph_t gr
                                            const cudaGraphEdgeData *edges, size_t ndeps,
                                            struct cudaGraphNodeParams *params)
 {
-    (void)edges;
     cudart_kernel_call call;
     cudaGraph_t child = NULL;
     const void *inner = NULL;
-    cudaError_t e = params ? generic_params(params, &call, &child, &inner) : cudaErrorInvalidValue;
+    cudaError_t e = params && cudart_default_edges(edges, ndeps) ? generic_params(params, &call, &child, &inner)
+                                                                 : cudaErrorInvalidValue;
     if (e)
         return cudart_result(e);
     if (params->type == cudaGraphNodeTypeMemFree) {

@@ -117,6 +117,16 @@ struct cudaMemcpy3DParms cudart_copy_1d(void *dst, const void *src, size_t count
 cudaError_t cudart_symbol_copy_params(const void *symbol, void *host, size_t count, size_t offset, int kind,
                                       int to_symbol, struct cudaMemcpy3DParms *out);
 
+/* Whether n edges' data (may be NULL) are all the default, the only kind
+ * kemu supports. */
+static inline int cudart_default_edges(const cudaGraphEdgeData *edges, size_t n)
+{
+    for (size_t i = 0; edges && i < n; i++)
+        if (edges[i].from_port || edges[i].to_port || edges[i].type)
+            return 0;
+    return 1;
+}
+
 /* Runs graph g's nodes in order on the device (graph_exec.c). Locked. */
 cudaError_t cudart_graph_run(struct CUgraph_st *g);
 

@@ -37,9 +37,8 @@ static cudaError_t change_edges(cudaGraph_t graph, const cudaGraphNode_t *from, 
 {
     if (count && (!from || !to))
         return cudart_result(cudaErrorInvalidValue);
-    for (size_t i = 0; edges && i < count; i++)
-        if (edges[i].from_port || edges[i].to_port || edges[i].type)
-            return cudart_result(cudaErrorInvalidValue);
+    if (!cudart_default_edges(edges, count))
+        return cudart_result(cudaErrorInvalidValue);
     cudart_lock();
     struct CUgraph_st *g = cudart_graph_of(graph);
     cudaError_t e = g ? cudaSuccess : cudaErrorInvalidValue;

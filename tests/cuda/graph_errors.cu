@@ -4,8 +4,10 @@
 // synchronization during a global-mode capture (which invalidate it), the
 // legacy stream used while a blocking stream captures, ending on a forked
 // stream or with unjoined work; and what the relaxed and thread-local
-// modes allow. After each failure, a fresh capture works.
+// modes allow, also from a second host thread. After each failure, a fresh
+// capture works.
 #include "check.h"
+#include <thread>
 
 __global__ void touch(int *p)
 {
@@ -128,6 +130,32 @@ int main()
     EXPECT_ERROR(cudaMalloc(&extra, 64), cudaErrorStreamCaptureUnsupported);
     cudaGetLastError();
     end_expect(s, cudaErrorStreamCaptureInvalidated);
+
+    // another thread: a global capture forbids its unsafe calls, a
+    // thread-local one does not, and it cannot end the capture
+    cudaError_t other = cudaSuccess;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    std::thread([&] { other = cudaMalloc(&extra, 64); }).join();
+    EXPECT(other == cudaErrorStreamCaptureUnsupported);
+    end_expect(s, cudaErrorStreamCaptureInvalidated);
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    std::thread([&] {
+        other = cudaMalloc(&extra, 64);
+        if (other == cudaSuccess)
+            other = cudaFree(extra);
+    }).join();
+    EXPECT(other == cudaSuccess);
+    touch<<<1, 32, 0, s>>>(d);
+    end_expect(s, cudaSuccess);
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    touch<<<1, 32, 0, s>>>(d);
+    std::thread([&] {
+        cudaGraph_t stolen = nullptr;
+        other = cudaStreamEndCapture(s, &stolen);
+    }).join();
+    EXPECT(other == cudaErrorStreamCaptureWrongThread);
+    cudaGetLastError();
+    end_expect(s, cudaSuccess);
 
     // forked work must be joined back; the capture ends where it began
     cudaEvent_t fork;
