@@ -458,6 +458,10 @@ typedef struct CUgraph_st *cudaGraph_t;
 typedef struct CUgraphNode_st *cudaGraphNode_t;
 typedef struct CUgraphExec_st *cudaGraphExec_t;
 typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+typedef struct CUuserObject_st *cudaUserObject_t;
+
+#define CUDART_USER_OBJECT_NO_DESTRUCTOR_SYNC 0x1u /* cudaUserObjectNoDestructorSync */
+#define CUDART_GRAPH_USER_OBJECT_MOVE 0x1u         /* cudaGraphUserObjectMove */
 
 enum cudaStreamCaptureMode {
     cudaStreamCaptureModeGlobal = 0,

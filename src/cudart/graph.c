@@ -69,6 +69,9 @@ void cudart_graph_free(struct CUgraph_st *g)
     for (size_t i = 0; i < g->nnodes; i++)
         node_free(g->nodes[i]);
     free(g->nodes);
+    for (size_t i = 0; i < g->nuser_refs; i++)
+        cudart_user_object_release(g->user_refs[i].object, g->user_refs[i].count);
+    free(g->user_refs);
     cudart_ptrmap_remove(&cudart_global.graphs, g);
     g->magic = 0;
     free(g);
@@ -346,6 +349,16 @@ cudaError_t cudart_graph_clone(const struct CUgraph_st *g, struct CUgraph_st **o
         c->nodes[c->nnodes++] = n;
     }
     c->next_seq = g->next_seq;
+    if (!e && g->nuser_refs) { /* the clone holds the same references */
+        c->user_refs = malloc(g->nuser_refs * sizeof *c->user_refs);
+        if (!c->user_refs)
+            e = cudaErrorMemoryAllocation;
+        for (size_t i = 0; !e && i < g->nuser_refs; i++) {
+            c->user_refs[i] = g->user_refs[i];
+            cudart_user_object_retain(c->user_refs[i].object, c->user_refs[i].count);
+            c->nuser_refs++;
+        }
+    }
     if (e) {
         cudart_graph_free(c);
         return e;

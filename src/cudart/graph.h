@@ -48,9 +48,17 @@ struct CUgraphNode_st {
     } u;
 };
 
+/* References a graph holds on a user object (cudaGraphRetainUserObject). */
+typedef struct cudart_user_ref {
+    cudaUserObject_t object;
+    unsigned count;
+} cudart_user_ref;
+
 struct CUgraph_st {
     unsigned magic;
     unsigned long long id;     /* for DOT names */
+    cudart_user_ref *user_refs; /* held by this graph, its clones and executable graphs alike */
+    size_t nuser_refs;
     struct CUgraphNode_st **nodes; /* creation order */
     size_t nnodes, capnodes;
     unsigned long long next_seq;
@@ -126,6 +134,11 @@ static inline int cudart_default_edges(const cudaGraphEdgeData *edges, size_t n)
             return 0;
     return 1;
 }
+
+/* Takes or drops `count` references on a user object (user_object.c); the
+ * last one calls its destructor. Locked. */
+void cudart_user_object_retain(cudaUserObject_t object, unsigned count);
+void cudart_user_object_release(cudaUserObject_t object, unsigned count);
 
 /* Runs graph g's nodes in order on the device (graph_exec.c). Locked. */
 cudaError_t cudart_graph_run(struct CUgraph_st *g);

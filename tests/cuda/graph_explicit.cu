@@ -2,10 +2,12 @@
 // memcpy, kernel, empty, child-graph and host nodes with diamond-shaped
 // dependencies; node, root and edge counts and queries, dependency edits,
 // kernel-node parameters (copied when the node is added), cloning, a DOT
-// file, and a graph with allocation and free nodes. With the argument
+// file, a graph with allocation and free nodes, and a user object that lives
+// as long as a graph or an instantiation holds it. With the argument
 // "race", launches a graph whose kernel races on shared memory (for
 // racecheck, which must see graph kernels).
 #include "check.h"
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <unistd.h>
@@ -47,6 +49,13 @@ __global__ void racy(int *out)
 }
 
 static const int N = 300;
+
+static std::atomic<int> destroyed;
+
+static void CUDART_CB destroy_resource(void *p)
+{
+    destroyed += *(int *)p;
+}
 
 struct Checksum {
     const float *h;
@@ -386,6 +395,27 @@ int main(int argc, char **argv)
         for (int i = 0; i < N; i++)
             EXPECT(ints[i] == i);
     }
+
+    // a user object handed to a graph outlives the graph while an instantiation holds it
+    static int resource = 1;
+    cudaUserObject_t uo;
+    CHECK(cudaUserObjectCreate(&uo, &resource, destroy_resource, 1, cudaUserObjectNoDestructorSync));
+    cudaGraph_t gu;
+    CHECK(cudaGraphCreate(&gu, 0));
+    cudaGraphNode_t un;
+    CHECK(cudaGraphAddEmptyNode(&un, gu, nullptr, 0));
+    CHECK(cudaGraphRetainUserObject(gu, uo, 1, cudaGraphUserObjectMove)); // our reference moves to the graph
+    cudaGraphExec_t xu;
+    CHECK(cudaGraphInstantiate(&xu, gu, 0));
+    CHECK(cudaGraphDestroy(gu));
+    CHECK(cudaGraphLaunch(xu, 0));
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(destroyed == 0);
+    CHECK(cudaGraphExecDestroy(xu));
+    CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < 100 && destroyed == 0; i++) // CUDA may run destructors later, on a thread of its own
+        usleep(10000);
+    EXPECT(destroyed == 1);
 
     CHECK(cudaGraphExecDestroy(exec_a));
     CHECK(cudaGraphDestroy(ga));
