@@ -427,6 +427,8 @@ CUDART_API cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 {
     cudart_lock();
     struct CUgraph_st *g = cudart_graph_of(graph);
+    if (g && g->is_child) /* owned by its child-graph node */
+        g = NULL;
     if (g)
         cudart_graph_free(g);
     cudart_unlock();
