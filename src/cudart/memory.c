@@ -643,7 +643,13 @@ static cudaError_t symbol_copy(const void *symbol, void *host, size_t count, siz
     kemu_device *dev;
     void *address = NULL;
     size_t size = 0;
-    cudaError_t e = symbol_lookup(symbol, &address, &size);
+    cudaError_t e = cudart_device(&dev);
+    if (!e)
+        e = sync ? cudart_capture_unsafe() : cudaSuccess;
+    if (!e) /* a fault is reported before a bad symbol, as before */
+        e = sync ? cudart_synchronize() : cudart_check_sticky();
+    if (!e)
+        e = symbol_lookup(symbol, &address, &size);
     if (!e && (offset > size || count > size - offset))
         e = cudaErrorInvalidValue;
     if (!e) { /* on a capturing stream: a 1D copy node to or from the variable's storage */
