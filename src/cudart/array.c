@@ -246,7 +246,14 @@ static cudaError_t memcpy3d_common(const struct cudaMemcpy3DParms *p, int sync, 
         return cudart_result(cudaErrorInvalidValue);
     cudart_lock();
     kemu_device *dev;
-    cudaError_t e = cudart_begin_copy(&dev, sync, stream);
+    cudaError_t e = cudaSuccess;
+    if (!sync && cudart_stream_valid(stream) && cudart_capture_stream(stream, &e) == 1) {
+        e = cudart_capture_node(stream, cudaGraphNodeTypeMemcpy, p, NULL); /* a memcpy node */
+        cudart_unlock();
+        return cudart_result(e);
+    }
+    if (!e)
+        e = cudart_begin_copy(&dev, sync, stream);
     copy_side src, dst;
     size_t element = 1; /* extents count elements when an array is involved, else bytes */
     if (!e)

@@ -452,6 +452,225 @@ typedef struct cudaLaunchConfig_st {
     unsigned int numAttrs;
 } cudaLaunchConfig_t;
 
+/* ---- CUDA graphs and stream capture (driver_types.h of CUDA 13.0) ---- */
+
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+typedef struct CUuserObject_st *cudaUserObject_t;
+
+#define CUDART_USER_OBJECT_NO_DESTRUCTOR_SYNC 0x1u /* cudaUserObjectNoDestructorSync */
+#define CUDART_GRAPH_USER_OBJECT_MOVE 0x1u         /* cudaGraphUserObjectMove */
+
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2
+};
+
+enum cudaStreamCaptureStatus {
+    cudaStreamCaptureStatusNone = 0,
+    cudaStreamCaptureStatusActive = 1,
+    cudaStreamCaptureStatusInvalidated = 2
+};
+
+enum cudaStreamUpdateCaptureDependenciesFlags {
+    cudaStreamAddCaptureDependencies = 0,
+    cudaStreamSetCaptureDependencies = 1
+};
+
+enum cudaGraphNodeType {
+    cudaGraphNodeTypeKernel = 0,
+    cudaGraphNodeTypeMemcpy = 1,
+    cudaGraphNodeTypeMemset = 2,
+    cudaGraphNodeTypeHost = 3,
+    cudaGraphNodeTypeGraph = 4,
+    cudaGraphNodeTypeEmpty = 5,
+    cudaGraphNodeTypeWaitEvent = 6,
+    cudaGraphNodeTypeEventRecord = 7,
+    cudaGraphNodeTypeExtSemaphoreSignal = 8,
+    cudaGraphNodeTypeExtSemaphoreWait = 9,
+    cudaGraphNodeTypeMemAlloc = 10,
+    cudaGraphNodeTypeMemFree = 11,
+    cudaGraphNodeTypeConditional = 13
+};
+
+enum cudaGraphExecUpdateResult {
+    cudaGraphExecUpdateSuccess = 0,
+    cudaGraphExecUpdateError = 1,
+    cudaGraphExecUpdateErrorTopologyChanged = 2,
+    cudaGraphExecUpdateErrorNodeTypeChanged = 3,
+    cudaGraphExecUpdateErrorFunctionChanged = 4,
+    cudaGraphExecUpdateErrorParametersChanged = 5,
+    cudaGraphExecUpdateErrorNotSupported = 6,
+    cudaGraphExecUpdateErrorUnsupportedFunctionChange = 7,
+    cudaGraphExecUpdateErrorAttributesChanged = 8
+};
+
+enum cudaGraphInstantiateResult {
+    cudaGraphInstantiateSuccess = 0,
+    cudaGraphInstantiateError = 1,
+    cudaGraphInstantiateInvalidStructure = 2,
+    cudaGraphInstantiateNodeOperationNotSupported = 3,
+    cudaGraphInstantiateMultipleDevicesNotSupported = 4
+};
+
+enum cudaGraphInstantiateFlags {
+    cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
+    cudaGraphInstantiateFlagUpload = 2,
+    cudaGraphInstantiateFlagDeviceLaunch = 4,
+    cudaGraphInstantiateFlagUseNodePriority = 8
+};
+
+enum cudaGraphMemAttributeType {
+    cudaGraphMemAttrUsedMemCurrent = 0,
+    cudaGraphMemAttrUsedMemHigh = 1,
+    cudaGraphMemAttrReservedMemCurrent = 2,
+    cudaGraphMemAttrReservedMemHigh = 3
+};
+
+#define CUDART_EVENT_RECORD_EXTERNAL 0x01u /* cudaEventRecordExternal */
+#define CUDART_EVENT_WAIT_EXTERNAL 0x01u   /* cudaEventWaitExternal */
+
+struct cudaKernelNodeParams {
+    void *func;
+    dim3 gridDim;
+    dim3 blockDim;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+};
+
+struct cudaMemsetParams {
+    void *dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+};
+
+struct cudaHostNodeParams {
+    cudaHostFn_t fn;
+    void *userData;
+};
+
+typedef struct cudaGraphEdgeData_st {
+    unsigned char from_port;
+    unsigned char to_port;
+    unsigned char type;
+    unsigned char reserved[5];
+} cudaGraphEdgeData;
+
+typedef struct cudaGraphInstantiateParams_st {
+    unsigned long long flags;
+    cudaStream_t uploadStream;
+    cudaGraphNode_t errNode_out;
+    int result_out; /* enum cudaGraphInstantiateResult */
+} cudaGraphInstantiateParams;
+
+typedef struct cudaGraphExecUpdateResultInfo_st {
+    int result; /* enum cudaGraphExecUpdateResult */
+    cudaGraphNode_t errorNode;
+    cudaGraphNode_t errorFromNode;
+} cudaGraphExecUpdateResultInfo;
+
+/* ---- stream-ordered memory pools ---- */
+
+
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 1,
+    cudaMemPoolReuseAllowOpportunistic = 2,
+    cudaMemPoolReuseAllowInternalDependencies = 3,
+    cudaMemPoolAttrReleaseThreshold = 4,
+    cudaMemPoolAttrReservedMemCurrent = 5,
+    cudaMemPoolAttrReservedMemHigh = 6,
+    cudaMemPoolAttrUsedMemCurrent = 7,
+    cudaMemPoolAttrUsedMemHigh = 8
+};
+
+enum cudaMemLocationType {
+    cudaMemLocationTypeInvalid = 0,
+    cudaMemLocationTypeDevice = 1,
+    cudaMemLocationTypeHost = 2,
+    cudaMemLocationTypeHostNuma = 3,
+    cudaMemLocationTypeHostNumaCurrent = 4
+};
+
+enum cudaMemAllocationType {
+    cudaMemAllocationTypeInvalid = 0,
+    cudaMemAllocationTypePinned = 1,
+    cudaMemAllocationTypeManaged = 2
+};
+
+enum cudaMemAccessFlags {
+    cudaMemAccessFlagsProtNone = 0,
+    cudaMemAccessFlagsProtRead = 1,
+    cudaMemAccessFlagsProtReadWrite = 3
+};
+
+struct cudaMemLocation {
+    int type; /* enum cudaMemLocationType */
+    int id;
+};
+
+struct cudaMemAccessDesc {
+    struct cudaMemLocation location;
+    int flags; /* enum cudaMemAccessFlags */
+};
+
+struct cudaMemPoolProps {
+    int allocType;   /* enum cudaMemAllocationType */
+    int handleTypes; /* enum cudaMemAllocationHandleType */
+    struct cudaMemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+};
+
+struct cudaMemAllocNodeParams {
+    struct cudaMemPoolProps poolProps;
+    const struct cudaMemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    void *dptr;
+};
+
+/* The generic node parameters (cudaGraphAddNode), for the node types
+ * kemu runs; the V2 structs of CUDA 13 have the V1 layouts. */
+struct cudaGraphNodeParams {
+    int type; /* enum cudaGraphNodeType */
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        struct cudaKernelNodeParams kernel;
+        struct {
+            int flags;
+            int reserved[3];
+            struct cudaMemcpy3DParms copyParams;
+        } memcpy;
+        struct cudaMemsetParams memset;
+        struct cudaHostNodeParams host;
+        struct {
+            cudaGraph_t graph;
+            int ownership; /* enum cudaGraphChildGraphNodeOwnership: 0 clone, 1 move */
+        } graph;
+        struct {
+            cudaEvent_t event;
+        } eventWait;
+        struct {
+            cudaEvent_t event;
+        } eventRecord;
+        struct cudaMemAllocNodeParams alloc;
+        struct {
+            void *dptr;
+        } free;
+    };
+    long long reserved2;
+};
+
 /* struct cudaDeviceProp of CUDA 12 (1032 bytes), filled by the
  * libcudart.so.12 flavour (cudaGetDeviceProperties_v2). Transcribed from
  * CUDA 12.9's driver_types.h; offsets checked against it once. */
@@ -589,5 +808,13 @@ _Static_assert(sizeof(struct cudaResourceDesc) == 144, "cudaResourceDesc");
 _Static_assert(sizeof(struct cudaTextureDesc) == 72, "cudaTextureDesc");
 _Static_assert(sizeof(cudaLaunchAttribute) == 72, "cudaLaunchAttribute");
 _Static_assert(sizeof(cudaLaunchConfig_t) == 56, "cudaLaunchConfig_t");
+
+_Static_assert(sizeof(struct cudaKernelNodeParams) == 56, "cudaKernelNodeParams");
+_Static_assert(sizeof(struct cudaMemsetParams) == 40, "cudaMemsetParams");
+_Static_assert(sizeof(cudaGraphEdgeData) == 8, "cudaGraphEdgeData");
+_Static_assert(sizeof(cudaGraphInstantiateParams) == 32, "cudaGraphInstantiateParams");
+_Static_assert(sizeof(struct cudaMemPoolProps) == 88, "cudaMemPoolProps");
+_Static_assert(sizeof(struct cudaMemAllocNodeParams) == 120, "cudaMemAllocNodeParams");
+_Static_assert(sizeof(struct cudaGraphNodeParams) == 256, "cudaGraphNodeParams");
 
 #endif /* KEMU_CUDART_CUDA_ABI_H */

@@ -390,7 +390,11 @@ CUDART_API cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int 
 CUDART_API cudaError_t cudaDeviceSynchronize(void)
 {
     cudart_lock();
-    cudaError_t e = cudart_synchronize();
+    cudaError_t e = cudart_capture_sync_device();
+    if (!e)
+        e = cudart_synchronize();
+    if (!e)
+        cudart_pools_release();
     cudart_unlock();
     return cudart_result(e);
 }
@@ -424,6 +428,7 @@ CUDART_API cudaError_t cudaDeviceReset(void)
         s->device = NULL;
     }
     cudart_allocations_clear();
+    cudart_pools_reset();
     s->sticky_error = cudaSuccess;
     cudart_unlock();
     return cudaSuccess;

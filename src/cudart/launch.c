@@ -4,9 +4,10 @@
  * A launch is checked as CUDA checks it (configuration errors are returned
  * at once and are not sticky), runs to completion on the emulator, keeps
  * its printf output for the next synchronization point, and leaves a kernel
- * fault pending with the CUDA error its message maps to. */
+ * fault pending with the CUDA error its message maps to. On a capturing
+ * stream, a launch becomes a kernel node of the capture graph instead. */
 #include "config.h"
-#include "cudart/runtime.h"
+#include "cudart/graph.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,23 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
         e = cudaErrorInvalidValue;
     if (e) {
         cudart_trace("launch %s rejected: %s", kr->name, cudart_error_name(e));
+        goto out;
+    }
+    int capturing = cudart_capture_stream(stream, &e);
+    if (capturing < 0)
+        goto out;
+    if (capturing) { /* a kernel node, with its own copy of the arguments */
+        cudart_kernel_call call;
+        memset(&call, 0, sizeof call);
+        call.params.func = (void *)kr->host_function;
+        call.params.gridDim = grid;
+        call.params.blockDim = block;
+        call.params.sharedMemBytes = (unsigned)shared;
+        call.params.kernelParams = args;
+        if (cluster)
+            memcpy(call.cluster, cluster, sizeof call.cluster);
+        call.cooperative = cooperative;
+        e = cudart_capture_node(stream, cudaGraphNodeTypeKernel, &call, NULL);
         goto out;
     }
     kemu_launch_config cfg;

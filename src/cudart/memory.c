@@ -5,9 +5,11 @@
  * host memory, so every kind of allocation is reachable from kernels and
  * from the host alike; what CUDA checks (ranges inside one allocation, copy
  * directions, symbols) is checked here, and copies go through kemu's copy
- * functions so that the checkers see them. */
+ * functions so that the checkers see them. On a capturing stream, the
+ * asynchronous copies and sets become graph nodes (capture.c), and the
+ * synchronous calls that CUDA forbids during a capture fail. */
 #include "config.h"
-#include "cudart/runtime.h"
+#include "cudart/graph.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +101,9 @@ cudaError_t cudart_allocate(void **ptr, size_t size, int kind)
         return cudart_result(cudaErrorInvalidValue);
     cudart_lock();
     kemu_device *dev;
-    cudaError_t e = begin(&dev);
+    cudaError_t e = cudart_capture_unsafe();
+    if (!e)
+        e = begin(&dev);
     if (!e && size == 0) {
         *ptr = NULL;
     } else if (!e) {
@@ -123,13 +127,21 @@ cudaError_t cudart_release(void *ptr, int kind1, int kind2, int synchronize)
 {
     cudart_lock();
     kemu_device *dev;
-    cudaError_t e = synchronize ? cudart_synchronize() : cudart_check_sticky();
+    cudaError_t e = synchronize ? cudart_capture_unsafe() : cudaSuccess;
+    if (!e)
+        e = synchronize ? cudart_synchronize() : cudart_check_sticky();
     if (!e && ptr) {
         e = cudart_device(&dev);
         const cudart_allocation *a = e ? NULL : cudart_allocation_find((uint64_t)(uintptr_t)ptr, 0);
-        if (!e && (!a || a->base != (uint64_t)(uintptr_t)ptr || (a->kind != kind1 && a->kind != kind2)))
+        if (!e && kind1 == CUDART_MEM_DEVICE && !cudart_pool_free(ptr, NULL, &e)) {
+            if (synchronize) /* cudaFree of cudaMallocAsync memory: back to its pool */
+                cudart_pools_release();
+        } else if (!e && a && a->base == (uint64_t)(uintptr_t)ptr && a->kind == CUDART_MEM_GRAPH &&
+                   kind1 == CUDART_MEM_DEVICE) {
+            cudart_allocation_remove(a->base); /* graph memory stays reserved */
+        } else if (!e && (!a || a->base != (uint64_t)(uintptr_t)ptr || (a->kind != kind1 && a->kind != kind2))) {
             e = cudaErrorInvalidValue;
-        if (!e) {
+        } else if (!e) {
             kemu_free(dev, (uint64_t)(uintptr_t)ptr, NULL);
             cudart_allocation_remove((uint64_t)(uintptr_t)ptr);
         }
@@ -151,18 +163,23 @@ CUDART_API cudaError_t cudaFree(void *ptr)
 
 CUDART_API cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream)
 {
-    cudart_lock();
-    int ok = cudart_stream_valid(stream);
-    cudart_unlock();
-    return ok ? cudart_allocate(ptr, size, CUDART_MEM_DEVICE) : cudart_result(cudaErrorInvalidResourceHandle);
+    return cudart_pool_allocate(NULL, ptr, size, stream); /* the device's current pool */
 }
 
 CUDART_API cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream)
 {
     cudart_lock();
-    int ok = cudart_stream_valid(stream);
+    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    int capturing = e ? 0 : cudart_capture_stream(stream, &e);
+    int plain = 0;
+    if (capturing == 1) /* a graph free node */
+        e = ptr ? cudart_capture_node(stream, cudaGraphNodeTypeMemFree, &ptr, NULL) : cudaErrorInvalidValue;
+    else if (!e)
+        plain = cudart_pool_free(ptr, stream, &e);
     cudart_unlock();
-    return ok ? cudart_release(ptr, CUDART_MEM_DEVICE, CUDART_MEM_MANAGED, 0) : cudart_result(cudaErrorInvalidResourceHandle);
+    if (plain) /* not from a pool: freed as cudaFree frees, without synchronizing */
+        return cudart_release(ptr, CUDART_MEM_DEVICE, CUDART_MEM_MANAGED, 0);
+    return cudart_result(e);
 }
 
 CUDART_API cudaError_t cudaMallocHost(void **ptr, size_t size)
@@ -224,7 +241,7 @@ CUDART_API cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
     cudart_lock();
     size_t total = cudart_device_memory_bytes();
-    size_t used = cudart_global.bytes_allocated;
+    size_t used = cudart_global.bytes_allocated + cudart_pools_reserved_unused();
     if (free_bytes)
         *free_bytes = used < total ? total - used : 0;
     if (total_bytes)
@@ -413,15 +430,58 @@ cudaError_t cudart_begin_copy(kemu_device **dev, int synchronizing, cudaStream_t
         return e;
     if (!cudart_stream_valid(stream))
         return cudaErrorInvalidResourceHandle;
+    e = synchronizing ? cudart_capture_unsafe() : cudaSuccess;
+    if (e)
+        return e;
+    int r = cudart_capture_stream(synchronizing ? NULL : stream, &e);
+    if (r == 1) /* work that kemu does not capture */
+        return cudart_capture_refuse(stream);
+    if (r < 0)
+        return e;
     return synchronizing ? cudart_synchronize() : cudart_check_sticky();
+}
+
+/* The capture side of a copy or set: a synchronous one is refused when
+ * the thread may not make unsafe calls; an asynchronous one on a capturing
+ * stream becomes the node of `type` with `params` (*captured = 1). */
+static cudaError_t capture_copy(int sync, cudaStream_t stream, int type, const void *params, int *captured)
+{
+    *captured = 0;
+    cudaError_t e = sync ? cudart_capture_unsafe() : cudaSuccess;
+    if (e)
+        return e;
+    if (!cudart_stream_valid(stream))
+        return cudaErrorInvalidResourceHandle;
+    int r = cudart_capture_stream(sync ? NULL : stream, &e);
+    if (r == 1) {
+        *captured = 1;
+        e = cudart_capture_node(stream, type, params, NULL);
+    }
+    return e;
+}
+
+static struct cudaMemcpy3DParms copy_params(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                            size_t height, int kind)
+{
+    struct cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    p.srcPtr = (struct cudaPitchedPtr){(void *)src, spitch, width, height};
+    p.dstPtr = (struct cudaPitchedPtr){dst, dpitch, width, height};
+    p.extent = (struct cudaExtent){width, height, 1};
+    p.kind = kind;
+    return p;
 }
 
 static cudaError_t memcpy_common(void *dst, const void *src, size_t n, int kind, int sync, cudaStream_t stream)
 {
     cudart_lock();
     kemu_device *dev;
-    cudaError_t e = cudart_begin_copy(&dev, sync, stream);
-    if (!e)
+    int captured;
+    struct cudaMemcpy3DParms p = copy_params(dst, n, src, n, n, 1, kind);
+    cudaError_t e = capture_copy(sync, stream, cudaGraphNodeTypeMemcpy, &p, &captured);
+    if (!e && !captured)
+        e = cudart_begin_copy(&dev, sync, stream);
+    if (!e && !captured)
         e = copy_bytes(dev, dst, src, n, kind);
     cudart_trace("memcpy %p <- %p %zu bytes kind %d: %s", dst, src, n, kind, cudart_error_name(e));
     cudart_unlock();
@@ -458,8 +518,12 @@ static cudaError_t memcpy2d_common(void *dst, size_t dpitch, const void *src, si
 {
     cudart_lock();
     kemu_device *dev;
-    cudaError_t e = cudart_begin_copy(&dev, sync, stream);
-    if (!e)
+    int captured;
+    struct cudaMemcpy3DParms p = copy_params(dst, dpitch, src, spitch, width, height, kind);
+    cudaError_t e = capture_copy(sync, stream, cudaGraphNodeTypeMemcpy, &p, &captured);
+    if (!e && !captured)
+        e = cudart_begin_copy(&dev, sync, stream);
+    if (!e && !captured)
         e = cudart_copy_2d(dev, dst, dpitch, src, spitch, width, height, kind);
     cudart_unlock();
     return cudart_result(e);
@@ -493,7 +557,18 @@ static cudaError_t memset_common(void *dst, size_t pitch, int value, size_t widt
 {
     cudart_lock();
     kemu_device *dev;
-    cudaError_t e = cudart_begin_copy(&dev, sync, stream);
+    int captured = 0;
+    cudaError_t e = cudaSuccess;
+    for (size_t z = 0; !e && z < depth && (z == 0 || captured); z++) { /* a capture: a node per slice */
+        struct cudaMemsetParams p = {(char *)dst + z * slice_pitch, pitch, (unsigned)value & 0xffu, 1, width, height};
+        e = width && height ? capture_copy(sync, stream, cudaGraphNodeTypeMemset, &p, &captured) : cudaSuccess;
+    }
+    if (captured) {
+        cudart_unlock();
+        return cudart_result(e);
+    }
+    if (!e)
+        e = cudart_begin_copy(&dev, sync, stream);
     if (!e && height > 1 && width > pitch)
         e = cudaErrorInvalidPitchValue;
     for (size_t z = 0; !e && z < depth; z++)
@@ -569,9 +644,28 @@ static cudaError_t symbol_copy(const void *symbol, void *host, size_t count, siz
     kemu_device *dev;
     void *address = NULL;
     size_t size = 0;
-    cudaError_t e = cudart_begin_copy(&dev, sync, stream);
+    cudaError_t e = cudart_device(&dev);
+    if (!e)
+        e = sync ? cudart_capture_unsafe() : cudaSuccess;
+    if (!e) /* a fault is reported before a bad symbol, as before */
+        e = sync ? cudart_synchronize() : cudart_check_sticky();
     if (!e)
         e = symbol_lookup(symbol, &address, &size);
+    if (!e && (offset > size || count > size - offset))
+        e = cudaErrorInvalidValue;
+    if (!e) { /* on a capturing stream: a 1D copy node to or from the variable's storage */
+        int captured;
+        char *sym = (char *)address + offset;
+        struct cudaMemcpy3DParms p = to_symbol ? copy_params(sym, count, host, count, count, 1, kind)
+                                               : copy_params(host, count, sym, count, count, 1, kind);
+        e = capture_copy(sync, stream, cudaGraphNodeTypeMemcpy, &p, &captured);
+        if (captured) {
+            cudart_unlock();
+            return cudart_result(e);
+        }
+    }
+    if (!e)
+        e = cudart_begin_copy(&dev, sync, stream);
     if (!e && (offset > size || count > size - offset))
         e = cudaErrorInvalidValue;
     if (!e && kind != cudaMemcpyDefault && kind != cudaMemcpyDeviceToDevice &&

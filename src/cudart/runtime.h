@@ -72,6 +72,91 @@ void cudart_ptrmap_remove(cudart_ptrmap *m, const void *key);
 /* Frees the map's tables (not the values) and empties it. */
 void cudart_ptrmap_free(cudart_ptrmap *m);
 
+/* A stream (cudaStreamCreate*) and an event (cudaEventCreate*), with what
+ * stream capture keeps on them (capture.c): the capture sequence a stream
+ * takes part in and the graph nodes its next captured operation depends
+ * on; for an event recorded during a capture, that capture and the nodes
+ * the record stood for. */
+struct CUstream_st {
+    unsigned magic;
+    unsigned flags;
+    int priority;
+    unsigned long long id;
+    struct cudart_capture *capture;
+    cudaGraphNode_t *capture_deps;
+    cudaGraphEdgeData *capture_edges; /* zeroed, as long as capture_deps */
+    size_t ncapture_deps, capcapture_deps;
+};
+
+struct CUevent_st {
+    unsigned magic;
+    unsigned flags;
+    int recorded;
+    double milliseconds; /* CLOCK_MONOTONIC at the record */
+    unsigned long long capture_id; /* the capture its last record was captured in, 0 none */
+    cudaGraphNode_t *capture_deps;
+    size_t ncapture_deps;
+};
+
+/* The record behind a stream handle: a created stream, the calling thread's
+ * per-thread default stream for cudaStreamPerThread, NULL for the legacy
+ * stream (0, cudaStreamLegacy) and unknown handles. Call locked. */
+struct CUstream_st *cudart_stream_record(cudaStream_t stream);
+
+/* ---- stream capture hooks (capture.c) --------------------------------------
+ * Every API call that enqueues work asks cudart_capture_stream first:
+ * 0: run it now; 1: the stream is capturing, so record it as a graph node
+ * with cudart_capture_node instead; -1: the call is illegal now (*err: the
+ * legacy stream used while a blocking stream captures, an invalidated
+ * capture). All locked. Work run by cudaGraphLaunch bypasses them. */
+int cudart_capture_stream(cudaStream_t stream, cudaError_t *err);
+/* Adds a node of `type` (enum cudaGraphNodeType; params as for
+ * cudart_graph_add_node in graph.h) to the capture graph of `stream`,
+ * depending on the stream's current dependencies, which it then replaces. */
+cudaError_t cudart_capture_node(cudaStream_t stream, int type, const void *params, cudaGraphNode_t *out);
+/* Work on a capturing stream that kemu cannot capture: invalidates the
+ * capture and returns cudaErrorStreamCaptureUnsupported. */
+cudaError_t cudart_capture_refuse(cudaStream_t stream);
+/* For "potentially unsafe" calls (cudaMalloc, cudaFree, synchronous
+ * copies ...): cudaErrorStreamCaptureUnsupported, invalidating the
+ * captures concerned, when the calling thread's capture mode forbids them. */
+cudaError_t cudart_capture_unsafe(void);
+/* For cudaStreamSynchronize / cudaStreamQuery, cudaDeviceSynchronize, and
+ * cudaEventSynchronize / cudaEventQuery: the error when the stream, the
+ * device or the event is part of an active capture (which is invalidated). */
+cudaError_t cudart_capture_sync_stream(cudaStream_t stream);
+cudaError_t cudart_capture_sync_device(void);
+cudaError_t cudart_capture_sync_event(cudaEvent_t event);
+/* cudaEventRecord / cudaStreamWaitEvent on a capturing stream (or a wait on
+ * an event captured elsewhere): *handled = 1 when capture took the call. */
+cudaError_t cudart_capture_event_record(cudaEvent_t event, cudaStream_t stream, unsigned flags, int *handled);
+cudaError_t cudart_capture_event_wait(cudaStream_t stream, cudaEvent_t event, unsigned flags, int *handled);
+/* Forgets what a destroyed stream or event holds of capture. */
+void cudart_capture_forget_stream(struct CUstream_st *s);
+void cudart_capture_forget_event(struct CUevent_st *ev);
+
+/* ---- stream-ordered memory (mempool.c) ---------------------------------------
+ * cudaMallocAsync / cudaFreeAsync through the device's current pool, which
+ * keeps freed blocks for reuse until a synchronization releases what lies
+ * above its release threshold. cudart_pool_free returns 1 when ptr is no
+ * pool allocation (the caller frees it as cudaFree would). Locked. */
+cudaError_t cudart_pool_allocate(cudaMemPool_t pool, void **ptr, size_t size, cudaStream_t stream);
+int cudart_pool_free(void *ptr, cudaStream_t stream, cudaError_t *err);
+/* At synchronization points: pools give back what lies above their
+ * release threshold. */
+void cudart_pools_release(void);
+/* Memory of graph allocation nodes: reserved when the node is made (its
+ * address is fixed for good), live in the allocation table from the
+ * node's launch until a free node's launch or cudaFree / cudaFreeAsync. */
+cudaError_t cudart_graph_memory_reserve(size_t size, void **dptr);
+int cudart_graph_memory_known(const void *dptr);
+cudaError_t cudart_graph_memory_set_live(void *dptr, int live);
+/* Device memory that pools keep and graph memory not live now (which
+ * cudaMemGetInfo counts as used). */
+size_t cudart_pools_reserved_unused(void);
+/* cudaDeviceReset: forgets pools and graph memory (freed with the device). */
+void cudart_pools_reset(void);
+
 /* What kind of memory an allocation is (for cudaPointerGetAttributes). */
 enum {
     CUDART_MEM_DEVICE = 0, /* cudaMalloc */
@@ -79,7 +164,8 @@ enum {
     CUDART_MEM_MANAGED,    /* cudaMallocManaged */
     CUDART_MEM_REGISTERED, /* cudaHostRegister: host memory kernels cannot reach */
     CUDART_MEM_ARRAY,      /* the storage of a CUDA array */
-    CUDART_MEM_SYMBOL      /* a __device__ / __constant__ variable of a loaded module */
+    CUDART_MEM_SYMBOL,     /* a __device__ / __constant__ variable of a loaded module */
+    CUDART_MEM_GRAPH       /* made live by a graph allocation node; its memory stays reserved */
 };
 
 typedef struct cudart_allocation {
@@ -113,6 +199,10 @@ typedef struct cudart_state {
     cudart_ptrmap streams;  /* live streams and events (handle -> handle) */
     cudart_ptrmap events;
     cudart_ptrmap arrays;   /* live CUDA arrays */
+    cudart_ptrmap graphs;   /* live graphs, graph nodes, executable graphs, memory pools */
+    cudart_ptrmap graph_nodes;
+    cudart_ptrmap graph_execs;
+    cudart_ptrmap pools;
     /* errors */
     cudaError_t sticky_error;    /* a kernel fault seen by a synchronizing call */
     cudaError_t pending_error;   /* a kernel fault not yet seen */

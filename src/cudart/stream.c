@@ -1,11 +1,13 @@
 /* Streams, events, host callbacks, kernel attributes and occupancy of
  * kemu's libcudart replacement. Work runs synchronously when issued, so a
  * stream is only a validated handle with its flags and priority, an event
- * is the time at which it was recorded, and callbacks run at once. Kernel
+ * is the time at which it was recorded, and callbacks run at once (on a
+ * capturing stream, capture.c turns host functions, event records and
+ * waits into graph structure instead). Kernel
  * attributes come from the loaded PTX; occupancy is computed from the
  * emulated architecture's per-SM limits as the real runtime computes it. */
 #include "config.h"
-#include "cudart/runtime.h"
+#include "cudart/graph.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,19 +16,9 @@
 #define STREAM_MAGIC 0x73747265u /* "stre" */
 #define EVENT_MAGIC 0x6576656eu  /* "even" */
 
-struct CUstream_st {
-    unsigned magic;
-    unsigned flags;
-    int priority;
-    unsigned long long id;
-};
-
-struct CUevent_st {
-    unsigned magic;
-    unsigned flags;
-    int recorded;
-    double milliseconds; /* CLOCK_MONOTONIC at the record */
-};
+/* The per-thread default stream of each host thread (cudaStreamPerThread):
+ * a record for its capture state. */
+static _Thread_local struct CUstream_st per_thread_stream = {STREAM_MAGIC, 0, 0, 0, NULL, NULL, NULL, 0, 0};
 
 static double now_ms(void)
 {
@@ -39,6 +31,14 @@ int cudart_stream_valid(cudaStream_t stream)
 {
     return !stream || stream == CUDART_STREAM_LEGACY || stream == CUDART_STREAM_PER_THREAD ||
            cudart_ptrmap_get(&cudart_global.streams, stream);
+}
+
+struct CUstream_st *cudart_stream_record(cudaStream_t stream)
+{
+    if (stream == CUDART_STREAM_PER_THREAD)
+        return &per_thread_stream;
+    return stream && stream != CUDART_STREAM_LEGACY && cudart_ptrmap_get(&cudart_global.streams, stream) ? stream
+                                                                                                       : NULL;
 }
 
 static struct CUevent_st *event_of(cudaEvent_t event)
@@ -91,6 +91,7 @@ CUDART_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
         e = cudaErrorInvalidResourceHandle;
     } else {
         cudart_ptrmap_remove(&cudart_global.streams, stream);
+        cudart_capture_forget_stream(stream);
         stream->magic = 0;
         free(stream);
     }
@@ -101,7 +102,11 @@ CUDART_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
 CUDART_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     cudart_lock();
-    cudaError_t e = cudart_stream_valid(stream) ? cudart_synchronize() : cudaErrorInvalidResourceHandle;
+    cudaError_t e = cudart_stream_valid(stream) ? cudart_capture_sync_stream(stream) : cudaErrorInvalidResourceHandle;
+    if (!e)
+        e = cudart_synchronize();
+    if (!e)
+        cudart_pools_release();
     cudart_unlock();
     return cudart_result(e);
 }
@@ -113,10 +118,12 @@ CUDART_API cudaError_t cudaStreamQuery(cudaStream_t stream)
 
 CUDART_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    (void)flags;
     cudart_lock();
     cudaError_t e = !cudart_stream_valid(stream) || !event_of(event) ? cudaErrorInvalidResourceHandle
                                                                     : cudart_check_sticky();
+    int handled = 0;
+    if (!e)
+        e = cudart_capture_event_wait(stream, event, flags, &handled);
     cudart_unlock();
     return cudart_result(e);
 }
@@ -190,6 +197,9 @@ CUDART_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCall
         return cudart_result(cudaErrorInvalidValue);
     cudart_lock();
     cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    int capturing = e ? 0 : cudart_capture_stream(stream, &e);
+    if (capturing == 1) /* CUDA does not capture stream callbacks */
+        e = cudart_capture_refuse(stream);
     if (!e) {
         cudart_flush_printf();
         callback(stream, cudart_check_sticky(), user_data);
@@ -204,7 +214,11 @@ CUDART_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, 
         return cudart_result(cudaErrorInvalidValue);
     cudart_lock();
     cudaError_t e = cudart_stream_valid(stream) ? cudart_check_sticky() : cudaErrorInvalidResourceHandle;
-    if (!e) {
+    int capturing = e ? 0 : cudart_capture_stream(stream, &e);
+    if (capturing == 1) {
+        struct cudaHostNodeParams params = {fn, user_data};
+        e = cudart_capture_node(stream, cudaGraphNodeTypeHost, &params, NULL);
+    } else if (!e) {
         cudart_flush_printf();
         fn(user_data);
     }
@@ -219,26 +233,6 @@ CUDART_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *ptr, 
     cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
     cudart_unlock();
     return cudart_result(e);
-}
-
-/* Stream capture (CUDA graphs) is not emulated: no stream is ever capturing. */
-CUDART_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream, int *status)
-{
-    if (!status)
-        return cudart_result(cudaErrorInvalidValue);
-    cudart_lock();
-    cudaError_t e = cudart_stream_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
-    cudart_unlock();
-    if (!e)
-        *status = 0; /* cudaStreamCaptureStatusNone */
-    return cudart_result(e);
-}
-
-CUDART_API cudaError_t cudaThreadExchangeStreamCaptureMode(int *mode)
-{
-    if (!mode)
-        return cudart_result(cudaErrorInvalidValue);
-    return cudaSuccess;
 }
 
 /* ---- events ---------------------------------------------------------------------- */
@@ -278,6 +272,7 @@ CUDART_API cudaError_t cudaEventDestroy(cudaEvent_t event)
     struct CUevent_st *ev = event_of(event);
     if (ev) {
         cudart_ptrmap_remove(&cudart_global.events, ev);
+        cudart_capture_forget_event(ev);
         ev->magic = 0;
         free(ev);
     }
@@ -287,11 +282,15 @@ CUDART_API cudaError_t cudaEventDestroy(cudaEvent_t event)
 
 CUDART_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
-    (void)flags;
     cudart_lock();
     struct CUevent_st *ev = event_of(event);
     cudaError_t e = ev && cudart_stream_valid(stream) ? cudart_check_sticky() : cudaErrorInvalidResourceHandle;
-    if (!e) {
+    int handled = 0;
+    if (!e && (flags & ~CUDART_EVENT_RECORD_EXTERNAL))
+        e = cudaErrorInvalidValue;
+    if (!e)
+        e = cudart_capture_event_record(ev, stream, flags, &handled);
+    if (!e && !handled) {
         ev->recorded = 1;
         ev->milliseconds = now_ms();
     }
@@ -307,7 +306,11 @@ CUDART_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 CUDART_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     cudart_lock();
-    cudaError_t e = event_of(event) ? cudart_synchronize() : cudaErrorInvalidResourceHandle;
+    cudaError_t e = event_of(event) ? cudart_capture_sync_event(event) : cudaErrorInvalidResourceHandle;
+    if (!e)
+        e = cudart_synchronize();
+    if (!e)
+        cudart_pools_release();
     cudart_unlock();
     return cudart_result(e);
 }
@@ -545,7 +548,6 @@ CUDART_ALIAS(cudaStreamGetId_ptsz, cudaStreamGetId)
 CUDART_ALIAS(cudaStreamAddCallback_ptsz, cudaStreamAddCallback)
 CUDART_ALIAS(cudaLaunchHostFunc_ptsz, cudaLaunchHostFunc)
 CUDART_ALIAS(cudaStreamAttachMemAsync_ptsz, cudaStreamAttachMemAsync)
-CUDART_ALIAS(cudaStreamIsCapturing_ptsz, cudaStreamIsCapturing)
 CUDART_ALIAS(cudaEventRecord_ptsz, cudaEventRecord)
 CUDART_ALIAS(cudaEventElapsedTime_v2, cudaEventElapsedTime)
 CUDART_ALIAS(cudaEventRecordWithFlags_ptsz, cudaEventRecordWithFlags)

@@ -273,6 +273,10 @@ build grid3d "$shared" grid3d.cu
 build dynshared_const "$shared" dynshared_const.cu
 build int64_double "$shared" int64_double.cu
 build streams_events "$shared" streams_events.cu
+build graph_capture "$shared" graph_capture.cu
+build graph_explicit "$shared" graph_explicit.cu
+build graph_errors "$shared" graph_errors.cu
+build mempool "$shared" mempool.cu
 build host_threads "$shared" host_threads.cu
 build multi_tu "$shared" multi_tu_main.cu multi_tu_kernels.cu
 build rdc "$shared -rdc=true" rdc_main.cu rdc_lib.cu
@@ -319,6 +323,12 @@ check grid3d grid3d
 check dynshared_const dynshared_const
 check int64_double int64_double
 check streams_events streams_events
+check graph_capture graph_capture
+check graph_capture_racecheck graph_capture --tool racecheck,memcheck --error-exitcode 9
+check graph_explicit graph_explicit
+check graph_explicit_memcheck graph_explicit --tool memcheck,initcheck --error-exitcode 9
+check graph_errors graph_errors
+check mempool mempool
 check host_threads host_threads
 check multi_tu multi_tu
 check rdc rdc
@@ -447,6 +457,8 @@ killed_case killed_exit exit
 # programs kemu cannot run, and the messages that say so
 expect_message static_runtime elementwise_static 2 "rebuild it with \`nvcc -cudart shared\`"
 expect_message cubin_only_message cubin_only 0 "embed it with -gencode arch=compute_XX,code=compute_XX"
+# racecheck sees the kernels that graph launches run
+expect_message graph_explicit_race graph_explicit 9 "RAW hazard" --tool racecheck --error-exitcode 9 -- race
 expect_message ptx_too_new elementwise_sm90ptx 1 "above the emulated sm_80" --arch sm_80
 if [ "$native" = 1 ]; then
     for name in not_cuda abi_layout cudart12; do
