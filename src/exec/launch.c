@@ -24,7 +24,16 @@
 #define CALL_MIN_FRAME_BYTES 16u
 #define HEAP_BYTES (8u * 1024u * 1024u)
 
-typedef struct block_output { uint64_t id; char *text; size_t len, dropped; } block_output;
+typedef struct block_output {
+    uint64_t id;
+    char *text;
+    size_t len, dropped;
+    char *notes;            /* "kemu: note: ..." lines, or NULL */
+    uint32_t nnotes, notes_dropped;
+} block_output;
+
+/* Notes written to stderr per launch; the rest are counted in one line. */
+#define LAUNCH_MAX_NOTES 10
 
 static int host_threads(const kemu_device *dev)
 {
@@ -360,17 +369,22 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
                     vm_block *blk = &cluster->blocks[i];
                     winstr += blk->warp_instructions;
                     tinstr += blk->thread_instructions;
-                    if (blk->printf_out.len || blk->printf_dropped) {
+                    if (blk->printf_out.len || blk->printf_dropped || blk->nnotes || blk->notes_dropped) {
                         if (util_grow(&outs[tid], &capouts[tid], nouts[tid] + 1, sizeof(block_output))) {
                             __atomic_store_n(&oom, 1, __ATOMIC_RELAXED);
                         } else {
-                            outs[tid][nouts[tid]++] = (block_output){ids[i], blk->printf_out.data, blk->printf_out.len,
-                                                                     blk->printf_dropped};
+                            outs[tid][nouts[tid]++] = (block_output){ids[i],          blk->printf_out.data,
+                                                                     blk->printf_out.len, blk->printf_dropped,
+                                                                     blk->notes.data,  blk->nnotes,
+                                                                     blk->notes_dropped};
                             memset(&blk->printf_out, 0, sizeof blk->printf_out);
+                            memset(&blk->notes, 0, sizeof blk->notes);
                         }
                     }
                     util_buffer_free(&blk->printf_out);
+                    util_buffer_free(&blk->notes);
                     blk->printf_dropped = 0;
+                    blk->nnotes = blk->notes_dropped = 0;
                     if (rc && blk->fault.faulted) {
 #pragma omp critical(kemu_fault)
                         {
@@ -424,6 +438,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     /* in block order, up to the FIFO size; the rest is dropped with a note */
     util_buffer text = {0};
     size_t dropped = 0;
+    uint64_t notes_shown = 0, notes_left = 0;
     if (all) {
         qsort(all, total, sizeof *all, cmp_output);
         for (size_t i = 0; i < total; i++) {
@@ -433,10 +448,28 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
                     util_buffer_append(&text, all[i].text, all[i].len);
                 else
                     dropped += all[i].len;
+                /* notes (stderr): the first of the launch in block order */
+                const char *line = all[i].notes;
+                for (uint32_t k = 0; k < all[i].nnotes && line; k++) {
+                    const char *end = strchr(line, '\n');
+                    size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+                    if (notes_shown < LAUNCH_MAX_NOTES) {
+                        fwrite(line, 1, n, stderr);
+                        notes_shown++;
+                    } else {
+                        notes_left++;
+                    }
+                    line += n;
+                }
+                notes_left += all[i].notes_dropped;
             }
             free(all[i].text);
+            free(all[i].notes);
         }
     }
+    if (notes_left)
+        fprintf(stderr, "kemu: note: %llu more note%s like these in kernel '%s' not shown\n",
+                (unsigned long long)notes_left, notes_left == 1 ? "" : "s", fn->name);
     if (dropped)
         util_buffer_printf(&text, "[kemu] the printf FIFO (cudaLimitPrintfFifoSize, %zu bytes) was full: %zu bytes of "
                                   "printf output were dropped\n",

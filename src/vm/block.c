@@ -173,6 +173,48 @@ static int pick_group(vm_warp *w)
 
 /* ---- faults ------------------------------------------------------------- */
 
+void vm_describe_pc(const vm_block *b, const vm_frame *frame, uint32_t pc, char *where, size_t n)
+{
+    const vm_launch *L = b->launch;
+    const bc_function *fn = frame ? frame->fn : L->kernel;
+    const bc_src *src = NULL;
+    if (fn && pc < fn->ncode && fn->code[pc].src < fn->nsrcs)
+        src = &fn->srcs[fn->code[pc].src];
+    snprintf(where, n, "<unknown>");
+    if (src) {
+        int k = snprintf(where, n, "%s:%d", L->ptx_filename, src->line);
+        if (src->loc_file > 0 && k > 0 && (size_t)k < n) {
+            const char *cu = NULL;
+            for (int i = 0; i < L->nloc_files; i++)
+                if (i == src->loc_file && L->loc_files[i])
+                    cu = L->loc_files[i];
+            if (cu)
+                snprintf(where + k, n - (size_t)k, " (%s:%d)", cu, src->loc_line);
+        }
+    }
+}
+
+void vm_note(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uint32_t lane, const char *fmt, ...)
+{
+    if (b->nnotes >= VM_MAX_NOTES) {
+        b->notes_dropped++;
+        return;
+    }
+    vm_launch *L = b->launch;
+    char msg[768], where[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    vm_describe_pc(b, frame, pc, where, sizeof where);
+    const bc_function *fn = frame ? frame->fn : L->kernel;
+    util_buffer_printf(&b->notes, "kemu: note: kernel '%s', block (%u,%u,%u), thread (%u,%u,%u), at %s%s%s: %s\n",
+                       L->kernel->name, b->ctaid[0], b->ctaid[1], b->ctaid[2], w->tid[0][lane], w->tid[1][lane],
+                       w->tid[2][lane], where, fn && fn != L->kernel ? " in function " : "",
+                       fn && fn != L->kernel ? fn->name : "", msg);
+    b->nnotes++;
+}
+
 int vm_fault_at(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uint32_t lane, int status,
                 const char *fmt, ...)
 {
@@ -185,25 +227,12 @@ int vm_fault_at(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uin
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     const bc_function *fn = frame ? frame->fn : L->kernel;
-    const bc_src *src = NULL;
-    if (fn && pc < fn->ncode && fn->code[pc].src < fn->nsrcs)
-        src = &fn->srcs[fn->code[pc].src];
-    char where[600] = "";
-    if (src) {
-        int n = snprintf(where, sizeof where, "%s:%d", L->ptx_filename, src->line);
-        if (src->loc_file > 0 && n > 0 && (size_t)n < sizeof where) {
-            const char *cu = NULL;
-            for (int i = 0; i < L->nloc_files; i++)
-                if (i == src->loc_file && L->loc_files[i])
-                    cu = L->loc_files[i];
-            if (cu)
-                snprintf(where + n, sizeof where - (size_t)n, " (%s:%d)", cu, src->loc_line);
-        }
-    }
+    char where[600];
+    vm_describe_pc(b, frame, pc, where, sizeof where);
     unsigned t[3] = {w ? w->tid[0][lane] : 0, w ? w->tid[1][lane] : 0, w ? w->tid[2][lane] : 0};
     snprintf(b->fault.message, sizeof b->fault.message,
              "kernel '%s' faulted: %s\n  at %s%s%s\n  block (%u,%u,%u), thread (%u,%u,%u)", L->kernel->name, msg,
-             where[0] ? where : "<unknown>", fn && fn != L->kernel ? " in function " : "",
+             where, fn && fn != L->kernel ? " in function " : "",
              fn && fn != L->kernel ? fn->name : "", b->ctaid[0], b->ctaid[1], b->ctaid[2], t[0], t[1], t[2]);
     b->fault.faulted = 1;
     b->fault.status = status;
@@ -1028,6 +1057,7 @@ void vm_block_free(vm_block *b)
     free(b->warps);
     free(b->shared);
     util_buffer_free(&b->printf_out);
+    util_buffer_free(&b->notes);
     while (b->spare_frames) {
         vm_frame *f = b->spare_frames;
         b->spare_frames = f->parent;
