@@ -29,6 +29,14 @@ double vm_now(void)
 
 /* ---- frames ------------------------------------------------------------- */
 
+/* Frames allocated and not yet freed in the process (for leak tests). */
+static uint64_t frames_live;
+
+uint64_t vm_frames_live(void)
+{
+    return __atomic_load_n(&frames_live, __ATOMIC_RELAXED);
+}
+
 vm_frame *vm_frame_new(vm_block *b, vm_warp *w, const bc_function *fn, uint32_t local_base)
 {
     (void)w;
@@ -52,6 +60,7 @@ vm_frame *vm_frame_new(vm_block *b, vm_warp *w, const bc_function *fn, uint32_t 
         f->preds = calloc(npreds, sizeof(uint32_t));
         f->slots_cap = nslots;
         f->preds_cap = npreds;
+        __atomic_add_fetch(&frames_live, 1, __ATOMIC_RELAXED);
         if (!f->regs || !f->preds) {
             vm_frame_free(f);
             return NULL;
@@ -74,6 +83,7 @@ void vm_frame_free(vm_frame *f)
 {
     if (!f)
         return;
+    __atomic_sub_fetch(&frames_live, 1, __ATOMIC_RELAXED);
     free(f->regs);
     free(f->preds);
     free(f);

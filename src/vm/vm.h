@@ -276,6 +276,10 @@ void vm_note(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uint32
  * frame (the kernel when NULL) into where[0..n), or "<unknown>". */
 void vm_describe_pc(const vm_block *b, const vm_frame *frame, uint32_t pc, char *where, size_t n);
 
+/* Call frames allocated and not yet freed in this process (a leak test
+ * compares it before and after a launch). */
+uint64_t vm_frames_live(void);
+
 double vm_now(void);
 
 #endif
