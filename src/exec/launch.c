@@ -50,6 +50,30 @@ static int host_threads(const kemu_device *dev)
     return n > 0 ? n : 1;
 }
 
+/* The progress line of a long launch (kemu_device_set_progress), written
+ * by the watchdog thread while the launch runs. */
+typedef struct launch_progress {
+    const vm_launch *L;
+    uint64_t nblocks;
+    uint64_t blocks_done;       /* atomic: blocks run to the end */
+    double start, last_time;
+    uint64_t last_instructions;
+} launch_progress;
+
+static void progress_tick(void *ctx)
+{
+    launch_progress *p = ctx;
+    double now = vm_now();
+    uint64_t done = __atomic_load_n(&p->blocks_done, __ATOMIC_RELAXED);
+    uint64_t instr = __atomic_load_n(&p->L->progress_warp_instructions, __ATOMIC_RELAXED);
+    double rate = now > p->last_time ? (double)(instr - p->last_instructions) / (now - p->last_time) : 0;
+    fprintf(stderr, "kemu: kernel '%s' running for %.0f s: %llu of %llu blocks done, %.3g warp-instructions/s\n",
+            p->L->kernel->name, now - p->start, (unsigned long long)done, (unsigned long long)p->nblocks, rate);
+    fflush(stderr);
+    p->last_time = now;
+    p->last_instructions = instr;
+}
+
 static int cmp_output(const void *a, const void *b)
 {
     const block_output *x = a, *y = b;
@@ -202,6 +226,28 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     L.max_call_depth = CALL_STACK_BYTES / CALL_MIN_FRAME_BYTES;
     L.abort_id = UINT64_MAX;
     L.arch_sm = arch->sm;
+    /* a spinning cluster may be proven stuck only where the run is closed:
+     * a deterministic schedule, and no input from outside (clocks, host
+     * functions, host threads writing device memory) */
+    int reads_outside = 0;
+    for (int i = 0; i < mod->bc->nfunctions && !reads_outside; i++) {
+        const bc_function *f = mod->bc->functions[i];
+        if (f->is_entry && f != fn)
+            continue; /* other kernels: never called */
+        if (f->builtin == BC_BUILTIN_NATIVE + 1)
+            reads_outside = 1;
+        for (uint32_t pc = 0; pc < f->ncode && !reads_outside; pc++)
+            if (f->code[pc].code == BC_S2R && f->code[pc].mode >= BC_SR_CLOCK &&
+                f->code[pc].mode <= BC_SR_GLOBALTIMER_HI)
+                reads_outside = 1;
+            else if (f->code[pc].code == BC_S2R && f->code[pc].mode == BC_SR_PM)
+                reads_outside = 1;
+    }
+    L.livelock_check = !dev->random_schedule && !dev->host_may_write && !reads_outside;
+    /* how long a cluster runs before the check starts (a tuning knob;
+     * the tests shorten it) */
+    const char *grace = getenv("KEMU_LIVELOCK_GRACE");
+    L.livelock_grace = grace && atof(grace) >= 0 ? atof(grace) : 1.0;
     L.textures = dev->textures;
     L.ntextures = dev->ntextures;
     L.call_native = exec_call_native;
@@ -265,7 +311,9 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     /* --timeout: the watchdog flags the launch at start_time + timeout;
      * blocks stop at their next check of the flag */
     exec_watchdog_timer deadline;
-    st = exec_watchdog_arm(&dev->watchdog, &deadline, L.timeout > 0 ? L.start_time + L.timeout : 0, &L.expired, err);
+    launch_progress progress = {&L, nblocks, 0, L.start_time, L.start_time, 0};
+    st = exec_watchdog_arm_ticking(&dev->watchdog, &deadline, L.timeout > 0 ? L.start_time + L.timeout : 0,
+                                   &L.expired, dev->progress_interval, progress_tick, &progress, err);
     if (st) {
         if (coop_workspace)
             mem_free(&dev->mem, coop_workspace);
@@ -282,6 +330,8 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
     int nthreads = host_threads(dev);
     if ((uint64_t)nthreads > nclusters)
         nthreads = (int)nclusters;
+    L.single_host_thread = nthreads == 1;
+    L.clusters_unfinished = nclusters;
     block_output **outs = calloc((size_t)nthreads, sizeof *outs);
     size_t *nouts = calloc((size_t)nthreads, sizeof *nouts), *capouts = calloc((size_t)nthreads, sizeof *capouts);
     vm_fault best_fault;
@@ -363,8 +413,11 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
                 for (int i = 0; i < n; i++)
                     cluster->blocks[i].warp_instructions = cluster->blocks[i].thread_instructions = 0;
                 int rc = vm_cluster_run(cluster, &L, n, (const unsigned (*)[3])ctaids, ids);
-                if (!rc)
+                __atomic_sub_fetch(&L.clusters_unfinished, 1, __ATOMIC_RELAXED);
+                if (!rc) {
                     blocks_done += (uint64_t)n;
+                    __atomic_add_fetch(&progress.blocks_done, (uint64_t)n, __ATOMIC_RELAXED);
+                }
                 for (int i = 0; i < n; i++) {
                     vm_block *blk = &cluster->blocks[i];
                     winstr += blk->warp_instructions;

@@ -1922,7 +1922,12 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                         }
                         if (__atomic_load_n(&L->abort_id, __ATOMIC_RELAXED) < b->linear_id)
                             LEAVE(VM_EV_FAULT);
-                        LEAVE(w->ngroups > 1 || b->nwarps > 1 ? VM_EV_YIELD : VM_EV_REPICK);
+                        /* to the other warps (of the block or its cluster), and to the
+                         * livelock check between rounds */
+                        LEAVE(w->ngroups > 1 || b->nwarps > 1 || (b->cluster && b->cluster->n > 1) ||
+                                      L->livelock_check
+                                  ? VM_EV_YIELD
+                                  : VM_EV_REPICK);
                     }
                 }
                 if (target > stop_pc) {

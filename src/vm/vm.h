@@ -219,6 +219,13 @@ typedef struct vm_launch {
     const vm_hooks *hooks;         /* checkers, or NULL */
     const vm_hooks *fault_hooks;   /* checkers that only look at faults (memcheck alone), with hooks NULL
                                     * so every fast path stays on: bad_access and heap_misuse */
+    int livelock_check;            /* vm_cluster_run may prove a spinning cluster stuck: set where the run is a
+                                    * closed system (no random schedule, no %clock or %globaltimer read, no
+                                    * host function bound, no host thread writing device memory) */
+    double livelock_grace;         /* seconds a cluster runs before it is checked (KEMU_LIVELOCK_GRACE, 1) */
+    int single_host_thread;        /* clusters run one at a time: none runs while another spins */
+    uint64_t clusters_unfinished;  /* clusters not run to the end yet, pending ones included (atomic) */
+    uint64_t progress_warp_instructions; /* published every few rounds for the progress line (atomic) */
     const vm_texture *textures;    /* by handle - 1 */
     int ntextures;
 } vm_launch;
