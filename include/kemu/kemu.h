@@ -76,6 +76,17 @@ kemu_status kemu_device_create(const kemu_device_config *cfg, kemu_device **out,
 /* Frees the device, its memory and every module loaded on it. */
 void kemu_device_destroy(kemu_device *dev);
 
+/* Says whether host threads may write the device's memory while a kernel
+ * runs (a host thread setting a flag in pinned or managed memory that a
+ * kernel polls). While they may, kemu never reports a spinning kernel as a
+ * livelock (docs/robustness.md); by default they may not. */
+void kemu_device_set_host_writes(kemu_device *dev, int may_write);
+
+/* Writes a progress line to stderr every `interval` seconds of a launch
+ * still running (blocks done of the total, warp-instructions per second);
+ * 0, the default, writes none. */
+void kemu_device_set_progress(kemu_device *dev, double interval);
+
 /* Binds the PTX `.extern .func` named `name` to the host function `fn`, so
  * that kernels calling it run fn on the host through libffi, once per
  * calling thread in lane order, with arguments and return value converted

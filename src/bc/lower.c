@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ERRORS 20
-
 const char *const bc_opcode_names[BC_OPCODE_COUNT] = {
 #define BC_OP(name, shape, meaning) #name,
 #include "bc/opcodes.def"
@@ -29,15 +27,7 @@ void lower_error(lowerer *L, ptx_pos pos, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (L->nerrors == 0) {
-        L->first_line = pos.line;
-        L->first_col = pos.col;
-    }
-    L->nerrors++;
-    if (L->nerrors <= MAX_ERRORS) {
-        util_buffer_printf(&L->diag, "%s:%d:%d: error: %s\n", L->m->ptx->filename, pos.line, pos.col, msg);
-        ptx_append_caret(L->m->ptx, pos.line, pos.col, &L->diag);
-    }
+    ptx_diag_error(&L->diag, pos.line, pos.col, msg);
 }
 
 static uint64_t align_up(uint64_t x, uint64_t a) { return a ? (x + a - 1) / a * a : x; }
@@ -541,6 +531,40 @@ static void layout_params(bc_param *out, ptx_var **vars, int n, uint64_t *offset
 
 static int layout_shared_per_kernel(bc_module *m);
 
+/* Limits of the CUDA platform that a module's declarations are held to
+ * when it is loaded (bytes). */
+#define BC_LIMIT_CONST 65536ull          /* constant bank 0 of every architecture */
+#define BC_LIMIT_GLOBALS (1ull << 30)    /* kemu's own limit on a module's .global variables */
+#define BC_LIMIT_PARAMS 32764ull         /* kernel parameters (CUDA 12.1 and later) */
+#define BC_LIMIT_LOCAL (512ull * 1024)   /* local memory per thread */
+#define BC_LIMIT_SHARED 232448ull        /* the most shared memory per block of any GPU (sm_90, 227 KiB) */
+
+/* Frees m and fails the load with msg at pos of its PTX (with the source
+ * line and a caret). Returns KEMU_ERR_PARSE. */
+static kemu_status layout_error(bc_module *m, ptx_pos pos, kemu_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static kemu_status layout_error(bc_module *m, ptx_pos pos, kemu_error *err, const char *fmt, ...)
+{
+    const ptx_module *ptx = m->ptx;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ptx_diag d;
+    ptx_diag_init(&d, ptx->filename, ptx->text, ptx->textlen);
+    ptx_diag_error(&d, pos.line, pos.col, msg);
+    util_error(err, KEMU_ERR_PARSE, "%s", ptx_diag_finish(&d));
+    if (err) {
+        snprintf(err->file, sizeof err->file, "%s", ptx->filename);
+        err->line = pos.line;
+        err->column = pos.col;
+    }
+    ptx_diag_free(&d);
+    bc_module_free(m);
+    return KEMU_ERR_PARSE;
+}
+
 kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *native_ctx, bc_module **out,
                              kemu_error *err)
 {
@@ -563,15 +587,7 @@ kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *n
         bc_function *existing = bc_module_find(m, pf->name);
         if (existing) {
             if (pf->has_body && existing->ptx->has_body) {
-                bc_module_free(m);
-                util_error(err, KEMU_ERR_PARSE, "%s:%d:%d: error: function '%s' is defined twice",
-                           ptx->filename, pf->pos.line, pf->pos.col, pf->name);
-                if (err) {
-                    snprintf(err->file, sizeof err->file, "%s", ptx->filename);
-                    err->line = pf->pos.line;
-                    err->column = pf->pos.col;
-                }
-                return KEMU_ERR_PARSE;
+                return layout_error(m, pf->pos, err, "function '%s' is defined twice", pf->name);
             }
             if (pf->has_body)
                 existing->ptx = pf;
@@ -688,33 +704,60 @@ kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *n
     for (int i = 0; i < m->nsymbols; i++)
         if (m->symbols[i].space == BC_SPACE_SHARED && m->symbols[i].address == UINT64_MAX)
             m->symbols[i].address = dyn_base;
-    /* limits of the CUDA platform, checked before anything is allocated */
-    const char *too_big = NULL;
-    uint64_t limit = 0, size = 0;
-    if (m->const_size > 65536)
-        too_big = ".const variables", limit = 65536, size = m->const_size;
-    else if (m->global_size > (1ull << 30))
-        too_big = ".global variables", limit = 1ull << 30, size = m->global_size;
-    for (int i = 0; i < m->nfunctions && !too_big; i++) {
-        const bc_function *f = m->functions[i];
-        if (f->is_entry && f->param_size > 32764)
-            too_big = "kernel parameters", limit = 32764, size = f->param_size;
-        uint64_t local = 0;
-        for (int k = 0; k < f->ptx->nlocals; k++)
-            if (f->ptx->locals[k]->space == PTX_SPACE_LOCAL)
-                local += f->ptx->locals[k]->size;
-        if (!too_big && local > 512 * 1024)
-            too_big = "local memory per thread", limit = 512 * 1024, size = local;
+    /* limits of the CUDA platform, checked before anything is allocated,
+     * reported at the declaration that goes past them */
+    for (int i = 0; i < m->nsymbols; i++) {
+        const bc_symbol *sy = &m->symbols[i];
+        uint64_t end = sy->address + (sy->size ? sy->size : 1);
+        if (sy->space == BC_SPACE_CONST && end > BC_LIMIT_CONST)
+            return layout_error(m, sy->var->pos, err,
+                                      "'%s' ends at byte %llu of constant memory, past the CUDA limit of %llu bytes "
+                                      "(64 KiB)",
+                                      sy->name, (unsigned long long)end, (unsigned long long)BC_LIMIT_CONST);
+        if (sy->space == BC_SPACE_GLOBAL && end > BC_LIMIT_GLOBALS)
+            return layout_error(m, sy->var->pos, err,
+                                      "'%s' ends at byte %llu of the module's .global variables, past kemu's limit of "
+                                      "%llu bytes (1 GiB); allocate large buffers at run time instead",
+                                      sy->name, (unsigned long long)end, (unsigned long long)BC_LIMIT_GLOBALS);
+        if (sy->space == BC_SPACE_SHARED && sy->size > BC_LIMIT_SHARED)
+            return layout_error(m, sy->var->pos, err,
+                                      "'%s' takes %llu bytes of shared memory, more than any GPU has per block "
+                                      "(%llu bytes, 227 KiB)",
+                                      sy->name, (unsigned long long)sy->size, (unsigned long long)BC_LIMIT_SHARED);
     }
-    if (too_big) {
-        bc_module_free(m);
-        util_error(err, KEMU_ERR_PARSE, "%s: error: %llu bytes of %s exceed the CUDA limit of %llu bytes",
-                   ptx->filename, (unsigned long long)size, too_big, (unsigned long long)limit);
-        if (err) {
-            snprintf(err->file, sizeof err->file, "%s", ptx->filename);
-            err->line = err->column = 0;
+    for (int i = 0; i < m->nfunctions; i++) {
+        const bc_function *f = m->functions[i];
+        const ptx_function *pf = f->ptx;
+        if (f->is_entry)
+            for (int k = 0; k < f->nparams; k++)
+                if (f->params[k].offset + f->params[k].size > BC_LIMIT_PARAMS)
+                    return layout_error(m, pf->params[k]->pos, err,
+                                              "parameter '%s' of kernel '%s' ends at byte %llu, past the CUDA "
+                                              "limit of %llu bytes of kernel parameters",
+                                              f->params[k].name, f->name,
+                                              (unsigned long long)(f->params[k].offset + f->params[k].size),
+                                              (unsigned long long)BC_LIMIT_PARAMS);
+        uint64_t local = 0, shared = 0;
+        for (int k = 0; k < pf->nlocals; k++) {
+            const ptx_var *v = pf->locals[k];
+            if (v->space == PTX_SPACE_LOCAL) {
+                local += v->size;
+                if (local > BC_LIMIT_LOCAL)
+                    return layout_error(m, v->pos, err,
+                                              "'%s' brings the local memory of '%s' to %llu bytes per thread, past "
+                                              "the CUDA limit of %llu bytes (512 KiB)",
+                                              v->name, f->name, (unsigned long long)local,
+                                              (unsigned long long)BC_LIMIT_LOCAL);
+            } else if (v->space == PTX_SPACE_SHARED) {
+                shared += v->size;
+                if (shared > BC_LIMIT_SHARED)
+                    return layout_error(m, v->pos, err,
+                                              "'%s' brings the shared memory declared in '%s' to %llu bytes, more "
+                                              "than any GPU has per block (%llu bytes, 227 KiB)",
+                                              v->name, f->name, (unsigned long long)shared,
+                                              (unsigned long long)BC_LIMIT_SHARED);
+            }
         }
-        return KEMU_ERR_PARSE;
     }
     if (layout_shared_per_kernel(m)) {
         bc_module_free(m);
@@ -1019,6 +1062,7 @@ kemu_status bc_module_lower(bc_module *m, uint64_t global_base, kemu_error *err)
     lowerer L;
     memset(&L, 0, sizeof L);
     L.m = m;
+    ptx_diag_init(&L.diag, ptx->filename, ptx->text, ptx->textlen);
     for (int i = 0; i < m->nsymbols; i++) {
         bc_symbol *s = &m->symbols[i];
         const ptx_var *v = s->var;
@@ -1070,14 +1114,12 @@ kemu_status bc_module_lower(bc_module *m, uint64_t global_base, kemu_error *err)
     kemu_status st = KEMU_OK;
     if (L.oom) {
         st = util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory while lowering");
-    } else if (L.nerrors) {
-        if (L.nerrors > MAX_ERRORS)
-            util_buffer_printf(&L.diag, "%s: too many errors (%d), stopping\n", ptx->filename, L.nerrors);
-        st = util_error(err, KEMU_ERR_PARSE, "%s", L.diag.data);
+    } else if (L.diag.nerrors) {
+        st = util_error(err, KEMU_ERR_PARSE, "%s", ptx_diag_finish(&L.diag));
         if (err) {
             snprintf(err->file, sizeof err->file, "%s", ptx->filename);
-            err->line = L.first_line;
-            err->column = L.first_col;
+            err->line = L.diag.first_line;
+            err->column = L.diag.first_col;
         }
     }
     free(L.reg_slot);
@@ -1086,7 +1128,7 @@ kemu_status bc_module_lower(bc_module *m, uint64_t global_base, kemu_error *err)
     free(L.refs);
     util_map_free(&L.labels);
     util_map_free(&L.tables);
-    util_buffer_free(&L.diag);
+    ptx_diag_free(&L.diag);
     return st;
 }
 

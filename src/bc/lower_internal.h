@@ -6,6 +6,7 @@
 
 #include "bc/bc.h"
 #include "util_map.h"
+#include "ptx/diag.h"
 
 typedef struct lower_label_ref { uint32_t op; const char *label; ptx_pos pos; int list_slot; } lower_label_ref;
 
@@ -20,9 +21,7 @@ typedef struct lowerer {
     util_map labels;             /* label name -> (op index + 1) */
     util_map tables;             /* .branchtargets name -> ptx_insn* */
     lower_label_ref *refs; size_t nrefs, caprefs;
-    util_buffer diag;
-    int nerrors;
-    int first_line, first_col;
+    ptx_diag diag;
     int oom;
     const char *text; size_t textlen; /* not available: errors carry no source line */
     /* lower_const's index of fn's constants by value (open addressing,

@@ -24,6 +24,7 @@ int cli_call_main(int argc, char **argv);
 
 const char cli_call_usage[] =
     "usage: kemu call SPEC.json [--threads N] [--arch sm_XX] [--schedule MODE] [--timeout SECONDS]\n"
+    "                 [--progress|--no-progress]\n"
     "                 [--out-dir DIR] [--tool TOOL[,TOOL...]] [checker options]\n"
     "                 [--backend emu|cuda|both] [--device N] [--ulps N] [--rtol X] [--atol X]\n"
     "\n"
@@ -222,6 +223,7 @@ int cli_call_main(int argc, char **argv)
     io_compare_opts user_tolerance;
     memset(&user_tolerance, 0, sizeof user_tolerance);
     double timeout = 0;
+    int progress = -1; /* --progress 1, --no-progress 0, else: when stderr is a terminal */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!dashdash && a[0] == '-' && a[1] == '-' && a[2]) {
@@ -237,12 +239,16 @@ int cli_call_main(int argc, char **argv)
                                                 "--report-file", "--racecheck-warp", "--racecheck-benign",
                                                 "--leak-check", "--backend", "--device", "--ulps", "--rtol",
                                                 "--atol", "--trace", "--trace-block", "--trace-warp",
-                                                "--trace-lines", NULL};
+                                                "--trace-lines", "--progress", "--no-progress", NULL};
             int is_known = 0;
             for (int q = 0; known[q]; q++)
                 is_known |= !strcmp(name, known[q]);
             if (!is_known)
                 return cli_usage_error("call", "unknown option '%s'", name);
+            if (!strcmp(name, "--progress") || !strcmp(name, "--no-progress")) {
+                progress = !strcmp(name, "--progress");
+                continue;
+            }
             const char *val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
             if (!val)
                 return cli_usage_error("call", "option %s needs a value", name);
@@ -313,6 +319,7 @@ int cli_call_main(int argc, char **argv)
         fprintf(stderr, "kemu call: error: %s\n", err.message);
         goto done;
     }
+    kemu_device_set_progress(dev, cli_progress_interval(progress));
     if (checks.config.tools && kemu_device_set_checks(dev, &checks.config, &err)) {
         fprintf(stderr, "kemu call: error: %s\n", err.message);
         goto done;

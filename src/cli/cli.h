@@ -34,6 +34,13 @@ extern const cli_command cli_commands[];
 
 /* Prints "kemu CMD: error: MSG" plus a usage hint and returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Seconds between progress lines of a long launch: CLI_PROGRESS_SECONDS
+ * for --progress (asked 1), none for --no-progress (asked 0), else
+ * CLI_PROGRESS_SECONDS when stderr is a terminal (asked -1), so that pipes
+ * and tests stay clean. */
+#define CLI_PROGRESS_SECONDS 10.0
+double cli_progress_interval(int asked);
 /* Looks a subcommand up by name. */
 const cli_command *cli_find_command(const char *name);
 

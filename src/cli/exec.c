@@ -427,6 +427,7 @@ int cli_exec_main(int argc, char **argv)
     const char *arch = NULL, *schedule = NULL, *uninit = NULL, *dump_ptx = NULL;
     int threads = 0, trace = 0, first = -1;
     double timeout = 0;
+    int progress = -1; /* --progress 1, --no-progress 0, else: when stderr is a terminal */
     cli_checks checks;
     cli_checks_init(&checks, "exec");
     for (int i = 1; i < argc; i++) {
@@ -448,6 +449,10 @@ int cli_exec_main(int argc, char **argv)
         name[nl] = 0;
         if (!strcmp(name, "--trace") && !eq) {
             trace = 1; /* the runtime calls; --trace=FILE traces instructions */
+            continue;
+        }
+        if (!strcmp(name, "--progress") || !strcmp(name, "--no-progress")) {
+            progress = !strcmp(name, "--progress");
             continue;
         }
         static const char *const with_value[] = {"--arch", "--threads", "--schedule", "--timeout", "--uninit",
@@ -585,6 +590,11 @@ int cli_exec_main(int argc, char **argv)
     }
     if (uninit)
         setenv("KEMU_UNINIT", uninit, 1);
+    double every = cli_progress_interval(progress);
+    if (every > 0) {
+        snprintf(number, sizeof number, "%g", every);
+        setenv("KEMU_PROGRESS", number, 1);
+    }
     if (dump_ptx)
         setenv("KEMU_DUMP_PTX", dump_ptx, 1);
     if (trace)

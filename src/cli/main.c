@@ -7,12 +7,15 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static const char run_usage[] =
     "usage: kemu run FILE.ptx [--kernel NAME] [--grid X[,Y[,Z]]] --block X[,Y[,Z]]\n"
     "                [--cluster X[,Y[,Z]]] [--cooperative] [--shared BYTES] [--arch sm_XX] [--threads N]\n"
     "                [--schedule MODE] [--uninit nan|zero|pattern] [--timeout SECONDS]\n"
-    "                [--json] [--keep-outputs] [--tool NAME] [--backend emu|cuda|both] [--device N]\n"
+    "                [--json] [--keep-outputs] [--progress|--no-progress] [--tool NAME]\n"
+    "                [--backend emu|cuda|both] [--device N]\n"
     "                [--ulps N] [--rtol R] [--atol A] [--] ARG...\n"
     "\n"
     "Runs one kernel of a PTX module on the emulator. One ARG per kernel parameter:\n"
@@ -32,6 +35,8 @@ static const char run_usage[] =
     "the GPU's outputs to NAME.cuda.npy and compares every output buffer (docs/fidelity.md).\n"
     "--cooperative launches as cudaLaunchCooperativeKernel does (every block co-resident,\n"
     "grid-wide synchronization allowed).\n"
+    "--progress prints a line on stderr every 10 s of a long launch (blocks done, warp-\n"
+    "instructions per second); it is on by default when stderr is a terminal.\n"
     "--tool memcheck|racecheck|initcheck|synccheck runs checkers (see README).\n"
     "Exit status: 0 success, 1 the kernel faulted or the backends disagree, 2 usage, PTX\n"
     "or input error, 3 no usable GPU for --backend cuda|both.\n";
@@ -57,7 +62,7 @@ static const char compare_usage[] =
     "when equal within tolerance, 1 otherwise, 2 on error.\n";
 
 static const char exec_usage[] =
-    "usage: kemu exec [--arch sm_XX] [--threads N] [--schedule MODE] [--timeout SECONDS]\n"
+    "usage: kemu exec [--arch sm_XX] [--threads N] [--schedule MODE] [--timeout SECONDS] [--progress]\n"
     "                 [--uninit nan|zero|pattern] [--dump-ptx DIR] [--trace]\n"
     "                 [--tool memcheck|racecheck|initcheck|synccheck ...] [--] PROGRAM [ARG...]\n"
     "\n"
@@ -71,6 +76,8 @@ static const char exec_usage[] =
     "  --threads N         host threads running blocks (default: all cores)\n"
     "  --schedule MODE     default or random:SEED (warp scheduling order)\n"
     "  --timeout SECONDS   fail a launch that runs longer (cudaErrorLaunchTimeout)\n"
+    "  --progress          a line on stderr every 10 s of a long launch (default when stderr\n"
+    "                      is a terminal; --no-progress turns it off)\n"
     "  --uninit MODE       fill of fresh device and shared memory: nan (default), zero, pattern\n"
     "  --dump-ptx DIR      write the PTX found in the program to DIR\n"
     "  --trace             log the CUDA runtime calls to stderr\n"
@@ -109,6 +116,15 @@ const cli_command *cli_find_command(const char *name)
         if (strcmp(c->name, name) == 0)
             return c;
     return NULL;
+}
+
+double cli_progress_interval(int asked)
+{
+    const char *env = getenv("KEMU_PROGRESS_SECONDS"); /* for tests: a shorter period */
+    double every = env && atof(env) > 0 ? atof(env) : CLI_PROGRESS_SECONDS;
+    if (asked < 0)
+        asked = isatty(STDERR_FILENO);
+    return asked ? every : 0;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

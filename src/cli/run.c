@@ -119,6 +119,7 @@ int cli_run_main(int argc, char **argv)
     int have_block = 0, json = 0, keep = 0, threads = 0, cooperative = 0;
     unsigned long long shared = 0;
     double timeout = 0;
+    int progress = -1; /* --progress 1, --no-progress 0, else: when stderr is a terminal */
     io_uninit_mode uninit = IO_UNINIT_NAN;
     kemu_uninit kuninit = KEMU_UNINIT_NAN;
     int use_emu = 1, use_cuda = 0, device_ordinal = 0, have_device = 0, have_tolerance = 0;
@@ -143,7 +144,8 @@ int cli_run_main(int argc, char **argv)
                                                 "--print-limit", "--report-file", "--racecheck-warp",
                                                 "--racecheck-benign", "--leak-check", "--backend", "--device",
                                                 "--ulps", "--rtol", "--atol", "--cooperative", "--trace",
-                                                "--trace-block", "--trace-warp", "--trace-lines", NULL};
+                                                "--trace-block", "--trace-warp", "--trace-lines", "--progress",
+                                                "--no-progress", NULL};
             int is_known = 0;
             for (int q = 0; known[q]; q++)
                 if (!strcmp(name, known[q]))
@@ -152,7 +154,8 @@ int cli_run_main(int argc, char **argv)
                 free(argtexts);
                 return cli_usage_error("run", "unknown option '%s'", name);
             }
-            int flag = !strcmp(name, "--json") || !strcmp(name, "--keep-outputs") || !strcmp(name, "--cooperative");
+            int flag = !strcmp(name, "--json") || !strcmp(name, "--keep-outputs") || !strcmp(name, "--cooperative") ||
+                       !strcmp(name, "--progress") || !strcmp(name, "--no-progress");
             if (!flag) {
                 if (eq) val = eq + 1;
                 else if (i + 1 < argc) val = argv[++i];
@@ -190,6 +193,8 @@ int cli_run_main(int argc, char **argv)
             } else if (!strcmp(name, "--json")) json = 1;
             else if (!strcmp(name, "--keep-outputs")) keep = 1;
             else if (!strcmp(name, "--cooperative")) cooperative = 1;
+            else if (!strcmp(name, "--progress")) progress = 1;
+            else if (!strcmp(name, "--no-progress")) progress = 0;
             else if (!strcmp(name, "--backend"))
                 rc = cli_parse_backend("run", val, &use_emu, &use_cuda);
             else if (!strcmp(name, "--device")) {
@@ -256,6 +261,7 @@ int cli_run_main(int argc, char **argv)
         fprintf(stderr, "kemu run: error: %s\n", err.message);
         goto done;
     }
+    kemu_device_set_progress(dev, cli_progress_interval(progress));
     if (checks.config.tools && kemu_device_set_checks(dev, &checks.config, &err)) {
         fprintf(stderr, "kemu run: error: %s\n", err.message);
         goto done;

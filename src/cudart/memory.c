@@ -116,6 +116,10 @@ cudaError_t cudart_allocate(void **ptr, size_t size, int kind)
             e = cudaErrorMemoryAllocation;
         } else {
             *ptr = (void *)(uintptr_t)address;
+            /* host threads may write pinned and managed memory while a
+             * kernel polls it: no spinning kernel is proven stuck */
+            if (kind == CUDART_MEM_HOST || kind == CUDART_MEM_MANAGED)
+                kemu_device_set_host_writes(dev, 1);
         }
     }
     cudart_trace("allocate %zu bytes (kind %d) -> %s %p", size, kind, cudart_error_name(e), e ? NULL : *ptr);

@@ -134,6 +134,8 @@ static void runtime_init(void)
         snprintf(s->schedule, sizeof s->schedule, "%s", v);
     if ((v = getenv("KEMU_TIMEOUT")) && *v)
         s->timeout = strtod(v, NULL);
+    if ((v = getenv("KEMU_PROGRESS")) && *v)
+        s->progress = strtod(v, NULL);
     s->uninit = KEMU_UNINIT_NAN;
     if ((v = getenv("KEMU_UNINIT")) && *v) {
         if (!strcmp(v, "zero"))
@@ -326,6 +328,7 @@ cudaError_t cudart_device(kemu_device **out)
     }
     s->device_sm = (unsigned)arch.sm;
     exec_set_printf_fifo(s->device, s->limits[cudaLimitPrintfFifoSize]);
+    kemu_device_set_progress(s->device, s->progress);
     configure_checks(s->device);
     cudart_trace("device %s", arch.name);
     *out = s->device;

@@ -182,6 +182,7 @@ typedef struct cudart_state {
     int threads;
     char schedule[64];
     double timeout;
+    double progress;          /* KEMU_PROGRESS: seconds between progress lines, 0: none */
     kemu_uninit uninit;
     int trace;              /* KEMU_CUDART_TRACE: log API calls to stderr */
     char dump_ptx_dir[512]; /* KEMU_DUMP_PTX: write the extracted PTX here */

@@ -461,6 +461,18 @@ kemu_status kemu_memset(kemu_device *dev, uint64_t dst, int value, size_t size, 
 
 /* ---- checkers -------------------------------------------------------------- */
 
+void kemu_device_set_host_writes(kemu_device *dev, int may_write)
+{
+    if (dev)
+        dev->host_may_write = may_write != 0;
+}
+
+void kemu_device_set_progress(kemu_device *dev, double interval)
+{
+    if (dev)
+        dev->progress_interval = interval > 0 && interval < 1e9 ? interval : 0;
+}
+
 kemu_status kemu_device_set_checks(kemu_device *dev, const kemu_check_config *cfg, kemu_error *err)
 {
     if (!dev || !cfg)

@@ -59,6 +59,13 @@ struct kemu_device {
      * printf FIFO (cudaLimitPrintfFifoSize, 1 MiB by default) */
     size_t printf_fifo_size;
     exec_watchdog watchdog;          /* --timeout deadlines of this device's launches */
+    /* host threads may write device memory while a kernel runs (kemu
+     * exec once the program has pinned or managed memory): a spinning
+     * kernel may be waiting for them, so it is never proven stuck */
+    int host_may_write;
+    /* --progress: a line on stderr every progress_interval seconds of a
+     * long launch (0: none) */
+    double progress_interval;
 };
 
 struct kemu_kernel {

@@ -25,7 +25,16 @@
 #define CALL_MIN_FRAME_BYTES 16u
 #define HEAP_BYTES (8u * 1024u * 1024u)
 
-typedef struct block_output { uint64_t id; char *text; size_t len, dropped; } block_output;
+typedef struct block_output {
+    uint64_t id;
+    char *text;
+    size_t len, dropped;
+    char *notes;            /* "kemu: note: ..." lines, or NULL */
+    uint32_t nnotes, notes_dropped;
+} block_output;
+
+/* Notes written to stderr per launch; the rest are counted in one line. */
+#define LAUNCH_MAX_NOTES 10
 
 static int host_threads(const kemu_device *dev)
 {
@@ -40,6 +49,30 @@ static int host_threads(const kemu_device *dev)
         n = omp_get_num_procs();
 #endif
     return n > 0 ? n : 1;
+}
+
+/* The progress line of a long launch (kemu_device_set_progress), written
+ * by the watchdog thread while the launch runs. */
+typedef struct launch_progress {
+    const vm_launch *L;
+    uint64_t nblocks;
+    uint64_t blocks_done;       /* atomic: blocks run to the end */
+    double start, last_time;
+    uint64_t last_instructions;
+} launch_progress;
+
+static void progress_tick(void *ctx)
+{
+    launch_progress *p = ctx;
+    double now = vm_now();
+    uint64_t done = __atomic_load_n(&p->blocks_done, __ATOMIC_RELAXED);
+    uint64_t instr = __atomic_load_n(&p->L->progress_warp_instructions, __ATOMIC_RELAXED);
+    double rate = now > p->last_time ? (double)(instr - p->last_instructions) / (now - p->last_time) : 0;
+    fprintf(stderr, "kemu: kernel '%s' running for %.0f s: %llu of %llu blocks done, %.3g warp-instructions/s\n",
+            p->L->kernel->name, now - p->start, (unsigned long long)done, (unsigned long long)p->nblocks, rate);
+    fflush(stderr);
+    p->last_time = now;
+    p->last_instructions = instr;
 }
 
 static int cmp_output(const void *a, const void *b)
@@ -198,6 +231,28 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     L.max_call_depth = CALL_STACK_BYTES / CALL_MIN_FRAME_BYTES;
     L.abort_id = UINT64_MAX;
     L.arch_sm = arch->sm;
+    /* a spinning cluster may be proven stuck only where the run is closed:
+     * a deterministic schedule, and no input from outside (clocks, host
+     * functions, host threads writing device memory) */
+    int reads_outside = 0;
+    for (int i = 0; i < mod->bc->nfunctions && !reads_outside; i++) {
+        const bc_function *f = mod->bc->functions[i];
+        if (f->is_entry && f != fn)
+            continue; /* other kernels: never called */
+        if (f->builtin == BC_BUILTIN_NATIVE + 1)
+            reads_outside = 1;
+        for (uint32_t pc = 0; pc < f->ncode && !reads_outside; pc++)
+            if (f->code[pc].code == BC_S2R && f->code[pc].mode >= BC_SR_CLOCK &&
+                f->code[pc].mode <= BC_SR_GLOBALTIMER_HI)
+                reads_outside = 1;
+            else if (f->code[pc].code == BC_S2R && f->code[pc].mode == BC_SR_PM)
+                reads_outside = 1;
+    }
+    L.livelock_check = !dev->random_schedule && !dev->host_may_write && !reads_outside;
+    /* how long a cluster runs before the check starts (a tuning knob;
+     * the tests shorten it) */
+    const char *grace = getenv("KEMU_LIVELOCK_GRACE");
+    L.livelock_grace = grace && atof(grace) >= 0 ? atof(grace) : 1.0;
     L.textures = dev->textures;
     L.ntextures = dev->ntextures;
     L.call_native = exec_call_native;
@@ -261,9 +316,11 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     /* --timeout: the watchdog flags the launch at start_time + timeout;
      * blocks stop at their next check of the flag */
     exec_watchdog_timer deadline;
-    /* not while a debugger's user looks at a stopped kernel */
+    launch_progress progress = {&L, nblocks, 0, L.start_time, L.start_time, 0};
+    /* no deadline while a debugger's user looks at a stopped kernel */
     double deadline_at = L.timeout > 0 && dbg_keeps_timeout(dbg_active) ? L.start_time + L.timeout : 0;
-    st = exec_watchdog_arm(&dev->watchdog, &deadline, deadline_at, &L.expired, err);
+    st = exec_watchdog_arm_ticking(&dev->watchdog, &deadline, deadline_at, &L.expired, dev->progress_interval,
+                                   progress_tick, &progress, err);
     if (st) {
         if (coop_workspace)
             mem_free(&dev->mem, coop_workspace);
@@ -278,6 +335,11 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     dbg *debugger = dbg_active;
     if (debugger)
         L.hooks = dbg_launch_begin(debugger, &L, L.hooks, L.fault_hooks);
+    /* the livelock proof waits a wall-clock grace: not while a user may sit
+     * at a stop, and not where a run must replay identically (Ctrl-C stops
+     * a spinning kernel under the debugger) */
+    if (debugger && !dbg_keeps_timeout(debugger))
+        L.livelock_check = 0;
     unsigned cl[3];
     for (int i = 0; i < 3; i++)
         cl[i] = cfg->cooperative ? L.grid[i] : L.cluster[i] ? L.cluster[i] : 1;
@@ -286,6 +348,8 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     int nthreads = debugger ? 1 : host_threads(dev);
     if ((uint64_t)nthreads > nclusters)
         nthreads = (int)nclusters;
+    L.single_host_thread = nthreads == 1;
+    L.clusters_unfinished = nclusters;
     block_output **outs = calloc((size_t)nthreads, sizeof *outs);
     size_t *nouts = calloc((size_t)nthreads, sizeof *nouts), *capouts = calloc((size_t)nthreads, sizeof *capouts);
     vm_fault best_fault;
@@ -367,23 +431,31 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
                 for (int i = 0; i < n; i++)
                     cluster->blocks[i].warp_instructions = cluster->blocks[i].thread_instructions = 0;
                 int rc = vm_cluster_run(cluster, &L, n, (const unsigned (*)[3])ctaids, ids);
-                if (!rc)
+                __atomic_sub_fetch(&L.clusters_unfinished, 1, __ATOMIC_RELAXED);
+                if (!rc) {
                     blocks_done += (uint64_t)n;
+                    __atomic_add_fetch(&progress.blocks_done, (uint64_t)n, __ATOMIC_RELAXED);
+                }
                 for (int i = 0; i < n; i++) {
                     vm_block *blk = &cluster->blocks[i];
                     winstr += blk->warp_instructions;
                     tinstr += blk->thread_instructions;
-                    if (blk->printf_out.len || blk->printf_dropped) {
+                    if (blk->printf_out.len || blk->printf_dropped || blk->nnotes || blk->notes_dropped) {
                         if (util_grow(&outs[tid], &capouts[tid], nouts[tid] + 1, sizeof(block_output))) {
                             __atomic_store_n(&oom, 1, __ATOMIC_RELAXED);
                         } else {
-                            outs[tid][nouts[tid]++] = (block_output){ids[i], blk->printf_out.data, blk->printf_out.len,
-                                                                     blk->printf_dropped};
+                            outs[tid][nouts[tid]++] = (block_output){ids[i],          blk->printf_out.data,
+                                                                     blk->printf_out.len, blk->printf_dropped,
+                                                                     blk->notes.data,  blk->nnotes,
+                                                                     blk->notes_dropped};
                             memset(&blk->printf_out, 0, sizeof blk->printf_out);
+                            memset(&blk->notes, 0, sizeof blk->notes);
                         }
                     }
                     util_buffer_free(&blk->printf_out);
+                    util_buffer_free(&blk->notes);
                     blk->printf_dropped = 0;
+                    blk->nnotes = blk->notes_dropped = 0;
                     if (rc && blk->fault.faulted) {
 #pragma omp critical(kemu_fault)
                         {
@@ -438,6 +510,7 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     /* in block order, up to the FIFO size; the rest is dropped with a note */
     util_buffer text = {0};
     size_t dropped = 0;
+    uint64_t notes_shown = 0, notes_left = 0;
     if (all) {
         qsort(all, total, sizeof *all, cmp_output);
         for (size_t i = 0; i < total; i++) {
@@ -447,10 +520,28 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
                     util_buffer_append(&text, all[i].text, all[i].len);
                 else
                     dropped += all[i].len;
+                /* notes (stderr): the first of the launch in block order */
+                const char *line = all[i].notes;
+                for (uint32_t k = 0; k < all[i].nnotes && line; k++) {
+                    const char *end = strchr(line, '\n');
+                    size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+                    if (notes_shown < LAUNCH_MAX_NOTES) {
+                        fwrite(line, 1, n, stderr);
+                        notes_shown++;
+                    } else {
+                        notes_left++;
+                    }
+                    line += n;
+                }
+                notes_left += all[i].notes_dropped;
             }
             free(all[i].text);
+            free(all[i].notes);
         }
     }
+    if (notes_left)
+        fprintf(stderr, "kemu: note: %llu more note%s like these in kernel '%s' not shown\n",
+                (unsigned long long)notes_left, notes_left == 1 ? "" : "s", fn->name);
     if (debugger_end & 1)
         text.len = 0; /* a replayed or killed run: already printed, or not wanted */
     if (dropped && !(debugger_end & 1))

@@ -13,28 +13,49 @@ static int before(const struct timespec *a, const struct timespec *b)
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
+static struct timespec add_seconds(struct timespec t, double seconds)
+{
+    time_t whole = (time_t)seconds;
+    t.tv_sec += whole;
+    t.tv_nsec += (long)((seconds - (double)whole) * 1e9);
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
 static void *watchdog_main(void *arg)
 {
     exec_watchdog *wd = arg;
     pthread_mutex_lock(&wd->lock);
     while (!wd->stopping) {
-        const exec_watchdog_timer *first = NULL;
-        for (const exec_watchdog_timer *t = wd->timers; t; t = t->next)
-            if (!t->fired && (!first || before(&t->deadline, &first->deadline)))
-                first = t;
+        const struct timespec *first = NULL;
+        for (const exec_watchdog_timer *t = wd->timers; t; t = t->next) {
+            if (t->expired && !t->fired && (!first || before(&t->deadline, first)))
+                first = &t->deadline;
+            if (t->tick && (!first || before(&t->next_tick, first)))
+                first = &t->next_tick;
+        }
         if (!first) {
             pthread_cond_wait(&wd->wake, &wd->lock);
             continue;
         }
-        struct timespec until = first->deadline;
+        struct timespec until = *first;
         pthread_cond_timedwait(&wd->wake, &wd->lock, &until);
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        for (exec_watchdog_timer *t = wd->timers; t; t = t->next)
-            if (!t->fired && !before(&now, &t->deadline)) {
+        for (exec_watchdog_timer *t = wd->timers; t; t = t->next) {
+            if (t->expired && !t->fired && !before(&now, &t->deadline)) {
                 __atomic_store_n(t->expired, 1, __ATOMIC_RELAXED);
                 t->fired = 1;
             }
+            if (t->tick && !before(&now, &t->next_tick)) {
+                /* under the lock: disarming waits for a tick under way */
+                t->tick(t->ctx);
+                t->next_tick = add_seconds(now, t->period);
+            }
+        }
     }
     pthread_mutex_unlock(&wd->lock);
     return NULL;
@@ -74,9 +95,25 @@ void exec_watchdog_destroy(exec_watchdog *wd)
 kemu_status exec_watchdog_arm(exec_watchdog *wd, exec_watchdog_timer *t, double deadline, int *expired,
                               kemu_error *err)
 {
+    return exec_watchdog_arm_ticking(wd, t, deadline, expired, 0, NULL, NULL, err);
+}
+
+kemu_status exec_watchdog_arm_ticking(exec_watchdog *wd, exec_watchdog_timer *t, double deadline, int *expired,
+                                      double period, void (*tick)(void *ctx), void *ctx, kemu_error *err)
+{
     memset(t, 0, sizeof *t);
-    if (deadline <= 0)
+    if (period > 0 && tick) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        t->period = period;
+        t->tick = tick;
+        t->ctx = ctx;
+        t->next_tick = add_seconds(now, period);
+    }
+    if (deadline <= 0 && !t->tick)
         return KEMU_OK;
+    if (deadline <= 0)
+        goto arm;
     t->expired = expired;
     t->deadline.tv_sec = (time_t)deadline;
     t->deadline.tv_nsec = (long)((deadline - (double)t->deadline.tv_sec) * 1e9);
@@ -91,6 +128,7 @@ kemu_status exec_watchdog_arm(exec_watchdog *wd, exec_watchdog_timer *t, double 
         __atomic_store_n(expired, 1, __ATOMIC_RELAXED);
         return KEMU_OK;
     }
+arm:
     if (!wd->ready)
         return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "cannot set up the --timeout watchdog");
     pthread_mutex_lock(&wd->lock);

@@ -16,6 +16,12 @@ typedef struct exec_watchdog_timer {
     struct timespec deadline;  /* CLOCK_MONOTONIC */
     int *expired;              /* set to 1 (atomic) at the deadline */
     int armed, fired;
+    /* optional: tick(ctx) every period seconds while armed (the progress
+     * line), from the watchdog thread */
+    double period;
+    void (*tick)(void *ctx);
+    void *ctx;
+    struct timespec next_tick;
     struct exec_watchdog_timer *next;
 } exec_watchdog_timer;
 
@@ -38,7 +44,12 @@ void exec_watchdog_destroy(exec_watchdog *wd);
  * KEMU_OK, or an error when the thread cannot be started. */
 kemu_status exec_watchdog_arm(exec_watchdog *wd, exec_watchdog_timer *t, double deadline, int *expired,
                               kemu_error *err);
-/* Disarms t (armed or not) before the launch that owns it returns. */
+/* Arms t as exec_watchdog_arm does, and also to call tick(ctx) every
+ * `period` seconds (period 0: never) until it is disarmed. */
+kemu_status exec_watchdog_arm_ticking(exec_watchdog *wd, exec_watchdog_timer *t, double deadline, int *expired,
+                                      double period, void (*tick)(void *ctx), void *ctx, kemu_error *err);
+/* Disarms t (armed or not) before the launch that owns it returns; a tick
+ * under way has finished when it returns. */
 void exec_watchdog_disarm(exec_watchdog *wd, exec_watchdog_timer *t);
 
 #endif

@@ -175,6 +175,20 @@ static void lex_number(lex_state *s, lex_token *t)
     s->p = q;
 }
 
+/* The bytes of the UTF-8 character at p (so that an error names a whole
+ * character), or 1 for a byte that starts none. */
+static int utf8_length(const char *p, const char *end)
+{
+    unsigned char c = (unsigned char)*p;
+    int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 1;
+    if (end - p < n)
+        return 1;
+    for (int i = 1; i < n; i++)
+        if (((unsigned char)p[i] & 0xc0) != 0x80)
+            return 1;
+    return n;
+}
+
 lex_token lex_next(lex_state *s)
 {
     lex_token t;
@@ -220,14 +234,14 @@ lex_token lex_next(lex_state *s)
             t.kind = LEX_STRING;
             s->p = q + 1;
         }
-    } else if (strchr(",;:()[]{}<>+-!@=|*/~&^?", c)) {
+    } else if (c && strchr(",;:()[]{}<>+-!@=|*/~&^?", c)) {
         t.kind = LEX_PUNCT;
         t.punct = (char)c;
         s->p++;
     } else {
         t.kind = LEX_ERROR;
         t.error = "unexpected character";
-        s->p++;
+        s->p += utf8_length(s->p, s->end);
     }
     t.len = (int)(s->p - t.start);
     return t;

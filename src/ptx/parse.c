@@ -7,13 +7,13 @@
  * caret; after an error inside a body the parser skips to the next `;`. */
 #include "ptx/ptx.h"
 #include "ptx/lex.h"
+#include "ptx/diag.h"
 #include "util_map.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ERRORS 20
 /* Virtual registers per function: far above what compilers emit, low
  * enough that a register file of this size fits in memory. */
 #define MAX_REGISTERS 262144
@@ -27,10 +27,7 @@ typedef struct parser {
     ptx_module *m;
     const char *filename;
     const char *text; size_t textlen;
-    util_buffer diag;
-    int nerrors;
-    int first_line, first_col;
-    char first_msg[512];
+    ptx_diag diag;
     int oom;
     /* function being parsed */
     ptx_function *fn;
@@ -46,19 +43,6 @@ typedef struct parser {
 
 /* ---- errors ---------------------------------------------------------- */
 
-static void source_line(parser *p, int line, const char **start, int *len)
-{
-    const char *s = p->text, *e = p->text + p->textlen;
-    for (int l = 1; l < line && s < e; s++)
-        if (*s == '\n')
-            l++;
-    const char *q = s;
-    while (q < e && *q != '\n' && *q != '\r')
-        q++;
-    *start = s;
-    *len = (int)(q - s);
-}
-
 static void error_at(parser *p, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static void error_at(parser *p, int line, int col, const char *fmt, ...)
@@ -68,44 +52,12 @@ static void error_at(parser *p, int line, int col, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (p->nerrors == 0) {
-        p->first_line = line;
-        p->first_col = col;
-        snprintf(p->first_msg, sizeof p->first_msg, "%s", msg);
-    }
-    p->nerrors++;
-    if (p->nerrors > MAX_ERRORS)
-        return;
-    util_buffer_printf(&p->diag, "%s:%d:%d: error: %s\n", p->filename, line, col, msg);
-    const char *ls;
-    int ll;
-    source_line(p, line, &ls, &ll);
-    if (ll > 200)
-        ll = 200;
-    util_buffer_printf(&p->diag, "  %.*s\n  ", ll, ls);
-    for (int i = 1; i < col && i <= ll; i++)
-        util_buffer_append(&p->diag, ls[i - 1] == '\t' ? "\t" : " ", 1);
-    util_buffer_append(&p->diag, "^\n", 2);
+    ptx_diag_error(&p->diag, line, col, msg);
 }
 
 void ptx_append_caret(const ptx_module *m, int line, int col, util_buffer *b)
 {
-    if (!m->text || line < 1)
-        return;
-    const char *s = m->text, *e = m->text + m->textlen;
-    for (int l = 1; l < line && s < e; s++)
-        if (*s == '\n')
-            l++;
-    const char *q = s;
-    while (q < e && *q != '\n' && *q != '\r')
-        q++;
-    int ll = (int)(q - s);
-    if (ll > 200)
-        ll = 200;
-    util_buffer_printf(b, "  %.*s\n  ", ll, s);
-    for (int i = 1; i < col && i <= ll; i++)
-        util_buffer_append(b, s[i - 1] == '\t' ? "\t" : " ", 1);
-    util_buffer_append(b, "^\n", 2);
+    ptx_diag_source(b, m->text, m->textlen, line, col);
 }
 
 /* ---- tokens ---------------------------------------------------------- */
@@ -119,7 +71,12 @@ static lex_token next(parser *p)
         p->tok = lex_next(&p->lex);
     }
     if (p->tok.kind == LEX_ERROR) {
-        error_at(p, p->tok.line, p->tok.col, "%s '%.*s'", p->tok.error, p->tok.len, p->tok.start);
+        /* escaped here: the token may hold a NUL byte */
+        util_buffer text = {0};
+        ptx_escape(&text, p->tok.start, (size_t)(p->tok.len > 40 ? 40 : p->tok.len), 0);
+        error_at(p, p->tok.line, p->tok.col, "%s '%s'%s", p->tok.error, text.data ? text.data : "",
+                 p->tok.len > 40 ? "..." : "");
+        util_buffer_free(&text);
     }
     return p->tok;
 }
@@ -165,8 +122,23 @@ static void describe(const lex_token *t, char *buf, size_t n)
 {
     if (t->kind == LEX_EOF)
         snprintf(buf, n, "end of file");
-    else
-        snprintf(buf, n, "'%.*s'", t->len > 40 ? 40 : t->len, t->start);
+    else {
+        /* escaped (a string token may hold control bytes or a NUL), and
+         * cut before an escape that would not fit */
+        util_buffer e = {0};
+        ptx_escape(&e, t->start, (size_t)(t->len > 40 ? 40 : t->len), 0);
+        size_t len = e.data ? e.len : 0, room = n > 6 ? n - 6 : 0;
+        if (len > room) {
+            len = room;
+            for (size_t k = len; k > 0 && k + 6 > len; k--)
+                if (e.data[k - 1] == '\\') {
+                    len = k - 1;
+                    break;
+                }
+        }
+        snprintf(buf, n, "'%.*s%s'", (int)len, e.data ? e.data : "", len < (e.data ? e.len : 0) || t->len > 40 ? "..." : "");
+        util_buffer_free(&e);
+    }
 }
 
 static int expect_punct(parser *p, char c)
@@ -458,7 +430,7 @@ static void parse_init_value(parser *p, init_ctx *c)
                 return;
             }
             parse_init_value(p, c);
-            if (p->nerrors)
+            if (p->diag.nerrors)
                 return;
             lex_token t = next(p);
             if (is_punct(&t, '}')) {
@@ -689,7 +661,7 @@ static int parse_var_decl(parser *p, ptx_space space, int flags_extern, int flag
                         v->relocs[i] = *(ptx_init_reloc *)rl[i];
                 }
                 v->nrelocs = nr;
-                if (p->nerrors)
+                if (p->diag.nerrors)
                     return 0;
             }
             emit(p, v, ctx);
@@ -1659,7 +1631,7 @@ static void parse_module(parser *p)
         lex_token t = next(p);
         if (t.kind == LEX_EOF || p->oom)
             break;
-        if (p->nerrors > MAX_ERRORS)
+        if (p->diag.full)
             break;
         if (t.kind == LEX_ERROR)
             continue;
@@ -1785,7 +1757,7 @@ static void parse_module(parser *p)
         error_at(p, d.line, d.col, "unknown directive %s at module scope", dd);
         recover(p);
     }
-    if (!seen_version && !p->nerrors)
+    if (!seen_version && !p->diag.nerrors)
         error_at(p, 1, 1, "not a PTX module: no .version directive");
 }
 
@@ -1808,22 +1780,21 @@ kemu_status ptx_parse(const char *text, size_t len, const char *filename, ptx_mo
     m->address_size = 64;
     m->text = util_arena_strndup(&m->arena, text, len);
     m->textlen = m->text ? len : 0;
+    ptx_diag_init(&p->diag, p->filename, text, len);
     lex_init(&p->lex, text, len);
     parse_module(p);
     kemu_status st = KEMU_OK;
     if (p->oom) {
         st = util_error(err, KEMU_ERR_OUT_OF_MEMORY, "%s: out of memory while parsing", p->filename);
-    } else if (p->nerrors) {
-        if (p->nerrors > MAX_ERRORS)
-            util_buffer_printf(&p->diag, "%s: too many errors (%d), stopping\n", p->filename, p->nerrors);
-        st = util_error(err, KEMU_ERR_PARSE, "%s", p->diag.data ? p->diag.data : "parse error");
+    } else if (p->diag.nerrors) {
+        st = util_error(err, KEMU_ERR_PARSE, "%s", ptx_diag_finish(&p->diag));
         if (err) {
             snprintf(err->file, sizeof err->file, "%s", p->filename);
-            err->line = p->first_line;
-            err->column = p->first_col;
+            err->line = p->diag.first_line;
+            err->column = p->diag.first_col;
         }
     }
-    util_buffer_free(&p->diag);
+    ptx_diag_free(&p->diag);
     util_map_free(&p->names);
     free(p->undo);
     free(p->scope_marks);

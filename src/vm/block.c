@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 
 static uint64_t next_random(uint64_t *s)
 {
@@ -28,6 +29,14 @@ double vm_now(void)
 }
 
 /* ---- frames ------------------------------------------------------------- */
+
+/* Frames allocated and not yet freed in the process (for leak tests). */
+static uint64_t frames_live;
+
+uint64_t vm_frames_live(void)
+{
+    return __atomic_load_n(&frames_live, __ATOMIC_RELAXED);
+}
 
 vm_frame *vm_frame_new(vm_block *b, vm_warp *w, const bc_function *fn, uint32_t local_base)
 {
@@ -52,6 +61,7 @@ vm_frame *vm_frame_new(vm_block *b, vm_warp *w, const bc_function *fn, uint32_t 
         f->preds = calloc(npreds, sizeof(uint32_t));
         f->slots_cap = nslots;
         f->preds_cap = npreds;
+        __atomic_add_fetch(&frames_live, 1, __ATOMIC_RELAXED);
         if (!f->regs || !f->preds) {
             vm_frame_free(f);
             return NULL;
@@ -74,6 +84,7 @@ void vm_frame_free(vm_frame *f)
 {
     if (!f)
         return;
+    __atomic_sub_fetch(&frames_live, 1, __ATOMIC_RELAXED);
     free(f->regs);
     free(f->preds);
     free(f);
@@ -173,6 +184,48 @@ static int pick_group(vm_warp *w)
 
 /* ---- faults ------------------------------------------------------------- */
 
+void vm_describe_pc(const vm_block *b, const vm_frame *frame, uint32_t pc, char *where, size_t n)
+{
+    const vm_launch *L = b->launch;
+    const bc_function *fn = frame ? frame->fn : L->kernel;
+    const bc_src *src = NULL;
+    if (fn && pc < fn->ncode && fn->code[pc].src < fn->nsrcs)
+        src = &fn->srcs[fn->code[pc].src];
+    snprintf(where, n, "<unknown>");
+    if (src) {
+        int k = snprintf(where, n, "%s:%d", L->ptx_filename, src->line);
+        if (src->loc_file > 0 && k > 0 && (size_t)k < n) {
+            const char *cu = NULL;
+            for (int i = 0; i < L->nloc_files; i++)
+                if (i == src->loc_file && L->loc_files[i])
+                    cu = L->loc_files[i];
+            if (cu)
+                snprintf(where + k, n - (size_t)k, " (%s:%d)", cu, src->loc_line);
+        }
+    }
+}
+
+void vm_note(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uint32_t lane, const char *fmt, ...)
+{
+    if (b->nnotes >= VM_MAX_NOTES) {
+        b->notes_dropped++;
+        return;
+    }
+    vm_launch *L = b->launch;
+    char msg[768], where[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    vm_describe_pc(b, frame, pc, where, sizeof where);
+    const bc_function *fn = frame ? frame->fn : L->kernel;
+    util_buffer_printf(&b->notes, "kemu: note: kernel '%s', block (%u,%u,%u), thread (%u,%u,%u), at %s%s%s: %s\n",
+                       L->kernel->name, b->ctaid[0], b->ctaid[1], b->ctaid[2], w->tid[0][lane], w->tid[1][lane],
+                       w->tid[2][lane], where, fn && fn != L->kernel ? " in function " : "",
+                       fn && fn != L->kernel ? fn->name : "", msg);
+    b->nnotes++;
+}
+
 int vm_fault_at(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uint32_t lane, int status,
                 const char *fmt, ...)
 {
@@ -185,25 +238,12 @@ int vm_fault_at(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uin
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     const bc_function *fn = frame ? frame->fn : L->kernel;
-    const bc_src *src = NULL;
-    if (fn && pc < fn->ncode && fn->code[pc].src < fn->nsrcs)
-        src = &fn->srcs[fn->code[pc].src];
-    char where[600] = "";
-    if (src) {
-        int n = snprintf(where, sizeof where, "%s:%d", L->ptx_filename, src->line);
-        if (src->loc_file > 0 && n > 0 && (size_t)n < sizeof where) {
-            const char *cu = NULL;
-            for (int i = 0; i < L->nloc_files; i++)
-                if (i == src->loc_file && L->loc_files[i])
-                    cu = L->loc_files[i];
-            if (cu)
-                snprintf(where + n, sizeof where - (size_t)n, " (%s:%d)", cu, src->loc_line);
-        }
-    }
+    char where[600];
+    vm_describe_pc(b, frame, pc, where, sizeof where);
     unsigned t[3] = {w ? w->tid[0][lane] : 0, w ? w->tid[1][lane] : 0, w ? w->tid[2][lane] : 0};
     snprintf(b->fault.message, sizeof b->fault.message,
              "kernel '%s' faulted: %s\n  at %s%s%s\n  block (%u,%u,%u), thread (%u,%u,%u)", L->kernel->name, msg,
-             where[0] ? where : "<unknown>", fn && fn != L->kernel ? " in function " : "",
+             where, fn && fn != L->kernel ? " in function " : "",
              fn && fn != L->kernel ? fn->name : "", b->ctaid[0], b->ctaid[1], b->ctaid[2], t[0], t[1], t[2]);
     b->fault.faulted = 1;
     b->fault.status = status;
@@ -966,6 +1006,212 @@ static int report_deadlock(vm_block *b)
     return -1;
 }
 
+/* ---- livelock: a cluster whose whole state repeats ---------------------------
+ *
+ * A cluster whose warps only spin (wait on a flag nobody sets, poll an
+ * mbarrier that never completes, while their peers wait at a barrier)
+ * never blocks, so the deadlock check above never sees it. It is proven
+ * stuck when its complete state comes back: the SIMT state and registers
+ * of every warp, barrier and cluster-barrier state, shared and local
+ * memory, printf and heap counters, and global memory, at two ends of
+ * scheduling rounds. Execution is deterministic, so equal states repeat
+ * forever, provided nothing else changes that state: no other cluster
+ * runs (this one is the last unfinished, or clusters run one at a time),
+ * and the launch is closed (vm_launch.livelock_check: no random schedule,
+ * no clock read, no host function, no host thread writing device memory).
+ * Checks start after vm_launch.livelock_grace seconds (1 by default); each takes one snapshot and
+ * compares the next SPIN_ROUNDS rounds' states with it (cycles of up to
+ * that many rounds: a warp that yields at every poll, as at a failed
+ * mbarrier test_wait, counts its back edges up to its yield point, 256,
+ * so its state comes back every 256 rounds), then waits at least 20 times
+ * what the hashing cost, so a long kernel that is not stuck loses at most
+ * a few percent. */
+#define SPIN_ROUNDS 520
+
+typedef struct spin_hash { uint64_t a, b; } spin_hash;
+
+static void hash_words(spin_hash *h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t a = h->a, b = h->b;
+    for (; n >= 8; n -= 8, s += 8) {
+        uint64_t v;
+        memcpy(&v, s, 8);
+        a = (a ^ v) * 0x9e3779b97f4a7c15ull;
+        a ^= a >> 29;
+        b = (b + v) * 0xff51afd7ed558ccdull;
+        b ^= b >> 31;
+    }
+    if (n) {
+        uint64_t v = 0;
+        memcpy(&v, s, n);
+        a = (a ^ v ^ ((uint64_t)n << 56)) * 0x9e3779b97f4a7c15ull;
+        b = (b + v + n) * 0xff51afd7ed558ccdull;
+    }
+    h->a = a;
+    h->b = b;
+}
+
+static void hash_u64(spin_hash *h, uint64_t v) { hash_words(h, &v, sizeof v); }
+
+/* The scheduling state of the cluster's warps (pcs, masks, frames),
+ * without registers or memory: cheap, compared first. */
+static spin_hash spin_cheap(const vm_cluster *c)
+{
+    spin_hash h = {1, 2};
+    for (int bi = 0; bi < c->n; bi++) {
+        const vm_block *b = &c->blocks[bi];
+        for (int i = 0; i < b->nwarps; i++) {
+            const vm_warp *w = &b->warps[i];
+            hash_u64(&h, (uint64_t)w->state << 32 | (uint32_t)w->ngroups);
+            for (int k = 0; k < w->ngroups; k++) {
+                const vm_group *g = &w->groups[k];
+                hash_u64(&h, (uint64_t)g->pc << 32 | g->mask);
+                hash_u64(&h, (uint64_t)g->state << 40 | (uint64_t)g->bar_id << 32 | g->need);
+                hash_u64(&h, g->frame ? g->frame->depth : 0);
+            }
+        }
+    }
+    return h;
+}
+
+static void hash_frame(spin_hash *h, const vm_frame *f)
+{
+    uint32_t nslots = f->fn->nslots ? f->fn->nslots : 1, npreds = f->fn->npreds ? f->fn->npreds : 1;
+    hash_u64(h, (uint64_t)(uintptr_t)f->fn);
+    hash_u64(h, (uint64_t)f->local_base << 32 | f->ret_pc);
+    hash_u64(h, (uint64_t)f->call_index << 32 | f->lanes);
+    hash_words(h, f->regs, (size_t)nslots * VM_WARP * sizeof *f->regs);
+    hash_words(h, f->preds, npreds * sizeof *f->preds);
+}
+
+/* Everything the cluster's future depends on (see above). */
+static spin_hash spin_full(const vm_cluster *c, const vm_launch *L)
+{
+    spin_hash h = {3, 4};
+    hash_u64(&h, (uint64_t)c->arrived_warps << 32 | c->phase);
+    for (int bi = 0; bi < c->n; bi++) {
+        const vm_block *b = &c->blocks[bi];
+        hash_u64(&h, (uint64_t)b->nlive << 32 | (uint32_t)b->done);
+        hash_u64(&h, b->printf_out.len);
+        hash_u64(&h, b->printf_dropped);
+        hash_words(&h, b->bars, sizeof b->bars);
+        hash_words(&h, b->shared, b->shared_size);
+        for (int i = 0; i < b->nwarps; i++) {
+            const vm_warp *w = &b->warps[i];
+            hash_u64(&h, (uint64_t)w->exited << 32 | w->cc);
+            hash_u64(&h, (uint64_t)w->backedges << 32 | w->yield_at);
+            hash_u64(&h, (uint64_t)w->rotate << 32 | w->rotate_pc);
+            hash_u64(&h, (uint64_t)w->cluster_phase << 32 | (uint32_t)w->blocked_bar);
+            for (int k = 0; k < w->ngroups; k++)
+                for (const vm_frame *f = w->groups[k].frame; f; f = f->parent)
+                    hash_frame(&h, f);
+            if (w->local)
+                hash_words(&h, w->local, (size_t)L->local_stride * VM_WARP);
+        }
+    }
+    if (L->heap_lock) {
+        pthread_mutex_lock(L->heap_lock);
+        hash_u64(&h, L->heap_used);
+        pthread_mutex_unlock(L->heap_lock);
+    }
+    for (size_t i = 0; i < L->mem->count; i++) {
+        const mem_allocation *a = &L->mem->allocs[i];
+        hash_u64(&h, a->base);
+        hash_u64(&h, a->size);
+        hash_words(&h, (const void *)(uintptr_t)a->base, a->size);
+    }
+    return h;
+}
+
+typedef struct spin_watch {
+    double next;             /* wall time when the next check may start */
+    uint32_t tick;           /* rounds since the clock was last read */
+    uint32_t rounds_left;    /* of the check under way; 0: none */
+    uint32_t rounds;         /* since the snapshot */
+    double hashing;          /* seconds the check under way spent hashing */
+    spin_hash cheap, full;   /* the snapshot */
+} spin_watch;
+
+/* No other cluster can change the memory this one reads. */
+static int spin_alone(vm_launch *L)
+{
+    return L->single_host_thread || __atomic_load_n(&L->clusters_unfinished, __ATOMIC_RELAXED) <= 1;
+}
+
+/* After a round of the cluster: returns the period in rounds once its
+ * state is proven to repeat, else 0. */
+static uint32_t spin_round(vm_cluster *c, vm_launch *L, spin_watch *sw)
+{
+    if (!sw->rounds_left) {
+        if (++sw->tick < 16)
+            return 0;
+        sw->tick = 0;
+        double now = vm_now();
+        if (now < sw->next)
+            return 0;
+        if (!spin_alone(L)) {
+            sw->next = now + 0.25;
+            return 0;
+        }
+        sw->cheap = spin_cheap(c);
+        sw->full = spin_full(c, L);
+        sw->hashing = vm_now() - now;
+        sw->rounds_left = SPIN_ROUNDS;
+        sw->rounds = 0;
+        return 0;
+    }
+    sw->rounds++;
+    spin_hash cheap = spin_cheap(c);
+    if (cheap.a == sw->cheap.a && cheap.b == sw->cheap.b) {
+        double t0 = vm_now();
+        spin_hash full = spin_full(c, L);
+        double t1 = vm_now();
+        sw->hashing += t1 - t0;
+        if (full.a == sw->full.a && full.b == sw->full.b && spin_alone(L))
+            return sw->rounds;
+    }
+    if (--sw->rounds_left == 0) {
+        double now = vm_now(), wait = 20 * sw->hashing;
+        sw->next = now + (wait > 0.25 ? wait : 0.25);
+    }
+    return 0;
+}
+
+static int report_livelock(vm_cluster *c, vm_launch *L, uint32_t period)
+{
+    vm_block *b = &c->blocks[0];
+    vm_warp *w0 = NULL;
+    vm_group *g = NULL;
+    for (int bi = 0; bi < c->n && !g; bi++)
+        for (int i = 0; i < c->blocks[bi].nwarps && !g; i++) {
+            vm_warp *w = &c->blocks[bi].warps[i];
+            for (int k = 0; k < w->ngroups && !g; k++)
+                if (w->state == VM_WARP_READY && w->groups[k].state == VM_G_RUN && w->groups[k].mask) {
+                    b = &c->blocks[bi];
+                    w0 = w;
+                    g = &w->groups[k];
+                }
+        }
+    util_buffer d = {0};
+    vm_describe_warps(b, &d);
+    uint64_t others = __atomic_load_n(&L->clusters_unfinished, __ATOMIC_RELAXED);
+    char why[320] = "";
+    if (others > 1)
+        snprintf(why, sizeof why,
+                 " (%llu more block%s of the grid ha%s not run: kemu runs one block at a time here, and CUDA "
+                 "does not promise that a block ever runs while another waits for it)",
+                 (unsigned long long)(others - 1) * (unsigned long long)c->n, others - 1 == 1 && c->n == 1 ? "" : "s",
+                 others - 1 == 1 && c->n == 1 ? "s" : "ve");
+    vm_fault_at(b, w0, g ? g->frame : NULL, g ? g->pc : 0, g ? (uint32_t)__builtin_ctz(g->mask) : 0, 719,
+                "livelock: no warp of the %s can make progress: its whole state (registers, shared, local and "
+                "global memory) comes back every %u scheduling round%s, without a store that changes anything, "
+                "and nothing else runs%s; the block's warps:%s",
+                c->n > 1 ? "cluster" : "block", period, period == 1 ? "" : "s", why, d.data ? d.data : "");
+    util_buffer_free(&d);
+    return -1;
+}
+
 int vm_cluster_run(vm_cluster *c, vm_launch *L, int n, const unsigned (*ctaids)[3], const uint64_t *ids)
 {
     c->n = n;
@@ -992,6 +1238,8 @@ int vm_cluster_run(vm_cluster *c, vm_launch *L, int n, const unsigned (*ctaids)[
             L->hooks->block_begin(L->hooks->ctx, &c->blocks[i]);
     int order[1024];
     int rc = 0;
+    spin_watch sw = {vm_now() + L->livelock_grace, 0, 0, 0, 0, {0, 0}, {0, 0}};
+    uint64_t published = 0;
     for (;;) {
         int progressed = 0, alive = 0;
         for (int bi = 0; bi < n && !rc; bi++) {
@@ -1031,6 +1279,27 @@ int vm_cluster_run(vm_cluster *c, vm_launch *L, int n, const unsigned (*ctaids)[
                 }
             break;
         }
+        if (sw.tick == 15) {
+            /* every 16 rounds: the instructions so far, for the progress line */
+            uint64_t sum = 0;
+            for (int bi = 0; bi < n; bi++)
+                sum += c->blocks[bi].warp_instructions;
+            __atomic_add_fetch(&L->progress_warp_instructions, sum - published, __ATOMIC_RELAXED);
+            published = sum;
+        }
+        uint32_t period;
+        if (L->livelock_check && (period = spin_round(c, L, &sw)) != 0) {
+            rc = report_livelock(c, L, period);
+            break;
+        }
+        if (!L->livelock_check && ++sw.tick >= 16)
+            sw.tick = 0;
+    }
+    {
+        uint64_t sum = 0;
+        for (int bi = 0; bi < n; bi++)
+            sum += c->blocks[bi].warp_instructions;
+        __atomic_add_fetch(&L->progress_warp_instructions, sum - published, __ATOMIC_RELAXED);
     }
     for (int bi = 0; bi < n; bi++) {
         vm_block *b = &c->blocks[bi];
@@ -1065,6 +1334,7 @@ void vm_block_free(vm_block *b)
     free(b->warps);
     free(b->shared);
     util_buffer_free(&b->printf_out);
+    util_buffer_free(&b->notes);
     while (b->spare_frames) {
         vm_frame *f = b->spare_frames;
         b->spare_frames = f->parent;

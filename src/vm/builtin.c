@@ -63,6 +63,35 @@ static void set_ret(vm_warp *w, const vm_launch *L, const vm_frame *f, int lane,
     memcpy(w->local + (size_t)lane * L->local_stride + f->local_base + cp->to, &v, cp->size < 8 ? cp->size : 8);
 }
 
+/* The notes of one warp-wide call: the first problem, noted once with the
+ * number of other lanes that had the same one; a different problem is
+ * noted at once. */
+typedef struct lane_notes { char first[320]; int lane, more; } lane_notes;
+
+static void lane_note(lane_notes *n, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int lane,
+                      const char *problem)
+{
+    if (!n->first[0]) {
+        snprintf(n->first, sizeof n->first, "%s", problem);
+        n->lane = lane;
+    } else if (!strcmp(n->first, problem)) {
+        n->more++;
+    } else {
+        vm_note(b, w, f, pc, (uint32_t)lane, "%s", problem);
+    }
+}
+
+static void lane_notes_flush(lane_notes *n, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc)
+{
+    if (!n->first[0])
+        return;
+    if (n->more)
+        vm_note(b, w, f, pc, (uint32_t)n->lane, "%s (and %d more thread%s of the warp)", n->first, n->more,
+                n->more == 1 ? "" : "s");
+    else
+        vm_note(b, w, f, pc, (uint32_t)n->lane, "%s", n->first);
+}
+
 int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
 {
     vm_launch *L = b->launch;
@@ -71,21 +100,41 @@ int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *o
     case BC_BUILTIN_VPRINTF: {
         if (call->nargs < 2)
             return vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "vprintf called with %d arguments", call->nargs);
+        lane_notes notes = {{0}, 0, 0};
         for (uint32_t mm = m; mm; mm &= mm - 1) {
             int l = __builtin_ctz(mm);
             uint64_t fmt_addr = arg64(w, L, f, l, &call->args[0]);
             uint64_t args_addr = arg64(w, L, f, l, &call->args[1]);
-            char fmt[4096];
+            char fmt[4096], problem[320];
             int rv;
             if (fmt_addr == 0 || vm_read_string(b, w, l, fmt_addr, fmt, sizeof fmt)) {
                 rv = -1;
+                snprintf(problem, sizeof problem, "printf: the format string at 0x%llx is %s; nothing printed",
+                         (unsigned long long)fmt_addr, fmt_addr ? "not a readable device address" : "a null pointer");
+                lane_note(&notes, b, w, f, pc, l, problem);
             } else {
                 size_t avail = 0;
                 const uint8_t *args = buffer_view(b, w, l, args_addr, &avail);
                 char *out = NULL;
                 size_t out_len = 0, out_cap = 0;
                 string_ctx sc = {b, w, l};
-                rv = vm_printf_format(fmt, args, args ? avail : 0, read_string_cb, &sc, &out, &out_len, &out_cap);
+                if (strlen(fmt) == sizeof fmt - 1) {
+                    snprintf(problem, sizeof problem, "printf: the format string is longer than %zu bytes; printed "
+                             "its first %zu", sizeof fmt - 1, sizeof fmt - 1);
+                    lane_note(&notes, b, w, f, pc, l, problem);
+                }
+                if (args_addr && !args) {
+                    snprintf(problem, sizeof problem, "printf: the argument buffer at 0x%llx is not a readable "
+                             "device address", (unsigned long long)args_addr);
+                    lane_note(&notes, b, w, f, pc, l, problem);
+                }
+                char what[256];
+                rv = vm_printf_format_checked(fmt, args, args ? avail : 0, read_string_cb, &sc, &out, &out_len,
+                                              &out_cap, what, sizeof what);
+                if (what[0]) {
+                    snprintf(problem, sizeof problem, "printf: %s", what);
+                    lane_note(&notes, b, w, f, pc, l, problem);
+                }
                 /* a record that no longer fits the FIFO is dropped, as on a GPU */
                 if (out && b->printf_out.len + out_len <= L->printf_fifo)
                     util_buffer_append(&b->printf_out, out, out_len);
@@ -96,6 +145,7 @@ int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *o
             if (call->nrets > 0)
                 set_ret(w, L, f, l, &call->rets[0], (uint64_t)(int64_t)rv);
         }
+        lane_notes_flush(&notes, b, w, f, pc);
         return 0;
     }
     case BC_BUILTIN_ASSERTFAIL: {

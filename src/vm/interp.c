@@ -881,6 +881,44 @@ static __attribute__((noinline, cold)) int warp_sync_mixed(vm_block *b, vm_warp 
  * non-exited lanes of that mask are in the group; otherwise as
  * warp_sync_mixed. Returns as warp_sync_mixed: 0 done, 1 the group waits
  * (*waiting = m), 2 some lanes went on and *waiting were split off. */
+/* An indirect call (call through a register with a .callprototype) whose
+ * prototype the callee does not match: other numbers of parameters or
+ * results, or one of another size. The PTX ISA leaves such a call
+ * undefined; kemu faults (status 719) naming both signatures. Returns 1
+ * after the fault, 0 when they match. */
+static __attribute__((noinline)) int indirect_call_mismatch(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc,
+                                                            uint32_t m, const bc_call *call, const bc_function *callee)
+{
+    uint32_t lane = (uint32_t)__builtin_ctz(m);
+    if (call->nargs != callee->nparams || call->nrets != callee->nrets) {
+        vm_fault_at(b, w, f, pc, lane, 719,
+                    "indirect call of '%s' does not match its prototype: the call passes %d argument%s and expects "
+                    "%d result%s; '%s' takes %d and returns %d",
+                    callee->name, call->nargs, call->nargs == 1 ? "" : "s", call->nrets, call->nrets == 1 ? "" : "s",
+                    callee->name, callee->nparams, callee->nrets);
+        return 1;
+    }
+    for (int i = 0; i < call->nargs; i++)
+        if (call->args[i].size != callee->params[i].size) {
+            vm_fault_at(b, w, f, pc, lane, 719,
+                        "indirect call of '%s' does not match its prototype: argument %d is %u bytes; parameter "
+                        "'%s' of '%s' is %llu bytes",
+                        callee->name, i + 1, (unsigned)call->args[i].size, callee->params[i].name, callee->name,
+                        (unsigned long long)callee->params[i].size);
+            return 1;
+        }
+    for (int i = 0; i < call->nrets; i++)
+        if (call->rets[i].size != callee->rets[i].size) {
+            vm_fault_at(b, w, f, pc, lane, 719,
+                        "indirect call of '%s' does not match its prototype: result %d is %u bytes; '%s' returns "
+                        "%llu bytes",
+                        callee->name, i + 1, (unsigned)call->rets[i].size, callee->name,
+                        (unsigned long long)callee->rets[i].size);
+            return 1;
+        }
+    return 0;
+}
+
 static __attribute__((noinline)) int warp_sync_op(vm_block *b, vm_warp *w, int gi, vm_frame *f, uint32_t pc,
                                                   const bc_op *op, uint32_t m, uint32_t *waiting)
 {
@@ -1890,7 +1928,12 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                         }
                         if (__atomic_load_n(&L->abort_id, __ATOMIC_RELAXED) < b->linear_id)
                             LEAVE(VM_EV_FAULT);
-                        LEAVE(w->ngroups > 1 || b->nwarps > 1 ? VM_EV_YIELD : VM_EV_REPICK);
+                        /* to the other warps (of the block or its cluster), and to the
+                         * livelock check between rounds */
+                        LEAVE(w->ngroups > 1 || b->nwarps > 1 || (b->cluster && b->cluster->n > 1) ||
+                                      L->livelock_check
+                                  ? VM_EV_YIELD
+                                  : VM_EV_REPICK);
                     }
                 }
                 if (target > stop_pc) {
@@ -1985,18 +2028,16 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                             (unsigned long long)L->local_stride);
                 LEAVE(VM_EV_FAULT);
             }
+            const bc_call *call = &fn->calls[op->list];
+            if (call->callee < 0 && indirect_call_mismatch(b, w, f, pc, m, call, callee)) {
+                /* checked before the frame is made: nothing to free */
+                g->pc = pc;
+                LEAVE(VM_EV_FAULT);
+            }
             vm_frame *nf = vm_frame_new(b, w, callee, base);
             if (!nf) {
                 g->pc = pc;
                 vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "out of host memory for a call frame");
-                LEAVE(VM_EV_FAULT);
-            }
-            const bc_call *call = &fn->calls[op->list];
-            if (call->callee < 0 && (call->nargs != callee->nparams || call->nrets != callee->nrets)) {
-                g->pc = pc;
-                vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719,
-                            "indirect call of '%s' with %d arguments and %d results; it takes %d and returns %d",
-                            callee->name, call->nargs, call->nrets, callee->nparams, callee->nrets);
                 LEAVE(VM_EV_FAULT);
             }
             for (int i = 0; i < call->nargs; i++) {
@@ -2052,9 +2093,18 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             __attribute__((fallthrough));
         case BC_EXIT: {
             w->exited |= m;
-            for (vm_frame *fr = f; fr; fr = fr->parent)
+            /* lanes that exit inside calls leave their frames: a frame no
+             * lane is in any more (nor in a callee of it) is no group's,
+             * so it goes back to the block's spare frames now */
+            for (vm_frame *fr = f, *up; fr; fr = up) {
+                up = fr->parent;
                 fr->lanes &= ~m;
+                if (up && !fr->lanes)
+                    vm_frame_release(b, fr);
+            }
             g->mask &= ~m;
+            if (!g->mask)
+                g->frame = w->root; /* its frame may be a spare one now */
             g->pc = pc + 1;
             LEAVE(VM_EV_REPICK);
         }

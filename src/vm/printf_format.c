@@ -11,6 +11,7 @@
  */
 #include "vm/printf_format.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,41 @@ typedef struct {
     size_t *length;
     size_t *capacity;
 } printf_output;
+
+/* The first thing that could not be printed as the kernel meant, for the
+ * caller's note (NULL text: nobody asked). */
+typedef struct {
+    char *text;
+    size_t capacity;
+} printf_problem;
+
+static void note_problem(printf_problem *problem, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note_problem(printf_problem *problem, const char *format, ...)
+{
+    if (problem == NULL || problem->text == NULL || problem->capacity == 0 || problem->text[0] != '\0')
+        return;
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(problem->text, problem->capacity, format, ap);
+    va_end(ap);
+}
+
+/* The specifier text as written, printable (other bytes as \xNN). */
+static void spec_as_written(char *text, size_t capacity, const char *start, size_t length)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < length && n + 5 < capacity; i++) {
+        unsigned char c = (unsigned char)start[i];
+        if (c >= 0x20 && c < 0x7f)
+            text[n++] = (char)c;
+        else
+            n += (size_t)snprintf(text + n, capacity - n, "\\x%02x", c);
+    }
+    if (length > 0 && n + 5 >= capacity && n + 4 < capacity)
+        n += (size_t)snprintf(text + n, capacity - n, "...");
+    text[n < capacity ? n : capacity - 1] = '\0';
+}
 
 /* Walks the argument buffer in order; once an argument is missing or the
  * argument limit is hit, every later argument counts as missing too. */
@@ -399,7 +435,7 @@ static int read_device_string(vm_printf_read_string read_string, void *context,
 /* Formats one specifier whose slots were reserved at `offsets`. */
 static int format_spec(printf_output *out, const printf_arguments *arguments,
                        const printf_spec *spec, const size_t *value_offset,
-                       vm_printf_read_string read_string, void *context)
+                       vm_printf_read_string read_string, void *context, printf_problem *problem)
 {
     char spec_text[96];
     printf_value value;
@@ -457,7 +493,17 @@ static int format_spec(printf_output *out, const printf_arguments *arguments,
             return -1;
         value.kind = VALUE_STRING;
         value.u.as_string = text != NULL ? text : null_string_text;
-        build_spec_text(spec_text, sizeof(spec_text), spec, "", 's');
+        char invalid[64];
+        printf_spec shown = *spec;
+        if (text == NULL && address != 0 && read_string != NULL) {
+            /* a wild pointer: say so in the output, whole (no precision) */
+            snprintf(invalid, sizeof(invalid), "(invalid %%s pointer 0x%llx)", (unsigned long long)address);
+            value.u.as_string = invalid;
+            shown.precision_given = false;
+            note_problem(problem, "%%s argument %d is 0x%llx, not a readable device address; printed \"%s\"",
+                         arguments->taken, (unsigned long long)address, invalid); /* its value slot is the last taken */
+        }
+        build_spec_text(spec_text, sizeof(spec_text), &shown, "", 's');
         int status = output_format(out, spec_text, &value);
         free(text);
         return status;
@@ -471,6 +517,17 @@ int vm_printf_format(const char *fmt, const uint8_t *args, size_t args_size,
                      vm_printf_read_string read_string, void *ctx,
                      char **out, size_t *out_len, size_t *out_cap)
 {
+    return vm_printf_format_checked(fmt, args, args_size, read_string, ctx, out, out_len, out_cap, NULL, 0);
+}
+
+int vm_printf_format_checked(const char *fmt, const uint8_t *args, size_t args_size,
+                             vm_printf_read_string read_string, void *ctx,
+                             char **out, size_t *out_len, size_t *out_cap,
+                             char *problem_text, size_t problem_cap)
+{
+    printf_problem problem = { problem_text, problem_cap };
+    if (problem_text != NULL && problem_cap > 0)
+        problem_text[0] = '\0';
     if (fmt == NULL)
         return VM_PRINTF_NULL_FORMAT;
     if (out == NULL || out_len == NULL || out_cap == NULL)
@@ -511,6 +568,12 @@ int vm_printf_format(const char *fmt, const uint8_t *args, size_t args_size,
         int value_size = value_slot_size(&spec);
         if (value_size < 0) {
             /* Unknown conversion or format ended inside the specifier. */
+            char written[48];
+            spec_as_written(written, sizeof(written), spec_start, spec_length);
+            if (spec.conversion == '\0')
+                note_problem(&problem, "the format ends inside the conversion '%s'; printed as written", written);
+            else
+                note_problem(&problem, "unknown conversion '%s'; printed as written", written);
             if (output_append(&output, spec_start, spec_length) != 0)
                 return VM_PRINTF_INTERNAL_ERROR;
             continue;
@@ -524,8 +587,19 @@ int vm_printf_format(const char *fmt, const uint8_t *args, size_t args_size,
         if (spec.precision_from_argument)
             slot_sizes[slot_count++] = 4;
         slot_sizes[slot_count++] = value_size;
+        bool past_limit = !arguments.exhausted && arguments.taken + slot_count > VM_PRINTF_MAX_ARGS;
         if (!arguments_reserve(&arguments, slot_sizes, slot_count, offsets)
             || spec.conversion == 'n') {
+            char written[48];
+            spec_as_written(written, sizeof(written), spec_start, spec_length);
+            if (spec.conversion == 'n')
+                note_problem(&problem, "'%s' writes nothing on the device; printed as written", written);
+            else if (past_limit)
+                note_problem(&problem, "'%s' is past the %d arguments printf takes; printed as written", written,
+                             VM_PRINTF_MAX_ARGS);
+            else
+                note_problem(&problem, "the arguments (%zu bytes) end before '%s'; printed as written",
+                             arguments.size, written);
             if (output_append(&output, spec_start, spec_length) != 0)
                 return VM_PRINTF_INTERNAL_ERROR;
             continue;
@@ -536,7 +610,7 @@ int vm_printf_format(const char *fmt, const uint8_t *args, size_t args_size,
             apply_width_argument(&spec, (int32_t)(uint32_t)arguments_read(&arguments, offsets[slot++], 4));
         if (spec.precision_from_argument)
             apply_precision_argument(&spec, (int32_t)(uint32_t)arguments_read(&arguments, offsets[slot++], 4));
-        if (format_spec(&output, &arguments, &spec, &offsets[slot], read_string, ctx) != 0)
+        if (format_spec(&output, &arguments, &spec, &offsets[slot], read_string, ctx, &problem) != 0)
             return VM_PRINTF_INTERNAL_ERROR;
     }
     return arguments.taken;

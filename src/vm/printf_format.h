@@ -54,12 +54,24 @@ typedef int (*vm_printf_read_string)(void *ctx, uint64_t addr, char *buf, size_t
  *   - `*` width and precision each take a 4-byte int (negative width means
  *     `-` flag, negative precision means none); the PG lists `*` for the
  *     width only, `.*` follows glibc since the compiler packs its int;
- *   - `%s` of an unreadable address, of address 0 or without a callback
- *     prints "(null)" under the same width and precision;
+ *   - `%s` of address 0 or without a callback prints "(null)" under the
+ *     same width and precision; of an unreadable address, "(invalid %s
+ *     pointer 0x...)" under the width only (a GPU would print what it can,
+ *     and this says what was wrong);
  *   - `%p` is formatted by the host C library (glibc: 0x... and "(nil)").
  * Everything else is formatted by the host snprintf, as CUDA does. */
 int vm_printf_format(const char *fmt, const uint8_t *args, size_t args_size,
                      vm_printf_read_string read_string, void *ctx,
                      char **out, size_t *out_len, size_t *out_cap);
+
+/* vm_printf_format that also says what could not be printed as the kernel
+ * meant: the first such problem (a wild %s pointer, an unknown conversion,
+ * missing arguments, %n, more than 32 arguments) as one line without a
+ * newline in problem[0..cap) (empty when there was none; problem may be
+ * NULL). */
+int vm_printf_format_checked(const char *fmt, const uint8_t *args, size_t args_size,
+                             vm_printf_read_string read_string, void *ctx,
+                             char **out, size_t *out_len, size_t *out_cap,
+                             char *problem, size_t cap);
 
 #endif /* KEMU_VM_PRINTF_FORMAT_H */

@@ -105,6 +105,8 @@ typedef struct vm_block {
     vm_barrier bars[VM_BARRIERS];
     util_buffer printf_out;
     size_t printf_dropped;   /* bytes of printf output past the launch's FIFO size */
+    util_buffer notes;       /* "kemu: note: ..." lines for stderr (printf that could not print as meant) */
+    uint32_t nnotes, notes_dropped; /* lines in notes; notes past VM_MAX_NOTES, counted only */
     vm_fault fault;
     uint64_t warp_instructions, thread_instructions;
     uint64_t rng;            /* random schedule state */
@@ -222,6 +224,13 @@ typedef struct vm_launch {
     const vm_hooks *hooks;         /* checkers, or NULL */
     const vm_hooks *fault_hooks;   /* checkers that only look at faults (memcheck alone), with hooks NULL
                                     * so every fast path stays on: bad_access and heap_misuse */
+    int livelock_check;            /* vm_cluster_run may prove a spinning cluster stuck: set where the run is a
+                                    * closed system (no random schedule, no %clock or %globaltimer read, no
+                                    * host function bound, no host thread writing device memory) */
+    double livelock_grace;         /* seconds a cluster runs before it is checked (KEMU_LIVELOCK_GRACE, 1) */
+    int single_host_thread;        /* clusters run one at a time: none runs while another spins */
+    uint64_t clusters_unfinished;  /* clusters not run to the end yet, pending ones included (atomic) */
+    uint64_t progress_warp_instructions; /* published every few rounds for the progress line (atomic) */
     const vm_texture *textures;    /* by handle - 1 */
     int ntextures;
     /* the debugger (src/debug/): set by its op hook to end the launch
@@ -272,6 +281,21 @@ _Static_assert(MEM_WINDOW_SHARED == MEM_WINDOW_SIZE && MEM_WINDOW_LOCAL == 2 * M
  * lane is named). Returns -1. */
 int vm_fault_at(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uint32_t lane,
                 int status, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/* At most this many notes are kept per block (the rest are counted). */
+#define VM_MAX_NOTES 8
+/* Appends one note line for lane `lane` of warp w at op pc of frame
+ * (kernel, block, thread, PTX line) to b->notes: something the program
+ * did that kemu handled without a fault but the user should hear of. */
+void vm_note(vm_block *b, vm_warp *w, const vm_frame *frame, uint32_t pc, uint32_t lane, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* Writes "FILE.ptx:LINE" (and " (FILE.cu:LINE)" with .loc) of op pc of
+ * frame (the kernel when NULL) into where[0..n), or "<unknown>". */
+void vm_describe_pc(const vm_block *b, const vm_frame *frame, uint32_t pc, char *where, size_t n);
+
+/* Call frames allocated and not yet freed in this process (a leak test
+ * compares it before and after a launch). */
+uint64_t vm_frames_live(void);
 
 double vm_now(void);
 

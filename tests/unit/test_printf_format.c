@@ -349,10 +349,11 @@ END_TEST
 START_TEST(test_string_invalid_or_null_address)
 {
     uint8_t buffer[8];
+    /* a wild pointer is shown whole, under the width but not the precision */
     put_u64(buffer, 0, STRING_BAD);
-    EXPECT_FORMAT("[%s]", buffer, 8, "[(null)]", 1);
-    EXPECT_FORMAT("[%8s]", buffer, 8, "[  (null)]", 1);
-    EXPECT_FORMAT("[%.3s]", buffer, 8, "[(nu]", 1);
+    EXPECT_FORMAT("[%s]", buffer, 8, "[(invalid %s pointer 0xdead0000)]", 1);
+    EXPECT_FORMAT("[%36s]", buffer, 8, "[     (invalid %s pointer 0xdead0000)]", 1);
+    EXPECT_FORMAT("[%.3s]", buffer, 8, "[(invalid %s pointer 0xdead0000)]", 1);
     put_u64(buffer, 0, 0);
     read_calls = 0;
     EXPECT_FORMAT("[%s]", buffer, 8, "[(null)]", 1);
@@ -598,6 +599,52 @@ START_TEST(test_huge_width_is_clamped)
 }
 END_TEST
 
+/* Formats with vm_printf_format_checked and checks the problem it names. */
+static void expect_problem(const char *format, const uint8_t *args, size_t size, const char *expected_text,
+                           const char *expected_problem)
+{
+    char *text = NULL, problem[256];
+    size_t length = 0, capacity = 0;
+    memset(problem, 'x', sizeof(problem));
+    vm_printf_format_checked(format, args, size, fake_read_string, NULL, &text, &length, &capacity, problem,
+                             sizeof(problem));
+    ck_assert_str_eq(text, expected_text);
+    ck_assert_str_eq(problem, expected_problem);
+    free(text);
+}
+
+START_TEST(test_problems_are_named)
+{
+    uint8_t buffer[8];
+    put_u64(buffer, 0, STRING_HELLO);
+    expect_problem("[%s]", buffer, 8, "[hello]", "");
+    expect_problem("plain", NULL, 0, "plain", "");
+    put_u64(buffer, 0, 0);
+    expect_problem("[%s]", buffer, 8, "[(null)]", "");
+    put_u64(buffer, 0, STRING_BAD);
+    expect_problem("[%s]", buffer, 8, "[(invalid %s pointer 0xdead0000)]",
+                   "%s argument 1 is 0xdead0000, not a readable device address; printed \"(invalid %s pointer 0xdead0000)\"");
+    put_u32(buffer, 0, 5);
+    expect_problem("%y %d", buffer, 4, "%y 5", "unknown conversion '%y'; printed as written");
+    expect_problem("%d %\033", buffer, 4, "5 %\033", "unknown conversion '%\\x1b'; printed as written");
+    expect_problem("%d %-", buffer, 4, "5 %-", "the format ends inside the conversion '%-'; printed as written");
+    expect_problem("%d %d", buffer, 4, "5 %d", "the arguments (4 bytes) end before '%d'; printed as written");
+    expect_problem("%n", buffer, 8, "%n", "'%n' writes nothing on the device; printed as written");
+    /* only the first problem is named */
+    expect_problem("%y %z", buffer, 4, "%y %z", "unknown conversion '%y'; printed as written");
+    uint8_t many[4 * 33] = {0};
+    char format[3 * 33 + 1] = "";
+    for (int i = 0; i < 33; i++)
+        strcat(format, "%d ");
+    char *text = NULL, problem[128];
+    size_t length = 0, capacity = 0;
+    vm_printf_format_checked(format, many, sizeof(many), NULL, NULL, &text, &length, &capacity, problem,
+                             sizeof(problem));
+    ck_assert_str_eq(problem, "'%d' is past the 32 arguments printf takes; printed as written");
+    free(text);
+}
+END_TEST
+
 static Suite *printf_format_suite(void)
 {
     Suite *suite = suite_create("printf_format");
@@ -621,6 +668,7 @@ static Suite *printf_format_suite(void)
     tcase_add_test(conversions, test_character_zero_is_a_nul_byte);
     tcase_add_test(conversions, test_string_through_callback);
     tcase_add_test(conversions, test_string_invalid_or_null_address);
+    tcase_add_test(conversions, test_problems_are_named);
     tcase_add_test(conversions, test_long_string_is_read_whole);
     tcase_add_test(conversions, test_pointer);
     suite_add_tcase(suite, conversions);

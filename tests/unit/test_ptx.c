@@ -229,6 +229,81 @@ START_TEST(error_caret_line)
 }
 END_TEST
 
+/* Random bytes: every record whole (the report ends at a line end), no
+ * control byte or invalid UTF-8 reaches the report, and it ends with the
+ * "too many errors" line when errors were left out. */
+START_TEST(errors_escaped_and_whole)
+{
+    char src[4096];
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < sizeof src; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        src[i] = (char)(x >> 24);
+    }
+    ptx_module *m = NULL;
+    kemu_error err;
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(ptx_parse(src, sizeof src, "r.ptx", &m, &err), KEMU_ERR_PARSE);
+    size_t n = strlen(err.message);
+    ck_assert_uint_lt(n, sizeof err.message - 1);
+    ck_assert_msg(n > 0 && err.message[n - 1] == '\n', "cut mid-line: %s", err.message);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)err.message[i];
+        ck_assert_msg(c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f) || c >= 0x80, "raw byte 0x%02x at %zu", c, i);
+    }
+    ck_assert_msg(strstr(err.message, "r.ptx: too many errors, stopping ("), "%s", err.message);
+}
+END_TEST
+
+/* Control bytes, NUL, DEL, invalid UTF-8 and a bidirectional override are
+ * escaped in the message and the quoted line, valid UTF-8 is kept, and the
+ * caret counts the escapes' width. */
+START_TEST(error_bytes_escaped)
+{
+    static const char src[] = ".version 8.0\n\x1b[31m\n";
+    ptx_module *m = NULL;
+    kemu_error err;
+    ck_assert_int_eq(ptx_parse(src, sizeof src - 1, "e.ptx", &m, &err), KEMU_ERR_PARSE);
+    ck_assert_msg(strstr(err.message, "e.ptx:2:1: error: unexpected character '\\x1b'\n  \\x1b[31m\n  ^\n"),
+                  "got: %s", err.message);
+    static const char src2[] = ".version 8.0\n\xc3\xa9\x7f\xff\xe2\x80\xae;\n";
+    ck_assert_int_eq(ptx_parse(src2, sizeof src2 - 1, "e.ptx", &m, &err), KEMU_ERR_PARSE);
+    ck_assert_msg(strstr(err.message, "e.ptx:2:1: error: unexpected character '\xc3\xa9'\n"), "got: %s", err.message);
+    ck_assert_msg(strstr(err.message, "  \xc3\xa9\\x7f\\xff\\u202E;\n"), "got: %s", err.message);
+    ck_assert_msg(strstr(err.message, "e.ptx:2:3: error: unexpected character '\\x7f'\n"), "got: %s", err.message);
+    /* the caret under \xff: after é (1 column) and \x7f (4 columns) */
+    ck_assert_msg(strstr(err.message, "e.ptx:2:4: error: unexpected character '\\xff'\n  \xc3\xa9\\x7f\\xff\\u202E;\n       ^\n"),
+                  "got: %s", err.message);
+    /* a NUL byte is an unexpected character too, not punctuation */
+    static const char src3[] = ".version 8.0\n.target sm_80\n.visible .entry k()\n{\n ret;\x00\n}\n";
+    ck_assert_int_eq(ptx_parse(src3, sizeof src3 - 1, "e.ptx", &m, &err), KEMU_ERR_PARSE);
+    ck_assert_msg(strstr(err.message, "e.ptx:5:6: error: unexpected character '\\x00'"), "got: %s", err.message);
+}
+END_TEST
+
+/* A long line is quoted as a window around the column, the caret under it. */
+START_TEST(error_long_line_window)
+{
+    char src[2048];
+    int n = snprintf(src, sizeof src, ".version 8.0\n.target sm_80\n.visible .entry k()\n{\n");
+    for (int i = 0; i < 100; i++)
+        n += snprintf(src + n, sizeof src - (size_t)n, " ret;");
+    n += snprintf(src + n, sizeof src - (size_t)n, " bad!; ret;\n}\n");
+    ptx_module *m = NULL;
+    kemu_error err;
+    ck_assert_int_eq(ptx_parse(src, (size_t)n, "w.ptx", &m, &err), KEMU_ERR_PARSE);
+    const char *e = strstr(err.message, "w.ptx:5:506: error:");
+    ck_assert_msg(e, "got: %s", err.message);
+    const char *l1 = strchr(e, '\n') + 1, *l2 = strchr(l1, '\n') + 1, *l3 = strchr(l2, '\n');
+    ck_assert_msg(!strncmp(l1, "  ...", 5), "got: %s", err.message);
+    /* the caret sits under the column's character */
+    int caret = (int)(strchr(l2, '^') - l2);
+    ck_assert_int_eq(l1[caret], ';');
+    ck_assert_int_eq(l1[caret - 1], '!');
+    ck_assert_int_lt((int)(l3 - l2), 130);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("ptx");
@@ -242,6 +317,9 @@ static Suite *suite(void)
     tcase_add_test(tc, scoped_call_params);
     tcase_add_test(tc, errors_have_positions);
     tcase_add_test(tc, error_caret_line);
+    tcase_add_test(tc, errors_escaped_and_whole);
+    tcase_add_test(tc, error_bytes_escaped);
+    tcase_add_test(tc, error_long_line_window);
     suite_add_tcase(s, tc);
     return s;
 }
