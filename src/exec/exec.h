@@ -59,6 +59,8 @@ struct kemu_device {
      * printf FIFO (cudaLimitPrintfFifoSize, 1 MiB by default) */
     size_t printf_fifo_size;
     exec_watchdog watchdog;          /* --timeout deadlines of this device's launches */
+    uint64_t step_limit;             /* warp-instructions a block may run before it faults; 0: no limit
+                                      * (kemu_device_set_step_limit, KEMU_STEP_LIMIT) */
 };
 
 struct kemu_kernel {
