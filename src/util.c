@@ -127,10 +127,20 @@ kemu_status util_read_file(const char *path, char **data, size_t *len, kemu_erro
         fclose(f);
         return util_error(err, KEMU_ERR_IO, "%s: cannot read: it is a directory", path);
     }
+    /* a device or a pipe has no size: read at most UTIL_READ_UNSIZED_LIMIT
+     * from it, so that /dev/zero ends with an error instead of taking all
+     * memory */
+    int sized = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
     util_buffer b = {0};
     char chunk[65536];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (!sized && b.len + n > UTIL_READ_UNSIZED_LIMIT) {
+            fclose(f);
+            util_buffer_free(&b);
+            return util_error(err, KEMU_ERR_IO, "%s: more than %d MiB from a device or pipe; give kemu a regular file",
+                              path, (int)(UTIL_READ_UNSIZED_LIMIT >> 20));
+        }
         if (util_buffer_append(&b, chunk, n)) {
             fclose(f);
             util_buffer_free(&b);
