@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,61 @@ int cli_check_option(const char *name, const char *v, cli_checks *c)
         return 0;
     }
     return -1;
+}
+
+/* path made absolute and free of links and dots where it exists, else its
+ * directory so and the last name appended; the text itself when neither
+ * resolves */
+static void resolve_path(const char *path, char *out, size_t size)
+{
+    char resolved[PATH_MAX];
+    if (realpath(path, resolved)) {
+        snprintf(out, size, "%s", resolved);
+        return;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *name = slash ? path + (slash - dir) + 1 : path;
+    if (slash == dir)
+        snprintf(dir, sizeof dir, "/");
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (realpath(dir, resolved))
+        snprintf(out, size, "%s/%s", strcmp(resolved, "/") ? resolved : "", name);
+    else
+        snprintf(out, size, "%s", path);
+}
+
+static int same_path(const char *a, const char *b)
+{
+    char ra[PATH_MAX + 256], rb[PATH_MAX + 256];
+    resolve_path(a, ra, sizeof ra);
+    resolve_path(b, rb, sizeof rb);
+    return !strcmp(ra, rb);
+}
+
+int cli_checks_refuse_overwrite(const cli_checks *c, const char *const *paths, int n)
+{
+    const char *reports[2] = {c->log_file, c->report_file};
+    const char *options[2] = {"--log-file", "--report-file"};
+    for (int r = 0; r < 2; r++) {
+        if (!reports[r] || !c->config.tools)
+            continue;
+        for (int i = 0; i < n; i++)
+            if (paths[i] && same_path(reports[r], paths[i])) {
+                fprintf(stderr, "kemu %s: error: %s %s would overwrite %s, a file this command reads or writes\n",
+                        c->cmd, options[r], reports[r], paths[i]);
+                return 2;
+            }
+        if (r == 1 && reports[0] && same_path(reports[0], reports[1])) {
+            fprintf(stderr, "kemu %s: error: --log-file and --report-file both write %s\n", c->cmd, reports[1]);
+            return 2;
+        }
+    }
+    return 0;
 }
 
 int cli_checks_finish(cli_checks *c, kemu_device *dev, const char *cmd)
