@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void cli_checks_init(cli_checks *c, const char *cmd)
 {
@@ -107,6 +108,11 @@ int cli_checks_refuse_overwrite(const cli_checks *c, const char *const *paths, i
     for (int r = 0; r < 2; r++) {
         if (!reports[r] || !c->config.tools)
             continue;
+        struct stat st;
+        if (stat(reports[r], &st) == 0 && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "kemu %s: error: %s %s: cannot write: it is a directory\n", c->cmd, options[r], reports[r]);
+            return 2;
+        }
         for (int i = 0; i < n; i++)
             if (paths[i] && same_path(reports[r], paths[i])) {
                 fprintf(stderr, "kemu %s: error: %s %s would overwrite %s, a file this command reads or writes\n",
