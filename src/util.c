@@ -88,7 +88,8 @@ int util_buffer_append(util_buffer *b, const void *data, size_t n)
 {
     if (util_grow(&b->data, &b->cap, b->len + n + 1, 1))
         return -1;
-    memcpy(b->data + b->len, data, n);
+    if (n) /* data may be NULL when n is 0 (a block that only dropped printf output) */
+        memcpy(b->data + b->len, data, n);
     b->len += n;
     b->data[b->len] = 0;
     return 0;
