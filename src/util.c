@@ -88,7 +88,8 @@ int util_buffer_append(util_buffer *b, const void *data, size_t n)
 {
     if (util_grow(&b->data, &b->cap, b->len + n + 1, 1))
         return -1;
-    memcpy(b->data + b->len, data, n);
+    if (n) /* data may be NULL when n is 0 (a block that only dropped printf output) */
+        memcpy(b->data + b->len, data, n);
     b->len += n;
     b->data[b->len] = 0;
     return 0;
@@ -127,10 +128,20 @@ kemu_status util_read_file(const char *path, char **data, size_t *len, kemu_erro
         fclose(f);
         return util_error(err, KEMU_ERR_IO, "%s: cannot read: it is a directory", path);
     }
+    /* a device or a pipe has no size: read at most UTIL_READ_UNSIZED_LIMIT
+     * from it, so that /dev/zero ends with an error instead of taking all
+     * memory */
+    int sized = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
     util_buffer b = {0};
     char chunk[65536];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (!sized && b.len + n > UTIL_READ_UNSIZED_LIMIT) {
+            fclose(f);
+            util_buffer_free(&b);
+            return util_error(err, KEMU_ERR_IO, "%s: more than %d MiB from a device or pipe; give kemu a regular file",
+                              path, (int)(UTIL_READ_UNSIZED_LIMIT >> 20));
+        }
         if (util_buffer_append(&b, chunk, n)) {
             fclose(f);
             util_buffer_free(&b);

@@ -30,7 +30,10 @@ int util_buffer_printf(util_buffer *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void util_buffer_free(util_buffer *b);
 
-/* Reads a whole file into a malloc'd NUL-terminated buffer; caller frees. */
+/* Reads a whole file into a malloc'd NUL-terminated buffer; caller frees.
+ * From a device or a pipe (no size), at most UTIL_READ_UNSIZED_LIMIT bytes
+ * are read; more is an error (KEMU_ERR_IO). */
+#define UTIL_READ_UNSIZED_LIMIT ((size_t)256 << 20)
 kemu_status util_read_file(const char *path, char **data, size_t *len, kemu_error *err);
 
 /* Grows *array (of element size `elem`) so that it can hold `need` elements.

@@ -73,6 +73,15 @@ typedef struct kemu_device_config {
 kemu_status kemu_device_create(const kemu_device_config *cfg, kemu_device **out,
                                kemu_error *err);
 
+/* Bounds every later launch on dev by steps instead of wall time: a block
+ * that has executed `warp_instructions` warp-instructions faults at its
+ * next loop back edge, indirect branch or call, naming where its warps are
+ * (status 702, as a --timeout). The same launch stops at the same place on
+ * any machine. 0 (the default, unless the environment variable
+ * KEMU_STEP_LIMIT gives one at kemu_device_create) means no limit.
+ * Returns KEMU_ERR_INVALID_ARGUMENT for a NULL device. */
+kemu_status kemu_device_set_step_limit(kemu_device *dev, uint64_t warp_instructions, kemu_error *err);
+
 /* Frees the device, its memory and every module loaded on it. */
 void kemu_device_destroy(kemu_device *dev);
 

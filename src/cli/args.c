@@ -12,8 +12,13 @@
 
 static const char *const gens[] = {"arange", "zeros", "ones", "fill=", "rand"};
 
+/* A generator is GEN...:DTYPE:SHAPE with GEN one of gens; text without a
+ * ':' is a file name, so that in:ones.npy or in:random.npy read those
+ * files (and in:randn:f32:4 is still an unknown generator). */
 static int is_gen(const char *s)
 {
+    if (!strchr(s, ':'))
+        return 0;
     for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++)
         if (!strncmp(s, gens[i], strlen(gens[i])))
             return 1;
@@ -324,11 +329,20 @@ int cli_arg_parse(const char *text, io_uninit_mode uninit, cli_arg *a, char *err
             snprintf(err, errlen, "%s: cannot open: %s", text + 6, strerror(errno));
             return -1;
         }
+        /* no parameter list holds more than 32764 bytes: stop reading well
+         * after that, so that bytes@/dev/zero ends */
+        const size_t most = 65536;
         size_t cap = 4096;
         a->bytes = malloc(cap);
         size_t n = 0, r;
         while (a->bytes && (r = fread(a->bytes + n, 1, cap - n, f)) > 0) {
             n += r;
+            if (n > most) {
+                fclose(f);
+                snprintf(err, errlen, "%s: more than %zu bytes; a kernel's parameters hold at most 32764", text + 6,
+                         most);
+                return -1;
+            }
             if (n == cap) {
                 unsigned char *nb = realloc(a->bytes, cap * 2);
                 if (!nb) { free(a->bytes); a->bytes = NULL; break; }

@@ -307,6 +307,26 @@ int cli_call_main(int argc, char **argv)
     }
     if (doc.spec.interpret.detect_races && use_emu)
         checks.config.tools |= KEMU_TOOL_RACECHECK;
+    {
+        /* the checkers' report files must not overwrite the spec or a file it names */
+        int n = 2 + doc.spec.ninputs + doc.spec.noutputs;
+        const char **paths = calloc((size_t)n, sizeof *paths);
+        int refused = paths ? 0 : CLI_EXIT_USAGE;
+        if (paths) {
+            paths[0] = file;
+            paths[1] = doc.spec.ptx;
+            for (int i = 0; i < doc.spec.ninputs; i++)
+                paths[2 + i] = doc.inputs[i].npy;
+            for (int i = 0; i < doc.spec.noutputs; i++)
+                paths[2 + doc.spec.ninputs + i] = doc.outputs[i].npy;
+            refused = cli_checks_refuse_overwrite(&checks, paths, n);
+            free(paths);
+        }
+        if (refused) {
+            call_spec_free(&doc);
+            return refused;
+        }
+    }
 
     int exit_code = CLI_EXIT_USAGE;
     kemu_error err;

@@ -4,9 +4,11 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void cli_checks_init(cli_checks *c, const char *cmd)
 {
@@ -98,6 +100,69 @@ int cli_check_option(const char *name, const char *v, cli_checks *c)
         return 0;
     }
     return -1;
+}
+
+/* path made absolute and free of links and dots where it exists, else its
+ * directory so and the last name appended; the text itself when neither
+ * resolves */
+static void resolve_path(const char *path, char *out, size_t size)
+{
+    char resolved[PATH_MAX];
+    if (realpath(path, resolved)) {
+        snprintf(out, size, "%s", resolved);
+        return;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *name = slash ? path + (slash - dir) + 1 : path;
+    if (slash == dir)
+        snprintf(dir, sizeof dir, "/");
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (realpath(dir, resolved))
+        snprintf(out, size, "%s/%s", strcmp(resolved, "/") ? resolved : "", name);
+    else
+        snprintf(out, size, "%s", path);
+}
+
+static int same_path(const char *a, const char *b)
+{
+    char ra[PATH_MAX + 256], rb[PATH_MAX + 256];
+    resolve_path(a, ra, sizeof ra);
+    resolve_path(b, rb, sizeof rb);
+    return !strcmp(ra, rb);
+}
+
+int cli_checks_refuse_overwrite(const cli_checks *c, const char *const *paths, int n)
+{
+    /* the checkers' reports (when a checker runs) and the --trace file */
+    const char *files[3] = {c->config.tools ? c->log_file : NULL, c->config.tools ? c->report_file : NULL,
+                            c->trace_file};
+    const char *options[3] = {"--log-file", "--report-file", "--trace"};
+    for (int r = 0; r < 3; r++) {
+        if (!files[r])
+            continue;
+        struct stat st;
+        if (stat(files[r], &st) == 0 && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "kemu %s: error: %s %s: cannot write: it is a directory\n", c->cmd, options[r], files[r]);
+            return 2;
+        }
+        for (int i = 0; i < n; i++)
+            if (paths[i] && same_path(files[r], paths[i])) {
+                fprintf(stderr, "kemu %s: error: %s %s would overwrite %s, a file this command reads or writes\n",
+                        c->cmd, options[r], files[r], paths[i]);
+                return 2;
+            }
+        for (int q = 0; q < r; q++)
+            if (files[q] && same_path(files[q], files[r])) {
+                fprintf(stderr, "kemu %s: error: %s and %s both write %s\n", c->cmd, options[q], options[r], files[r]);
+                return 2;
+            }
+    }
+    return 0;
 }
 
 int cli_checks_finish(cli_checks *c, kemu_device *dev, const char *cmd)

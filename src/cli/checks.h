@@ -31,6 +31,13 @@ void cli_trace_end(cli_checks *c);
 /* Handles one option (name with "--", value). Returns 0 if handled, 2
  * after printing a usage error, -1 if the option is not a checker option. */
 int cli_check_option(const char *name, const char *value, cli_checks *c);
+/* Before the launches: a --log-file or --report-file that names a file
+ * the command reads or writes (paths[0..n): the module, the spec, input
+ * and output files; NULL entries are skipped) or each other would
+ * overwrite it, and one that is a directory could not be written after the
+ * launch. Prints an error and returns 2 (usage), or 0 when neither is so. Paths are compared as the files they resolve to,
+ * also when they do not exist yet. */
+int cli_checks_refuse_overwrite(const cli_checks *c, const char *const *paths, int n);
 /* After the launches: prints the report (stderr or --log-file), writes
  * --report-file, and returns --error-exitcode when errors were found, -1
  * to keep the command's status, or -2 when a report file could not be

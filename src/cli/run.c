@@ -374,6 +374,24 @@ int cli_run_main(int argc, char **argv)
             goto done;
         }
     }
+    /* the checkers' report files must not overwrite what the run reads or writes */
+    const char **paths = calloc((size_t)nargs * 2 + 1, sizeof *paths);
+    if (!paths)
+        goto done;
+    int npaths = 0;
+    paths[npaths++] = file;
+    for (int i = 0; i < nargs; i++) {
+        paths[npaths++] = args[i].source_path ? args[i].source_path
+                          : args[i].kind == ARG_BYTES && !strncmp(args[i].text, "bytes@", 6) ? args[i].text + 6
+                                                                                              : NULL;
+        paths[npaths++] = args[i].out_path;
+    }
+    int refused = cli_checks_refuse_overwrite(&checks, paths, npaths);
+    free(paths);
+    if (refused) {
+        exit_code = refused;
+        goto done;
+    }
     if ((exit_code = cli_trace_begin(&checks)))
         goto done;
     exit_code = CLI_EXIT_USAGE;

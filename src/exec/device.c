@@ -10,6 +10,7 @@
 #include "vm/vm.h"
 #include "check/check.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,9 +117,29 @@ kemu_status kemu_device_create(const kemu_device_config *cfg, kemu_device **out,
         d->random_schedule = 1;
         d->schedule_seed = seed;
     }
+    const char *limit = getenv("KEMU_STEP_LIMIT");
+    if (limit && *limit) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(limit, &end, 0);
+        if (*end || errno || limit[0] == '-') {
+            free(d);
+            return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
+                              "KEMU_STEP_LIMIT wants a number of warp-instructions (0: no limit), got '%s'", limit);
+        }
+        d->step_limit = n;
+    }
     mem_space_init(&d->mem);
     exec_watchdog_init(&d->watchdog);
     *out = d;
+    return KEMU_OK;
+}
+
+kemu_status kemu_device_set_step_limit(kemu_device *dev, uint64_t warp_instructions, kemu_error *err)
+{
+    if (!dev)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_device_set_step_limit: NULL device");
+    dev->step_limit = warp_instructions;
     return KEMU_OK;
 }
 

@@ -66,6 +66,8 @@ struct kemu_device {
     /* --progress: a line on stderr every progress_interval seconds of a
      * long launch (0: none) */
     double progress_interval;
+    uint64_t step_limit;             /* warp-instructions a block may run before it faults; 0: no limit
+                                      * (kemu_device_set_step_limit, KEMU_STEP_LIMIT) */
 };
 
 struct kemu_kernel {

@@ -226,6 +226,7 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     L.random_schedule = dev->random_schedule;
     L.schedule_seed = dev->schedule_seed;
     L.timeout = dev->cfg.timeout;
+    L.step_limit = dev->step_limit;
     L.printf_fifo = dev->printf_fifo_size;
     L.start_time = vm_now();
     L.max_call_depth = CALL_STACK_BYTES / CALL_MIN_FRAME_BYTES;

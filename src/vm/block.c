@@ -794,6 +794,12 @@ int vm_warp_run(vm_block *b, vm_warp *w)
             vm_group *g = &w->groups[gi];
             return vm_timeout_fault(b, w, g->frame, g->pc, g->mask ? (uint32_t)__builtin_ctz(g->mask) : 0);
         }
+        /* the step limit (KEMU_STEP_LIMIT): a loop passes here at least
+         * every yield_at back edges, with warp_instructions brought up to date */
+        if (b->launch->step_limit && b->warp_instructions >= b->launch->step_limit) {
+            vm_group *g = &w->groups[gi];
+            return vm_step_limit_fault(b, w, g->frame, g->pc, g->mask ? (uint32_t)__builtin_ctz(g->mask) : 0);
+        }
         int ev = vm_group_run(b, w, gi);
         if (ev == VM_EV_FAULT)
             return -1;
@@ -986,6 +992,17 @@ int vm_timeout_fault(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, ui
     vm_describe_warps(b, &where);
     vm_fault_at(b, w, f, pc, lane, 702, "the launch timed out after %g seconds (--timeout); the block's warps:%s",
                 b->launch->timeout, where.data ? where.data : "");
+    util_buffer_free(&where);
+    return -1;
+}
+
+int vm_step_limit_fault(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t lane)
+{
+    util_buffer where = {0};
+    vm_describe_warps(b, &where);
+    vm_fault_at(b, w, f, pc, lane, 702,
+                "the block ran past the step limit of %llu warp-instructions (KEMU_STEP_LIMIT); the block's warps:%s",
+                (unsigned long long)b->launch->step_limit, where.data ? where.data : "");
     util_buffer_free(&where);
     return -1;
 }

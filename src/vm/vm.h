@@ -203,6 +203,8 @@ typedef struct vm_launch {
     int expired;                   /* set (atomic, relaxed) by the watchdog once timeout has passed;
                                     * read at block starts, back edges, brx.idx and calls */
     uint32_t max_call_depth;       /* nested calls a thread may make (call stack overflow past it) */
+    uint64_t step_limit;           /* warp-instructions a block may run (a fault past it), 0 = none;
+                                    * read where `expired` is */
     uint64_t abort_id;             /* lowest faulted block id: later blocks stop (atomic) */
     uint32_t envreg[32];           /* %envreg0-31 (cooperative launches: the grid-sync workspace) */
     uint64_t heap_base, heap_size, heap_used; /* device malloc */

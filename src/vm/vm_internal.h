@@ -41,6 +41,8 @@ void vm_describe_warps(vm_block *b, util_buffer *out);
  * flagged the launch as past its --timeout (status 702, naming where every
  * warp of the block runs or waits). Returns -1. */
 int vm_timeout_fault(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t lane);
+/* The same when block b has run past the launch's step limit. Returns -1. */
+int vm_step_limit_fault(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t lane);
 
 /* Runs one group until an event. */
 int vm_group_run(vm_block *b, vm_warp *w, int gi);

@@ -63,6 +63,12 @@ trace_check "per-lane values where lanes differ" grep -q '%f[0-9]*=\[.* .*\]' "$
     out:"$tmp/o.npy":f32:1 s32:64 >"$tmp/bad.out" 2>&1
 trace_check "a bad filter is a usage error" sh -c "[ $? = 2 ] && grep -q 'trace-warp wants' '$tmp/bad.out'"
 
+cp dbg.ptx "$tmp/keep.ptx"
+"$KEMU" run "$tmp/keep.ptx" --kernel reduce --block 64 --trace "$tmp/keep.ptx" -- in:arange:f32:64 \
+    out:"$tmp/o.npy":f32:1 s32:64 >"$tmp/bad.out" 2>&1
+trace_check "never overwrites the module (exit 2)" sh -c "[ $? = 2 ] && grep -q 'would overwrite' '$tmp/bad.out' &&
+    cmp -s dbg.ptx '$tmp/keep.ptx'"
+
 # Ctrl-C (SIGINT) stops a kernel that runs forever, at its next instruction
 mkfifo "$tmp/in"
 : >"$tmp/int.out"

@@ -13,6 +13,12 @@
 #           checks and launch (needs jansson); seeds the specs of
 #           samples/call/ and tests/e2e/cases/call-*/, reproducers
 #           tests/fuzz/regressions-call/
+#   launch  fuzz_launch.c: PTX loaded and launched (small grids, a step
+#           limit, checkers chosen by the input); seeds
+#           tests/fuzz/corpus-launch/, reproducers tests/fuzz/regressions-launch/
+#   run     fuzz_run.c: `kemu run` argument lists over a fixed module
+#           (the kemu command's own sources, needs jansson); seeds
+#           tests/fuzz/corpus-run/, reproducers tests/fuzz/regressions-run/
 #
 #   tests/fuzz/run.sh                 fuzz each target for FUZZ_SECONDS (default 60)
 #   tests/fuzz/run.sh FILE...         run only the given inputs (reproduce); the
@@ -20,7 +26,7 @@
 #                                     the one whose regressions folder holds FILE,
 #                                     else ptx
 #
-# Environment: FUZZ_TARGETS (default "ptx npy fatbin call"), FUZZ_SECONDS (per
+# Environment: FUZZ_TARGETS (default "ptx npy fatbin call launch run"), FUZZ_SECONDS (per
 # target), FUZZ_JOBS (parallel fuzzing processes, default 1), CC (default
 # clang), FUZZ_WORKDIR (keep the builds and the grown corpora there instead of
 # a temporary directory), FUZZ_EXTRA_CFLAGS (e.g.
@@ -39,9 +45,11 @@ builddir=${top_builddir:-$top}
 cc=${CC:-clang}
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-1}
-targets=${FUZZ_TARGETS:-ptx npy fatbin call}
+targets=${FUZZ_TARGETS:-ptx npy fatbin call launch run}
 for t in $targets; do
-    case $t in ptx | npy | fatbin | call) ;; *) echo "fuzz: unknown target '$t' (ptx, npy, fatbin, call)" >&2; exit 2 ;; esac
+    case $t in ptx | npy | fatbin | call | launch | run) ;;
+    *) echo "fuzz: unknown target '$t' (ptx, npy, fatbin, call, launch, run)" >&2; exit 2 ;;
+    esac
 done
 
 if ! command -v "$cc" >/dev/null 2>&1; then
@@ -65,6 +73,10 @@ if [ -z "$sources" ]; then
     echo "fuzz: no libkemu_la_SOURCES found in $top/Makefile.am" >&2
     exit 2
 fi
+# the kemu command's sources for the run target, its main.c replaced by
+# cli_main.c (the same file with main renamed)
+cli_sources=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$top/Makefile.am" |
+              sed -n 's/^src_kemu_SOURCES[[:space:]]*=//p' | tr -s ' \t' '\n' | grep '\.c$' | grep -v '^src/cli/main\.c$' || true)
 
 # config.h comes from configure; a stub will do where the tree is not
 # configured (the library uses it only for its version strings).
@@ -119,6 +131,11 @@ for t in $targets; do
     # the call target also takes the kemu program's spec reader, and jansson
     more=()
     [ "$t" = call ] && more=("$top/src/call/spec.c" "${jansson_cflags[@]}" "${jansson_libs[@]}")
+    if [ "$t" = run ]; then
+        more=("$here/cli_main.c" "${jansson_cflags[@]}" -DFUZZ_RUN_PTX="\"$here/fuzz_run.ptx\"")
+        for src in $cli_sources; do more+=("$top/$src"); done
+        more+=("${jansson_libs[@]}")
+    fi
     "$cc" "${flags[@]}" -fsanitize="fuzzer,$sanitizers" "${extra[@]}" "${incdirs[@]}" "${pkgcflags[@]}" \
         "$here/fuzz_$t.c" "${more[@]}" "${objs[@]}" "${libs[@]}" -o "$work/fuzz_$t"
 done
@@ -139,6 +156,10 @@ target_options() {
     npy) echo "-max_len=4096" ;;
     fatbin) echo "-max_len=16384" ;;
     call) echo "-dict=$here/call.dict -max_len=8192" ;;
+    launch) echo "-dict=$here/ptx.dict -max_len=32768" ;;
+    # kemu run prints a line or two per input: stdout and stderr closed
+    # (libFuzzer keeps its own copy of stderr for its reports)
+    run) echo "-dict=$here/run.dict -max_len=2048 -close_fd_mask=3" ;;
     esac
 }
 target_seeds() {
@@ -147,6 +168,8 @@ target_seeds() {
     npy) printf '%s\n' "$top"/tests/fixtures/npy/*.npy ;;
     fatbin) printf '%s\n' "$top"/tests/fixtures/fatbin/*.fatbin "$top"/tests/fixtures/fatbin/*.bin ;;
     call) printf '%s\n' "$top"/samples/call/*.json "$top"/samples/call/limits/*.json "$top"/tests/e2e/cases/call-*/*.json ;;
+    launch) printf '%s\n' "$here"/corpus-launch/* ;;
+    run) printf '%s\n' "$here"/corpus-run/* ;;
     esac
 }
 target_regressions() {
@@ -165,7 +188,10 @@ if [ $# -gt 0 ]; then
         if [ "${#named[@]}" -eq 1 ]; then
             t=$targets
         else
-            case $f in *regressions-npy/*) t=npy ;; *regressions-fatbin/*) t=fatbin ;; *regressions-call/*) t=call ;; esac
+            case $f in
+            *regressions-npy/*) t=npy ;; *regressions-fatbin/*) t=fatbin ;; *regressions-call/*) t=call ;;
+            *regressions-launch/* | *corpus-launch/*) t=launch ;; *regressions-run/* | *corpus-run/*) t=run ;;
+            esac
         fi
         [ -x "$work/fuzz_$t" ] || { echo "fuzz: target $t was not built (FUZZ_TARGETS)" >&2; exit 2; }
         # shellcheck disable=SC2046 # options split on purpose
@@ -183,7 +209,7 @@ for t in $targets; do
         if "$work/fuzz_$t" "${common[@]}" $(target_options "$t") "$f" >"$work/regression.log" 2>&1; then
             echo "fuzz: regression ok:   ${f#"$top"/}" >&2
         else
-            grep -E 'ERROR|SUMMARY|^    #[0-9]+ .* in (kemu|ptx|bc|lex|util|mem|exec|vm|parse|lower|io|cudart|call)' \
+            grep -E 'ERROR|SUMMARY|^    #[0-9]+ .* in (kemu|ptx|bc|lex|util|mem|exec|vm|parse|lower|io|cudart|call|cli|check|plan)' \
                 "$work/regression.log" | head -n 12 >&2 || true
             echo "fuzz: regression FAIL: ${f#"$top"/}" >&2
             failed=1

@@ -1,8 +1,9 @@
 /* Unit tests of the launch room (src/exec/): architecture profiles, launch
  * validation with its exact messages, device memory API errors, results
  * that do not depend on the number of host threads, the call-depth limit
- * and what --timeout bounds. */
+ * and what --timeout and the step limit bound. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,6 +256,65 @@ START_TEST(timeout_bounds_launch)
 }
 END_TEST
 
+/* The step limit bounds a launch by warp-instructions per block instead of
+ * wall time: a bra loop and a brx.idx loop fault at the same place on every
+ * run, whatever the host threads; a kernel under the limit runs; and
+ * KEMU_STEP_LIMIT sets the limit of new devices, refusing what is not a
+ * number. */
+START_TEST(step_limit_bounds_launch)
+{
+    const char *ptx = H ".visible .entry spin()\n{\n .reg .b32 %r<2>;\n mov.u32 %r1, 0;\n$top:\n"
+                        " $t: .branchtargets $top;\n brx.idx %r1, $t;\n}\n"
+                        ".visible .entry count(.param .u32 n)\n{\n .reg .b32 %r<3>; .reg .pred %p;\n"
+                        " ld.param.u32 %r1, [n];\n mov.u32 %r2, 0;\n$loop:\n add.u32 %r2, %r2, 1;\n"
+                        " setp.lt.u32 %p, %r2, %r1;\n @%p bra $loop;\n ret;\n}\n";
+    char first[2048] = "";
+    for (int threads = 1; threads <= 2; threads++) {
+        kemu_device *d;
+        kemu_error err;
+        kemu_device_config cfg = {NULL, threads, NULL, 0, 0};
+        ck_assert_int_eq(kemu_device_create(&cfg, &d, &err), KEMU_OK);
+        ck_assert_int_eq(kemu_device_set_step_limit(d, 5000, &err), KEMU_OK);
+        kemu_kernel *spin = load(d, ptx, "spin"), *count;
+        ck_assert_int_eq(kemu_module_get_kernel(spin->mod, "count", &count, &err), KEMU_OK);
+        kemu_launch_config lc = {{3, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
+        ck_assert_int_eq(kemu_launch(spin, &lc, NULL, NULL, &err), KEMU_ERR_KERNEL_FAULT);
+        ck_assert_msg(strstr(err.message, "kernel 'spin' faulted: the block ran past the step limit of 5000 "
+                                          "warp-instructions (KEMU_STEP_LIMIT); the block's warps:\n"
+                                          "    warp 0 lanes 0xffffffff run at t.ptx:"), "%s", err.message);
+        ck_assert_msg(strstr(err.message, "block (0,0,0)"), "%s", err.message);
+        uint32_t n = 1000000;
+        void *args[] = {&n};
+        ck_assert_int_eq(kemu_launch(count, &lc, args, NULL, &err), KEMU_ERR_KERNEL_FAULT);
+        if (threads == 1)
+            snprintf(first, sizeof first, "%s", err.message);
+        else
+            ck_assert_str_eq(err.message, first);
+        n = 100;
+        ck_assert_msg(kemu_launch(count, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
+        ck_assert_int_eq(kemu_device_set_step_limit(d, 0, &err), KEMU_OK);
+        n = 10000;
+        ck_assert_msg(kemu_launch(count, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
+        kemu_device_destroy(d);
+    }
+    kemu_error err;
+    ck_assert_int_eq(kemu_device_set_step_limit(NULL, 1, &err), KEMU_ERR_INVALID_ARGUMENT);
+    kemu_device *d;
+    setenv("KEMU_STEP_LIMIT", "12x", 1);
+    ck_assert_int_eq(kemu_device_create(NULL, &d, &err), KEMU_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err.message, "KEMU_STEP_LIMIT wants a number of warp-instructions (0: no limit), got '12x'"),
+                  "%s", err.message);
+    setenv("KEMU_STEP_LIMIT", "300", 1);
+    ck_assert_int_eq(kemu_device_create(NULL, &d, &err), KEMU_OK);
+    unsetenv("KEMU_STEP_LIMIT");
+    kemu_kernel *spin = load(d, ptx, "spin");
+    kemu_launch_config one = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
+    ck_assert_int_eq(kemu_launch(spin, &one, NULL, NULL, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(err.message, "step limit of 300 warp-instructions"), "%s", err.message);
+    kemu_device_destroy(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("exec");
@@ -266,6 +326,7 @@ static Suite *suite(void)
     tcase_add_test(tc, printf_fifo_bounds_output);
     tcase_add_test(tc, call_depth_limit);
     tcase_add_test(tc, timeout_bounds_launch);
+    tcase_add_test(tc, step_limit_bounds_launch);
     suite_add_tcase(s, tc);
     return s;
 }
