@@ -498,10 +498,13 @@ START_TEST(test_oob_shared_near)
 END_TEST
 
 /* infinite_loop: with a 1 s device timeout the launch stops with a
- * timeout fault; with the flag already set it returns at once. */
+ * timeout fault; with the flag already set it returns at once. (The
+ * livelock check, which would prove the spin stuck, starts too late to
+ * come first: KEMU_LIVELOCK_GRACE.) */
 START_TEST(test_timeout)
 {
     kt_ctx c;
+    setenv("KEMU_LIVELOCK_GRACE", "1000", 1);
     kt_open(&c, "faults", _i, 1);
     int32_t one = 1, zero = 0;
     uint64_t flag = kt_buf(&c, &one, 4);
@@ -511,22 +514,34 @@ START_TEST(test_timeout)
     const char *needles[] = {"infinite_loop", "timed out", NULL};
     kt_expect_fault(&c, "infinite_loop", KT_D1(2), KT_D1(64), 0, args, needles);
     kt_close(&c);
+    unsetenv("KEMU_LIVELOCK_GRACE");
 }
 END_TEST
 
 /* barrier_deadlock: warp 0 waits in bar.sync 0 while warp 1 spins on a
- * flag only warp 0 would set. Stopped by a 2 s timeout, the fault must
- * still say where the warps wait: the barrier of warp 0 (pending). */
+ * flag only warp 0 would set. Proven stuck (a livelock) well before the
+ * 20 s timeout; stopped by a 2 s timeout when the livelock check starts
+ * later (KEMU_LIVELOCK_GRACE), the fault must still say where the warps
+ * wait: the barrier of warp 0 (pending). */
 START_TEST(test_barrier_deadlock_timeout)
 {
     kt_ctx c;
-    kt_open(&c, "faults", _i, 2);
+    kt_open(&c, "faults", _i, 20);
     int32_t zero = 0;
     uint64_t flag = kt_buf(&c, &zero, 4);
     void *args[] = {&flag};
+    const char *livelock[] = {"barrier_deadlock", "livelock: no warp of the block can make progress",
+                              "warp 0 lanes 0xffffffff wait at", "(barrier 0)", "warp 1 lanes 0xffffffff run at",
+                              NULL};
+    kt_expect_fault(&c, "barrier_deadlock", KT_D1(1), KT_D1(64), 0, args, livelock);
+    kt_close(&c);
+    setenv("KEMU_LIVELOCK_GRACE", "1000", 1);
+    kt_open(&c, "faults", _i, 2);
+    flag = kt_buf(&c, &zero, 4);
     const char *needles[] = {"barrier_deadlock", "timed out", NULL};
     kt_expect_fault(&c, "barrier_deadlock", KT_D1(1), KT_D1(64), 0, args, needles);
     kt_close(&c);
+    unsetenv("KEMU_LIVELOCK_GRACE");
 }
 END_TEST
 
