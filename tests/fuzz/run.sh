@@ -135,6 +135,9 @@ for t in $targets; do
         more=("$here/cli_main.c" "${jansson_cflags[@]}" -DFUZZ_RUN_PTX="\"$here/fuzz_run.ptx\"")
         for src in $cli_sources; do more+=("$top/$src"); done
         more+=("${jansson_libs[@]}")
+        # kemu debug's prompt uses libedit where configure found it
+        # shellcheck disable=SC2207
+        grep -q 'HAVE_LIBEDIT 1' "${incdirs[2]#-I}/config.h" 2>/dev/null && more+=($(pkg-config --libs libedit 2>/dev/null || echo -ledit))
     fi
     "$cc" "${flags[@]}" -fsanitize="fuzzer,$sanitizers" "${extra[@]}" "${incdirs[@]}" "${pkgcflags[@]}" \
         "$here/fuzz_$t.c" "${more[@]}" "${objs[@]}" "${libs[@]}" -o "$work/fuzz_$t"
