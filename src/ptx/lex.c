@@ -15,6 +15,7 @@ void lex_init(lex_state *s, const char *text, size_t len)
     s->end = text + len;
     s->line = 1;
     s->line_start = text;
+    s->open_comment_line = s->open_comment_col = 0;
 }
 
 static int ident_start(int c) { return isalpha(c) || c == '_' || c == '$' || c == '%'; }
@@ -36,6 +37,7 @@ static void skip_space(lex_state *s)
             while (s->p < s->end && *s->p != '\n')
                 s->p++;
         } else if (c == '/' && s->p + 1 < s->end && s->p[1] == '*') {
+            int line = s->line, col = (int)(s->p - s->line_start) + 1;
             s->p += 2;
             while (s->p < s->end && !(*s->p == '*' && s->p + 1 < s->end && s->p[1] == '/')) {
                 if (*s->p == '\n') {
@@ -43,6 +45,10 @@ static void skip_space(lex_state *s)
                     s->line_start = s->p + 1;
                 }
                 s->p++;
+            }
+            if (s->p + 2 > s->end) {
+                s->open_comment_line = line;
+                s->open_comment_col = col;
             }
             s->p = s->p + 2 <= s->end ? s->p + 2 : s->end;
         } else if (c == '#' && (s->p == s->line_start)) {
@@ -197,6 +203,15 @@ lex_token lex_next(lex_state *s)
     t.line = s->line;
     t.col = (int)(s->p - s->line_start) + 1;
     t.start = s->p;
+    if (s->p >= s->end && s->open_comment_line) {
+        /* once: the error, then the end */
+        t.kind = LEX_ERROR;
+        t.line = s->open_comment_line;
+        t.col = s->open_comment_col;
+        t.error = "unterminated comment: this '/*' has no '*/'";
+        s->open_comment_line = 0;
+        return t;
+    }
     if (s->p >= s->end) {
         t.kind = LEX_EOF;
         return t;

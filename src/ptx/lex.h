@@ -27,6 +27,7 @@ typedef struct lex_state {
     const char *text, *end, *p;
     int line;
     const char *line_start;
+    int open_comment_line, open_comment_col; /* a block comment the text ends inside (line 0: none) */
 } lex_state;
 
 void lex_init(lex_state *s, const char *text, size_t len);

@@ -74,8 +74,11 @@ static lex_token next(parser *p)
         /* escaped here: the token may hold a NUL byte */
         util_buffer text = {0};
         ptx_escape(&text, p->tok.start, (size_t)(p->tok.len > 40 ? 40 : p->tok.len), 0);
-        error_at(p, p->tok.line, p->tok.col, "%s '%s'%s", p->tok.error, text.data ? text.data : "",
-                 p->tok.len > 40 ? "..." : "");
+        if (p->tok.len)
+            error_at(p, p->tok.line, p->tok.col, "%s '%s'%s", p->tok.error, text.data ? text.data : "",
+                     p->tok.len > 40 ? "..." : "");
+        else
+            error_at(p, p->tok.line, p->tok.col, "%s", p->tok.error);
         util_buffer_free(&text);
     }
     return p->tok;
