@@ -1044,6 +1044,11 @@ static int query_target(dbg_cli *c, const char *args, dbg_query *q)
 
 static int can_replay(dbg_cli *c)
 {
+    if (!dbg_history_valid(c->d)) {
+        err(c, "Target cannot go back: scheduler-locking held warps back since the run began, so a replay would "
+               "not come here (run again, or set scheduler-locking off before the point of interest).");
+        return 0;
+    }
     if (!c->cfg.can_restart) {
         err(c, "Target does not support this operation: %s cannot be run again from inside the debugger.",
             c->cfg.target_name);
@@ -1542,6 +1547,23 @@ static int run_command(dbg_cli *c, char *line, int stopped)
                     out(c, "%c", *p);
                 }
             }
+            return CMD_STAY;
+        }
+        if (!strncmp(args, "scheduler-locking", 17)) {
+            const char *v = args + 17;
+            while (*v == ' ')
+                v++;
+            static const char *names[] = {"off", "on", "step"};
+            if (!strcmp(word, "show") || !*v) {
+                out(c, "Mode for locking scheduler during execution is \"%s\".\n", names[dbg_scheduler_locking(c->d)]);
+                return CMD_STAY;
+            }
+            for (int i = 0; i < 3; i++)
+                if (!strcmp(v, names[i])) {
+                    dbg_set_scheduler_locking(c->d, i);
+                    return CMD_STAY;
+                }
+            err(c, "Undefined item: \"%s\" (want off, on or step).", v);
             return CMD_STAY;
         }
         if (!strcmp(word, "set") && !strncmp(args, "var", 3)) {

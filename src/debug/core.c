@@ -73,6 +73,11 @@ struct dbg {
     vm_warp *step_w;
     int killing;
     int killed_launch;
+    /* scheduler-locking: the mode and the warp that may run */
+    int lock;
+    uint64_t lock_block;
+    int lock_warp, lock_valid;
+    int history_changed;
     /* stop state */
     int stopped;
     dbg_stop stop;
@@ -376,6 +381,9 @@ uint64_t dbg_event(const dbg *d) { return d->event; }
 int dbg_kernel_id(const dbg *d) { return d->kernel_id - 1; }
 int dbg_is_stopped(const dbg *d) { return d->stopped; }
 void dbg_set_step_count(dbg *d, uint64_t n) { d->step_left = n ? n : 1; }
+void dbg_set_scheduler_locking(dbg *d, int mode) { d->lock = mode; }
+int dbg_scheduler_locking(const dbg *d) { return d->lock; }
+int dbg_history_valid(const dbg *d) { return !d->history_changed; }
 void dbg_break_on(dbg *d, unsigned mask, int on) { d->on = on ? d->on | mask : d->on & ~mask; }
 unsigned dbg_breaks_on(const dbg *d) { return d->on; }
 
@@ -929,6 +937,9 @@ static void arm_step(dbg *d, int mode)
 static void apply_resume(dbg *d, int r)
 {
     d->mode = DBG_RESUME_CONTINUE;
+    d->lock_valid = d->focus.w != NULL;
+    d->lock_block = d->focus.b ? d->focus.b->linear_id : 0;
+    d->lock_warp = d->focus.w ? d->focus.w->index : 0;
     switch (r) {
     case DBG_RESUME_STEPI:
     case DBG_RESUME_STEP:
@@ -1404,9 +1415,49 @@ static void replay_stop(dbg *d, vm_block *b, vm_warp *w, uint32_t mask)
     do_stop(d, d->event == 1 && !d->answer ? DBG_STOP_ENTRY : DBG_STOP_REPLAY, 0, fb, fw, lane, NULL);
 }
 
+/* Whether scheduler-locking holds warp w back now (it then yields before
+ * its instruction, which counts as not run); stops instead when the
+ * focused warp cannot go on without the others. */
+static int held_back(dbg *d, vm_block *b, vm_warp *w, uint32_t mask)
+{
+    if (!d->lock || !d->lock_valid || !d->has_fe || d->killing || quiet(d))
+        return 0;
+    if (d->lock == DBG_LOCK_STEP && d->mode == DBG_RESUME_CONTINUE)
+        return 0;
+    if (b->linear_id == d->lock_block && w->index == d->lock_warp)
+        return 0;
+    vm_warp *fw = NULL;
+    if (d->cluster)
+        for (int i = 0; i < d->cluster->n; i++)
+            if (d->cluster->blocks[i].linear_id == d->lock_block && d->cluster->blocks[i].warps &&
+                d->lock_warp < d->cluster->blocks[i].nwarps)
+                fw = &d->cluster->blocks[i].warps[d->lock_warp];
+    if (!fw || fw->state != VM_WARP_READY) {
+        /* the locked warp waits (a barrier) or is gone: stop, lock off for this warp */
+        d->lock_valid = 0;
+        char where[64] = "has exited";
+        if (fw && fw->state == VM_WARP_BLOCKED)
+            snprintf(where, sizeof where, "waits at barrier %d for the other warps", fw->blocked_bar);
+        d->event++; /* this instruction now runs */
+        do_stop(d, DBG_STOP_STEP, 0, b, w, __builtin_ctz(mask),
+                "warp %d %s; with scheduler-locking %s it cannot go on: warp %d of block (%u,%u,%u) runs next "
+                "(set scheduler-locking off to let the warps run)",
+                d->lock_warp, where, d->lock == DBG_LOCK_ON ? "on" : "step", w->index, b->ctaid[0], b->ctaid[1],
+                b->ctaid[2]);
+        d->event--;
+        return 0;
+    }
+    d->history_changed = 1;
+    d->L->debug_yield = 1;
+    return 1;
+}
+
 static void h_op(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask)
 {
     dbg *d = ctx;
+    d->cluster = b->cluster;
+    if (held_back(d, b, w, mask))
+        return;
     if (INNER(op))
         d->inner->op(d->inner->ctx, b, w, f, pc, mask);
     if (d->killing)
@@ -1830,6 +1881,8 @@ void dbg_run_begin(dbg *d)
     d->mode = DBG_RESUME_CONTINUE;
     d->nmbars = 0;
     d->nwpend = 0;
+    if (!d->restart_at)
+        d->history_changed = 0; /* a fresh run */
     d->stop_at = d->restart_at;
     d->query = d->next_query;
     d->natural = d->next_natural;

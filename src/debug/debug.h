@@ -306,6 +306,17 @@ uint64_t dbg_previous_event_of_focus(dbg *d);
 /* Events kept in the ring of recent instructions. */
 #define DBG_RING 8192
 
+/* gdb's scheduler-locking: DBG_LOCK_OFF (other warps run whenever the
+ * focused one waits or yields), ON (only the focused warp runs), STEP
+ * (only while stepping). A warp held back yields before its next
+ * instruction; when the focused warp itself waits on the others, the
+ * target stops and says so. Holding warps changes the schedule, so the
+ * run can no longer be replayed: dbg_history_valid turns 0 until `run`. */
+enum { DBG_LOCK_OFF = 0, DBG_LOCK_ON, DBG_LOCK_STEP };
+void dbg_set_scheduler_locking(dbg *d, int mode);
+int dbg_scheduler_locking(const dbg *d);
+int dbg_history_valid(const dbg *d);
+
 /* Run-control state for the front end: stepping argument (stepi count). */
 void dbg_set_step_count(dbg *d, uint64_t n);
 

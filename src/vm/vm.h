@@ -240,6 +240,7 @@ typedef struct vm_launch {
      * brkpt_resumes: brkpt stops in the debugger and then does nothing */
     int debug_kill;
     int brkpt_resumes;
+    int debug_yield;               /* set by the op hook: the warp yields before the op (gdb's scheduler-locking) */
 } vm_launch;
 
 /* Device heap (heap.c; the caller holds the heap lock): records an
