@@ -184,8 +184,22 @@ static json_t *source_object(dap *p, const bc_function *fn, uint32_t pc, int *li
     dbg_src_of(p->d, fn, pc, &s);
     json_t *src = json_object();
     const char *path = NULL;
-    if (s.file && access(s.file, R_OK) == 0) {
-        path = source_path(s.file);
+    static char beside[4096];
+    if (s.file && access(s.file, R_OK) != 0) {
+        /* nvcc records the path it compiled: try the name beside the PTX */
+        const char *ptx = dbg_ptx_file(p->d), *slash = strrchr(ptx, '/'), *base = strrchr(s.file, '/');
+        const char *name = base ? base + 1 : s.file;
+        size_t dl = slash ? (size_t)(slash - ptx) + 1 : 0, nl = strlen(name);
+        if (dl + nl < sizeof beside) {
+            memcpy(beside, ptx, dl);
+            memcpy(beside + dl, name, nl + 1);
+            if (access(beside, R_OK) == 0)
+                path = beside;
+        }
+    }
+    if (s.file && (path || access(s.file, R_OK) == 0)) {
+        if (!path)
+            path = source_path(s.file);
         *line = s.line;
     } else {
         path = dbg_ptx_file(p->d);
@@ -194,9 +208,11 @@ static json_t *source_object(dap *p, const bc_function *fn, uint32_t pc, int *li
     const char *slash = strrchr(path, '/');
     json_object_set_new(src, "name", json_string(slash ? slash + 1 : path));
     char full[4096];
-    if (path[0] != '/' && getcwd(full, sizeof full)) {
+    size_t pl = strlen(path);
+    if (path[0] != '/' && getcwd(full, sizeof full) && strlen(full) + 1 + pl < sizeof full) {
         size_t n = strlen(full);
-        snprintf(full + n, sizeof full - n, "/%s", path);
+        full[n] = '/';
+        memcpy(full + n + 1, path, pl + 1);
         json_object_set_new(src, "path", json_string(full));
     } else {
         json_object_set_new(src, "path", json_string(path));

@@ -4,78 +4,14 @@ PTX) and checks the "Locals" scope: source variables by their CUDA names,
 with their types and values, and evaluate of a source expression.
 Usage: dap_locals.py KEMU PTX OUTDIR. Exits 0 when every step answered as
 expected; prints the first difference otherwise."""
-import json
 import os
-import subprocess
 import sys
 
 kemu, ptx, outdir = sys.argv[1:4]
-proc = subprocess.Popen([kemu, "dap"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-seq = 0
-pending = []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dap_client import event, expect, pending, response, send, start  # noqa: E402
 
-
-def send(command, arguments=None):
-    global seq
-    seq += 1
-    msg = {"seq": seq, "type": "request", "command": command}
-    if arguments is not None:
-        msg["arguments"] = arguments
-    data = json.dumps(msg).encode()
-    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
-    proc.stdin.flush()
-    return seq
-
-
-def read():
-    length = None
-    while True:
-        line = proc.stdout.readline()
-        if not line:
-            fail("kemu dap closed its output")
-        if line in (b"\r\n", b"\n"):
-            break
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-    return json.loads(proc.stdout.read(length))
-
-
-def fail(why):
-    print("FAIL:", why)
-    for m in pending:
-        print("  unconsumed:", json.dumps(m)[:300])
-    proc.kill()
-    sys.exit(1)
-
-
-def wait(pred, what):
-    for i, m in enumerate(pending):
-        if pred(m):
-            return pending.pop(i)
-    while True:
-        m = read()
-        if pred(m):
-            return m
-        pending.append(m)
-        if len(pending) > 500:
-            fail("no " + what)
-
-
-def response(s, command):
-    r = wait(lambda m: m.get("type") == "response" and m.get("request_seq") == s, command + " response")
-    if not r.get("success"):
-        fail("%s failed: %s" % (command, r.get("message")))
-    return r.get("body", {})
-
-
-def event(name):
-    return wait(lambda m: m.get("type") == "event" and m.get("event") == name, name + " event")
-
-
-def expect(cond, why):
-    if not cond:
-        fail(why)
-
+proc = start(kemu)
 
 caps = response(send("initialize", {"adapterID": "kemu", "linesStartAt1": True}), "initialize")
 event("initialized")
