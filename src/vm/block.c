@@ -910,6 +910,9 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
                 local = malloc((size_t)L->local_stride * VM_WARP);
                 if (!local)
                     return -1;
+                /* fresh local memory reads as the uninitialized fill, not as
+                 * whatever the host allocator handed out */
+                memset(local, L->uninit_byte, (size_t)L->local_stride * VM_WARP);
             }
             w->local = local;
         } else {

@@ -30,7 +30,7 @@ expect(scopes and scopes[0]["name"] == "Locals", "a Locals scope first: %r" % [s
 got = response(send("variables", {"variablesReference": scopes[0]["variablesReference"]}), "variables")
 values = {v["name"]: (v["value"], v.get("type")) for v in got["variables"]}
 want = {"j": ("1", "int"), "i": ("5", "int"), "acc": ("10", "float"), "scale": ("2", "float"),
-        "n": ("30", "int"), "pr": ("{a = 5, b = 2}", "Pair"), "hist": ("{5, 6, 0, 0}", "int [4]")}
+        "n": ("30", "int"), "pr": ("{a = 5, b = 2}", "Pair"), "hist": ("{5, 6, -1, -1}", "int [4]")}
 for name, v in want.items():
     expect(values.get(name) == v, "%s: %r, want %r" % (name, values.get(name), v))
 expect(values.get("p", ("", ""))[1] == "const float *", "p's type: %r" % (values.get("p"),))
