@@ -314,20 +314,10 @@ static void print_stop(dbg_cli *c)
             out(c, "%s\n", strchr(st->text, '\n') + 1);
         break;
     case DBG_STOP_WATCH:
-        print_focus_switch(c, 0);
-        out(c, "\n%s\n", st->text);
-        if (have)
-            out(c, "%s\n", where);
-        break;
     case DBG_STOP_FAULT:
-        print_focus_switch(c, 0);
-        out(c, "\nCUDA Exception: %s\n", st->text);
-        if (have)
-            out(c, "%s\n", where);
-        break;
     case DBG_STOP_CHECKER:
         print_focus_switch(c, 0);
-        out(c, "\n%s\n", st->text);
+        out(c, "\n%s%s\n", st->reason == DBG_STOP_FAULT ? "CUDA Exception: " : "", st->text);
         if (have)
             out(c, "%s\n", where);
         break;
@@ -345,8 +335,7 @@ static void print_stop(dbg_cli *c)
         print_focus_switch(c, 0);
         if (st->text[0])
             out(c, "%s\n", st->text);
-        if (have && (st->reason == DBG_STOP_REPLAY || !c->list_file || wh.pc == 0 ||
-                     (c->list_file && 0)))
+        if (have && (st->reason == DBG_STOP_REPLAY || !c->list_file || wh.pc == 0))
             out(c, "%s\n", where);
         break;
     }
