@@ -1448,7 +1448,7 @@ static int held_back(dbg *d, vm_block *b, vm_warp *w, uint32_t mask)
         return 0;
     }
     d->history_changed = 1;
-    d->L->debug_yield = 1;
+    d->L->debug_kill = 2; /* yield, not kill: the interpreter tests one flag */
     return 1;
 }
 

@@ -1039,17 +1039,17 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         if (L->hooks && L->hooks->op) {
             L->hooks->op(L->hooks->ctx, b, w, f, pc, m);
             if (__builtin_expect(L->debug_kill, 0)) {
+                if (L->debug_kill == 2) {
+                    /* the debugger holds this warp: run the op later */
+                    L->debug_kill = 0;
+                    warp_count--;
+                    thread_count -= m == VM_FULL ? VM_WARP : (uint64_t)__builtin_popcount(m);
+                    g->pc = pc;
+                    LEAVE(VM_EV_YIELD);
+                }
                 g->pc = pc;
                 vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "killed by the debugger");
                 LEAVE(VM_EV_FAULT);
-            }
-            if (__builtin_expect(L->debug_yield, 0)) {
-                /* the debugger holds this warp: run the op later */
-                L->debug_yield = 0;
-                warp_count--;
-                thread_count -= m == VM_FULL ? VM_WARP : (uint64_t)__builtin_popcount(m);
-                g->pc = pc;
-                LEAVE(VM_EV_YIELD);
             }
         }
         uint64_t *D = op->d != BC_NONE ? SLOT(R, op->d) : NULL;

@@ -238,9 +238,8 @@ typedef struct vm_launch {
     /* the debugger (src/debug/): set by its op hook to end the launch
      * (the warp faults "killed by the debugger" before the op runs);
      * brkpt_resumes: brkpt stops in the debugger and then does nothing */
-    int debug_kill;
+    int debug_kill;                /* 1: end the launch; 2: the warp yields before the op (scheduler-locking) */
     int brkpt_resumes;
-    int debug_yield;               /* set by the op hook: the warp yields before the op (gdb's scheduler-locking) */
 } vm_launch;
 
 /* Device heap (heap.c; the caller holds the heap lock): records an
