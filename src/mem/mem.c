@@ -3,6 +3,7 @@
  * table, so they need no lock. */
 #include "mem/mem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -143,6 +144,46 @@ const mem_allocation *mem_find_below(const mem_space *m, uint64_t address)
 {
     size_t i = find_index(m, address);
     return i ? &m->allocs[i - 1] : NULL;
+}
+
+const mem_allocation *mem_find_above(const mem_space *m, uint64_t address)
+{
+    size_t i = find_index(m, address);
+    return i < m->count ? &m->allocs[i] : NULL;
+}
+
+void mem_describe_address(const mem_space *m, uint64_t address, char *buf, size_t n)
+{
+    const mem_allocation *below = mem_find_below(m, address), *above = mem_find_above(m, address);
+    if (address == 0) {
+        snprintf(buf, n, "a null pointer");
+        return;
+    }
+    if (below && address - below->base < below->size) {
+        snprintf(buf, n, "allocation #%llu (%llu bytes at 0x%llx), offset %llu", (unsigned long long)below->id,
+                 (unsigned long long)below->size, (unsigned long long)below->base,
+                 (unsigned long long)(address - below->base));
+        return;
+    }
+    const mem_allocation *freed = mem_find_freed(m, address);
+    if (freed) {
+        snprintf(buf, n, "%llu bytes into allocation #%llu (%llu bytes at 0x%llx), which was freed",
+                 (unsigned long long)(address - freed->base), (unsigned long long)freed->id,
+                 (unsigned long long)freed->size, (unsigned long long)freed->base);
+        return;
+    }
+    uint64_t past = below ? address - (below->base + below->size) : UINT64_MAX;
+    uint64_t before = above ? above->base - address : UINT64_MAX;
+    if (past < MEM_NEAR_BYTES && past <= before)
+        snprintf(buf, n, "%llu bytes past the end of allocation #%llu (%llu bytes at 0x%llx)",
+                 (unsigned long long)past, (unsigned long long)below->id, (unsigned long long)below->size,
+                 (unsigned long long)below->base);
+    else if (before <= MEM_NEAR_BYTES)
+        snprintf(buf, n, "%llu bytes before the start of allocation #%llu (%llu bytes at 0x%llx)",
+                 (unsigned long long)before, (unsigned long long)above->id, (unsigned long long)above->size,
+                 (unsigned long long)above->base);
+    else
+        snprintf(buf, n, "no allocation");
 }
 
 const mem_allocation *mem_find(const mem_space *m, uint64_t address, uint64_t size)

@@ -71,5 +71,16 @@ const mem_allocation *mem_find_below(const mem_space *m, uint64_t address);
  * several did), or NULL. Freed ranges stay unmapped (a quarantine), so
  * checkers can name them in reports. */
 const mem_allocation *mem_find_freed(const mem_space *m, uint64_t address);
+/* The live allocation with the lowest base > address, or NULL. */
+const mem_allocation *mem_find_above(const mem_space *m, uint64_t address);
+
+/* Where address lies, for a fault message (as compute-sanitizer words it):
+ * "a null pointer", "allocation #N (S bytes at 0x...), offset K",
+ * "K bytes past the end of allocation #N (...)" or "K bytes before the
+ * start of allocation #N (...)" when a live allocation lies within
+ * MEM_NEAR_BYTES (the nearer one when both do), "K bytes into allocation
+ * #N (...), freed" for a use after free, else "no allocation". */
+#define MEM_NEAR_BYTES (1u << 20)
+void mem_describe_address(const mem_space *m, uint64_t address, char *buf, size_t n);
 
 #endif

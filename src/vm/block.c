@@ -271,29 +271,6 @@ static const char *space_name(int space)
     }
 }
 
-static void describe_global(const mem_space *mem, uint64_t addr, char *buf, size_t n)
-{
-    const mem_allocation *best = NULL;
-    for (size_t i = 0; i < mem->count; i++) {
-        const mem_allocation *a = &mem->allocs[i];
-        if (a->base <= addr)
-            best = a;
-    }
-    if (addr == 0) {
-        snprintf(buf, n, "a null pointer");
-    } else if (best && addr >= best->base && addr < best->base + best->size) {
-        snprintf(buf, n, "allocation #%llu (%llu bytes at 0x%llx), offset %llu", (unsigned long long)best->id,
-                 (unsigned long long)best->size, (unsigned long long)best->base,
-                 (unsigned long long)(addr - best->base));
-    } else if (best && addr - (best->base + best->size) < 1u << 20) {
-        snprintf(buf, n, "%llu bytes past the end of allocation #%llu (%llu bytes at 0x%llx)",
-                 (unsigned long long)(addr - (best->base + best->size)), (unsigned long long)best->id,
-                 (unsigned long long)best->size, (unsigned long long)best->base);
-    } else {
-        snprintf(buf, n, "no allocation");
-    }
-}
-
 /* Whether [a, a + size) lies outside every allocation but inside the
  * mapped granule of the allocation below it: its first `size` bytes
  * rounded up to a multiple of `granule` (freed ranges stay unmapped). */
@@ -387,7 +364,7 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                         mapped_at[l] = off;
                         goto next_lane;
                     }
-                    describe_global(L->mem, off, d, sizeof d);
+                    mem_describe_address(L->mem, off, d, sizeof d);
                     return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
                                        "illegal address: global %s of %u bytes at 0x%llx (%s)", what, size,
                                        (unsigned long long)off, d);

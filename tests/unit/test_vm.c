@@ -125,6 +125,46 @@ START_TEST(oob_fault_message)
 }
 END_TEST
 
+/* An access just before an allocation names that allocation and how far
+ * before its start the address is (compute-sanitizer's wording); one inside
+ * a freed allocation says it was freed. */
+START_TEST(oob_fault_before_and_freed)
+{
+    kemu_kernel *k = load(HEADER
+        ".visible .entry before(.param .u64 out)\n{\n .reg .b32 %r<2>; .reg .b64 %rd<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n"
+        " add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3+-256], %r1;\n ret;\n}\n", "before");
+    kemu_error err;
+    uint64_t out;
+    ck_assert_int_eq(kemu_malloc(dev, 1024, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+    void *args[] = {&out};
+    kemu_launch_config lc = {{1, 1, 1}, {32, 1, 1}, {0, 0, 0}, 0, 0};
+    kemu_report r;
+    ck_assert_int_eq(kemu_launch(k, &lc, args, &r, &err), KEMU_ERR_KERNEL_FAULT);
+    char want[160];
+    snprintf(want, sizeof want, "256 bytes before the start of allocation #");
+    ck_assert_msg(strstr(r.fault_message, want), "%s", r.fault_message);
+    snprintf(want, sizeof want, "(1024 bytes at 0x%llx))", (unsigned long long)out);
+    ck_assert_msg(strstr(r.fault_message, want), "%s", r.fault_message);
+    ck_assert_msg(strstr(r.fault_message, "thread (0,0,0)"), "%s", r.fault_message);
+    kemu_report_free(&r);
+
+    /* the same kernel 512 bytes into a freed allocation */
+    uint64_t gone;
+    ck_assert_int_eq(kemu_malloc(dev, 4096, KEMU_UNINIT_NAN, &gone, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_free(dev, gone, &err), KEMU_OK);
+    uint64_t p = gone + 768;
+    void *args2[] = {&p};
+    ck_assert_int_eq(kemu_launch(k, &lc, args2, &r, &err), KEMU_ERR_KERNEL_FAULT);
+    snprintf(want, sizeof want, "512 bytes into allocation #");
+    ck_assert_msg(strstr(r.fault_message, want), "%s", r.fault_message);
+    snprintf(want, sizeof want, "(4096 bytes at 0x%llx), which was freed)", (unsigned long long)gone);
+    ck_assert_msg(strstr(r.fault_message, want), "%s", r.fault_message);
+    kemu_report_free(&r);
+    kemu_free(dev, out, &err);
+}
+END_TEST
+
 /* ld.param [a+imm]: inside the parameter block it reads the parameter
  * there; outside it faults like the register form, never reading the host
  * memory around the block. */
@@ -478,6 +518,7 @@ static Suite *suite(void)
     tcase_add_test(tc, elementwise_with_tail);
     tcase_add_test(tc, shared_reduction);
     tcase_add_test(tc, oob_fault_message);
+    tcase_add_test(tc, oob_fault_before_and_freed);
     tcase_add_test(tc, param_immediate_offsets);
     tcase_add_test(tc, deadlock_diagnosed);
     tcase_add_test(tc, native_function_via_libffi);
