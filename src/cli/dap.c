@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,25 @@ const char cli_dap_usage[] =
     "   \"stopOnEntry\": false, \"cwd\": \"DIR\"}\n"
     "(\"command\" is run or call). docs/debugger.md has a VS Code launch.json.\n";
 
+typedef struct dap_msg {
+    json_t *m;
+    struct dap_msg *next;
+} dap_msg;
+
 typedef struct dap {
-    FILE *in, *out;
+    int in_fd;
+    char rbuf[65536];
+    size_t rpos, rlen;
+    FILE *out;
     int seq;
+    /* a reader thread takes messages off stdin while the kernel runs, so
+     * that `pause` can interrupt it; the rest wait in this queue */
+    pthread_t reader;
+    pthread_mutex_t lock;     /* the queue, and writes to out */
+    pthread_cond_t more;
+    dap_msg *head, *tail;
+    int eof;
+    volatile int target_stopped; /* in dap_stopped: a pause has nothing to interrupt */
     dbg *d;
     json_t *launch;           /* the launch request's arguments */
     int configured;
@@ -51,13 +68,17 @@ typedef struct dap {
 
 static void send_json(dap *p, json_t *msg)
 {
+    pthread_mutex_lock(&p->lock);
     json_object_set_new(msg, "seq", json_integer(++p->seq));
+    pthread_mutex_unlock(&p->lock);
     char *text = json_dumps(msg, JSON_COMPACT);
     json_decref(msg);
     if (!text)
         return;
+    pthread_mutex_lock(&p->lock);
     fprintf(p->out, "Content-Length: %zu\r\n\r\n%s", strlen(text), text);
     fflush(p->out);
+    pthread_mutex_unlock(&p->lock);
     free(text);
 }
 
@@ -84,15 +105,42 @@ static void respond(dap *p, json_t *req, int success, const char *message, json_
     send_json(p, m);
 }
 
-/* The next message, or NULL at the end of input or on a malformed frame. */
-static json_t *read_message(dap *p)
+/* The next byte of the wire (fd 0, read directly: stdio's stdin lock
+ * would be held by a reader blocked in it when the process exits), or -1
+ * at its end. */
+static int wire_byte(dap *p)
+{
+    if (p->rpos == p->rlen) {
+        ssize_t n;
+        do
+            n = read(p->in_fd, p->rbuf, sizeof p->rbuf);
+        while (n < 0 && errno == EINTR);
+        if (n <= 0)
+            return -1;
+        p->rlen = (size_t)n;
+        p->rpos = 0;
+    }
+    return (unsigned char)p->rbuf[p->rpos++];
+}
+
+/* The next message from the wire, or NULL at the end of input or on a
+ * malformed frame (the reader thread's). */
+static json_t *read_wire(dap *p)
 {
     char line[256];
     size_t length = 0;
     for (;;) {
-        if (!fgets(line, sizeof line, p->in))
+        size_t k = 0;
+        int ch;
+        while ((ch = wire_byte(p)) >= 0 && ch != '\n')
+            if (k < sizeof line - 1)
+                line[k++] = (char)ch;
+        if (ch < 0)
             return NULL;
-        if (!strcmp(line, "\r\n") || !strcmp(line, "\n"))
+        line[k] = 0;
+        if (k && line[k - 1] == '\r')
+            line[--k] = 0;
+        if (!k)
             break;
         if (!strncasecmp(line, "Content-Length:", 15))
             length = strtoul(line + 15, NULL, 10);
@@ -100,13 +148,75 @@ static json_t *read_message(dap *p)
     if (!length || length > (64u << 20))
         return NULL;
     char *buf = malloc(length);
-    if (!buf || fread(buf, 1, length, p->in) != length) {
-        free(buf);
+    if (!buf)
         return NULL;
+    for (size_t k = 0; k < length; k++) {
+        int ch = wire_byte(p);
+        if (ch < 0) {
+            free(buf);
+            return NULL;
+        }
+        buf[k] = (char)ch;
     }
     json_error_t e;
     json_t *m = json_loadb(buf, length, 0, &e);
     free(buf);
+    return m;
+}
+
+static void respond(dap *p, json_t *req, int success, const char *message, json_t *body);
+
+/* The reader thread: answers `pause` at once (interrupting a running
+ * kernel as Ctrl-C does at the prompt) and queues everything else. */
+static void *reader_main(void *arg)
+{
+    dap *p = arg;
+    for (;;) {
+        json_t *m = read_wire(p);
+        const char *cmd = m ? json_string_value(json_object_get(m, "command")) : NULL;
+        if (cmd && !strcmp(cmd, "pause")) {
+            if (!p->target_stopped)
+                dbg_interrupt_requested = 1;
+            respond(p, m, 1, NULL, NULL);
+            json_decref(m);
+            continue;
+        }
+        dap_msg *e = m ? calloc(1, sizeof *e) : NULL;
+        pthread_mutex_lock(&p->lock);
+        if (e) {
+            e->m = m;
+            if (p->tail)
+                p->tail->next = e;
+            else
+                p->head = e;
+            p->tail = e;
+        } else {
+            json_decref(m);
+            p->eof = 1;
+        }
+        pthread_cond_signal(&p->more);
+        pthread_mutex_unlock(&p->lock);
+        if (!e)
+            return NULL;
+    }
+}
+
+/* The next request, or NULL at the end of input. */
+static json_t *read_message(dap *p)
+{
+    pthread_mutex_lock(&p->lock);
+    while (!p->head && !p->eof)
+        pthread_cond_wait(&p->more, &p->lock);
+    json_t *m = NULL;
+    dap_msg *e = p->head;
+    if (e) {
+        p->head = e->next;
+        if (!p->head)
+            p->tail = NULL;
+        m = e->m;
+        free(e);
+    }
+    pthread_mutex_unlock(&p->lock);
     return m;
 }
 
@@ -341,6 +451,7 @@ static const char *stop_reason(int reason)
     case DBG_STOP_WATCH: return "data breakpoint";
     case DBG_STOP_FAULT: case DBG_STOP_CHECKER: return "exception";
     case DBG_STOP_ENTRY: return "entry";
+    case DBG_STOP_INTERRUPT: return "pause";
     case DBG_STOP_BRKPT: return "breakpoint";
     default: return "step";
     }
@@ -357,7 +468,7 @@ static int dap_stopped(void *ctx, dbg *d)
     if (fo->w)
         json_object_set_new(b, "threadId", json_integer(thread_id(fo->b, fo->w)));
     json_object_set_new(b, "allThreadsStopped", json_true());
-    if (st->text[0])
+    if (st->text[0] && st->reason != DBG_STOP_INTERRUPT)
         json_object_set_new(b, "text", json_string(st->text));
     if (st->bp) {
         json_t *ids = json_array();
@@ -369,6 +480,7 @@ static int dap_stopped(void *ctx, dbg *d)
     send_event(p, "stopped", b);
     dbg_answer_done(d);
     int resume = -1;
+    p->target_stopped = 1;
     while (resume < 0) {
         json_t *req = read_message(p);
         if (!req) {
@@ -378,6 +490,7 @@ static int dap_stopped(void *ctx, dbg *d)
         handle(p, req, 1, &resume);
         json_decref(req);
     }
+    p->target_stopped = 0;
     if (resume != DBG_RESUME_KILL && resume != DBG_RESUME_RESTART) {
         json_t *c = json_object();
         if (fo->w)
@@ -418,6 +531,8 @@ static json_t *capabilities(void)
     json_object_set_new(c, "supportsTerminateRequest", json_true());
     json_object_set_new(c, "supportsReadMemoryRequest", json_true());
     json_object_set_new(c, "supportsExceptionInfoRequest", json_true());
+    json_object_set_new(c, "supportsSetVariable", json_true());
+    json_object_set_new(c, "supportsSetExpression", json_true());
     json_t *filters = json_array();
     static const char *names[][2] = {{"fault", "Kernel faults"}, {"race", "racecheck findings"},
                                      {"memcheck", "memcheck findings"}, {"initcheck", "initcheck findings"},
@@ -689,6 +804,40 @@ static void handle(dap *p, json_t *req, int stopped, int *resume)
             json_object_set_new(body, "memoryReference", json_string(ref));
         }
         respond(p, req, 1, NULL, body);
+    } else if (!strcmp(cmd, "setVariable") || !strcmp(cmd, "setExpression")) {
+        /* set var for the focused lane of the warp the scope or frame names */
+        int is_var = !strcmp(cmd, "setVariable");
+        const char *lhs = json_string_value(json_object_get(args, is_var ? "name" : "expression"));
+        const char *rhs = json_string_value(json_object_get(args, "value"));
+        int64_t ref = json_integer_value(json_object_get(args, is_var ? "variablesReference" : "frameId"));
+        if (!stopped || !lhs || !rhs) {
+            respond(p, req, 0, "the kernel is not stopped", NULL);
+            return;
+        }
+        int64_t tid = is_var ? ref / 8 / 64 : ref / 64;
+        int level = (int)(is_var ? ref / 8 % 64 : ref % 64);
+        int kind = is_var ? (int)(ref % 8) : 0;
+        if (is_var && kind != SCOPE_REGS && kind != SCOPE_PARAMS && kind != SCOPE_LOCALS) {
+            respond(p, req, 0, "only registers of the focused lane, kernel parameters and locals can be set", NULL);
+            return;
+        }
+        if ((is_var || json_object_get(args, "frameId")) && focus_thread(p, tid, level)) {
+            respond(p, req, 0, "that warp is not resident now", NULL);
+            return;
+        }
+        dbg_value v;
+        char msg[300], value[256];
+        if (dbg_assign(d, lhs, rhs, dbg_focus_get(d)->lane, &v, msg, sizeof msg)) {
+            respond(p, req, 0, msg, NULL);
+            return;
+        }
+        dbg_format_value(&v, 0, value, sizeof value);
+        json_t *body = json_object();
+        json_object_set_new(body, "value", json_string(value));
+        if (v.type)
+            json_object_set_new(body, "type", json_string(ptx_type_name(v.type)));
+        json_object_set_new(body, "variablesReference", json_integer(0));
+        respond(p, req, 1, NULL, body);
     } else if (!strcmp(cmd, "readMemory")) {
         const char *ref = json_string_value(json_object_get(args, "memoryReference"));
         int64_t off = json_integer_value(json_object_get(args, "offset"));
@@ -774,9 +923,6 @@ static void handle(dap *p, json_t *req, int stopped, int *resume)
             dbg_restart_at(d, dbg_event(d), &q);
             *resume = DBG_RESUME_RESTART;
         }
-    } else if (!strcmp(cmd, "pause")) {
-        respond(p, req, 0, "pause: the kernel runs on one host thread and cannot be interrupted; set a breakpoint",
-                NULL);
     } else if (!strcmp(cmd, "disconnect") || !strcmp(cmd, "terminate")) {
         respond(p, req, 1, NULL, NULL);
         p->quit = 1;
@@ -830,7 +976,7 @@ int cli_dap_main(int argc, char **argv)
         fputs(cli_dap_usage, stderr);
         return CLI_EXIT_USAGE;
     }
-    dap p;
+    static dap p; /* the detached reader thread may outlive this call */
     memset(&p, 0, sizeof p);
     /* the protocol owns the real stdout; the target's output is captured */
     int proto = dup(1);
@@ -838,7 +984,15 @@ int cli_dap_main(int argc, char **argv)
         fprintf(stderr, "kemu dap: error: %s\n", strerror(errno));
         return CLI_EXIT_FAIL;
     }
-    p.in = stdin;
+    p.in_fd = 0;
+    p.target_stopped = 1; /* nothing runs until the launch */
+    pthread_mutex_init(&p.lock, NULL);
+    pthread_cond_init(&p.more, NULL);
+    if (pthread_create(&p.reader, NULL, reader_main, &p)) {
+        fprintf(stderr, "kemu dap: error: cannot start the reader thread\n");
+        return CLI_EXIT_FAIL;
+    }
+    pthread_detach(p.reader);
     for (int k = 0; k < 2; k++) {
         fflush(k ? stderr : stdout);
         p.cap[k] = tmpfile();
@@ -859,7 +1013,10 @@ int cli_dap_main(int argc, char **argv)
             ran = 1;
             if (json_is_true(json_object_get(p.launch, "stopOnEntry")))
                 dbg_restart_at(p.d, 1, NULL);
+            p.target_stopped = 0;
             int rc = run_target(&p);
+            p.target_stopped = 1;
+            dbg_interrupt_requested = 0; /* a pause that came too late */
             if (!p.quit) {
                 json_t *b = json_object();
                 json_object_set_new(b, "exitCode", json_integer(rc < 0 ? 137 : rc));
@@ -876,6 +1033,16 @@ int cli_dap_main(int argc, char **argv)
         json_decref(req);
     }
     dbg_active = NULL;
+    /* the reader may still wait on stdin (an editor that keeps it open
+     * after disconnect): it is not joined; the process ends */
+    pthread_mutex_lock(&p.lock);
+    for (dap_msg *e = p.head, *next; e; e = next) {
+        next = e->next;
+        json_decref(e->m);
+        free(e);
+    }
+    p.head = p.tail = NULL;
+    pthread_mutex_unlock(&p.lock);
     dbg_destroy(p.d);
     json_decref(p.launch);
     for (int i = 0; i < p.nsources; i++) {

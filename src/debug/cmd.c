@@ -330,6 +330,7 @@ static void print_stop(dbg_cli *c)
         out(c, "\nStopped at the first instruction, %s\n", where);
         break;
     case DBG_STOP_STEP:
+    case DBG_STOP_INTERRUPT:
     case DBG_STOP_REPLAY:
     default:
         print_focus_switch(c, 0);
@@ -491,6 +492,33 @@ static const char *parse_fmt(const char *s, int *count, int *fmt, int *unit)
 
 /* ---- print --------------------------------------------------------------- */
 
+/* LHS = RHS for the focused lane; the new value in *out. 0 or -1 (said). */
+static int assign(dbg_cli *c, const char *text, int stopped, dbg_value *out)
+{
+    int at = dbg_assignment_at(text);
+    if (at <= 0) {
+        err(c, "set var: want LHS = VALUE");
+        return -1;
+    }
+    if (!need_stopped(c, stopped))
+        return -1;
+    dbg_focus *fo = dbg_focus_get(c->d);
+    char lhs[1024];
+    snprintf(lhs, sizeof lhs, "%.*s", at, text);
+    char msg[256];
+    if (dbg_assign(c->d, lhs, text + at + 1, fo->w ? fo->lane : 0, out, msg, sizeof msg)) {
+        err(c, "%s", msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void set_variable(dbg_cli *c, const char *text, int stopped)
+{
+    dbg_value v;
+    assign(c, text, stopped, &v);
+}
+
 static void cmd_print(dbg_cli *c, const char *args, int stopped)
 {
     int count = 1, fmt = 0, unit = 0;
@@ -547,7 +575,10 @@ static void cmd_print(dbg_cli *c, const char *args, int stopped)
     }
     dbg_value v;
     char msg[256];
-    if (dbg_eval(c->d, e, fo->w ? fo->lane : 0, &v, msg, sizeof msg)) {
+    if (dbg_assignment_at(e) > 0) {
+        if (assign(c, e, stopped, &v))
+            return;
+    } else if (dbg_eval(c->d, e, fo->w ? fo->lane : 0, &v, msg, sizeof msg)) {
         err(c, "%s", msg);
         return;
     }
@@ -1033,9 +1064,9 @@ static int query_target(dbg_cli *c, const char *args, dbg_query *q)
 
 static int can_replay(dbg_cli *c)
 {
-    if (!dbg_history_valid(c->d)) {
-        err(c, "Target cannot go back: scheduler-locking held warps back since the run began, so a replay would "
-               "not come here (run again, or set scheduler-locking off before the point of interest).");
+    const char *broken = dbg_history_broken(c->d);
+    if (broken) {
+        err(c, "Target cannot go back: %s.", broken);
         return 0;
     }
     if (!c->cfg.can_restart) {
@@ -1555,9 +1586,24 @@ static int run_command(dbg_cli *c, char *line, int stopped)
             err(c, "Undefined item: \"%s\" (want off, on or step).", v);
             return CMD_STAY;
         }
-        if (!strcmp(word, "set") && !strncmp(args, "var", 3)) {
-            err(c, "Changing registers and memory is not supported yet.");
-            return CMD_STAY;
+        if (!strcmp(word, "set")) {
+            /* set var[iable] LHS = RHS, or set LHS = RHS (gdb: an expression
+             * that is not one of its settings) */
+            const char *e = args;
+            int explicit_var = 0;
+            if (!strncmp(e, "variable", 8) && (e[8] == ' ' || e[8] == '\t' || !e[8])) {
+                e += 8;
+                explicit_var = 1;
+            } else if (!strncmp(e, "var", 3) && (e[3] == ' ' || e[3] == '\t' || !e[3])) {
+                e += 3;
+                explicit_var = 1;
+            }
+            while (*e == ' ' || *e == '\t')
+                e++;
+            if (explicit_var || dbg_assignment_at(e) > 0) {
+                set_variable(c, e, stopped);
+                return CMD_STAY;
+            }
         }
         /* settings gdb scripts carry (pagination, confirm, width...) do nothing here */
         return CMD_STAY;

@@ -384,6 +384,17 @@ void dbg_set_step_count(dbg *d, uint64_t n) { d->step_left = n ? n : 1; }
 void dbg_set_scheduler_locking(dbg *d, int mode) { d->lock = mode; }
 int dbg_scheduler_locking(const dbg *d) { return d->lock; }
 int dbg_history_valid(const dbg *d) { return !d->history_changed; }
+void dbg_mark_changed(dbg *d) { d->history_changed = 2; }
+const char *dbg_history_broken(const dbg *d)
+{
+    switch (d->history_changed) {
+    case 0: return NULL;
+    case 2: return "set var changed the target's registers or memory since the run began, so a replay would not "
+                   "come here (run again to start over)";
+    default: return "scheduler-locking held warps back since the run began, so a replay would not come here (run "
+                    "again, or set scheduler-locking off before the point of interest)";
+    }
+}
 void dbg_break_on(dbg *d, unsigned mask, int on) { d->on = on ? d->on | mask : d->on & ~mask; }
 unsigned dbg_breaks_on(const dbg *d) { return d->on; }
 
@@ -892,6 +903,56 @@ int dbg_read_memory(dbg *d, int space, uint64_t addr, void *buf, size_t n, int l
     default:
         return -1;
     }
+}
+
+int dbg_write_memory(dbg *d, int space, uint64_t addr, const void *buf, size_t n, int lane)
+{
+    vm_launch *L = d->L;
+    if (!L)
+        return -1;
+    if (space == BC_SPACE_GENERIC) {
+        uint64_t off;
+        space = vm_generic_space(addr, &off);
+        if (space == BC_SPACE_GENERIC)
+            return -1;
+        if (space == BC_SPACE_SHARED_CLUSTER)
+            space = BC_SPACE_SHARED;
+        addr = off;
+    }
+    uint8_t *to = NULL;
+    switch (space) {
+    case BC_SPACE_GLOBAL:
+        if (mem_find(L->mem, addr, n ? n : 1))
+            to = (uint8_t *)(uintptr_t)addr;
+        break;
+    case BC_SPACE_SHARED:
+    case BC_SPACE_SHARED_CLUSTER: {
+        vm_block *b = d->focus.b ? d->focus.b : d->cur_b;
+        if (b && b->shared && addr <= b->shared_size && n <= b->shared_size - addr)
+            to = b->shared + addr;
+        break;
+    }
+    case BC_SPACE_LOCAL: {
+        vm_warp *w = d->focus.w;
+        if (w && w->local && addr <= L->local_stride && n <= L->local_stride - addr && lane >= 0 && lane < VM_WARP)
+            to = w->local + (size_t)lane * L->local_stride + addr;
+        break;
+    }
+    case BC_SPACE_CONST:
+        if (L->const_bank && addr <= L->const_size && n <= L->const_size - addr)
+            to = (uint8_t *)L->const_bank + addr;
+        break;
+    case BC_SPACE_PARAM_KERNEL:
+        if (L->params && addr <= L->param_size && n <= L->param_size - addr)
+            to = (uint8_t *)L->params + addr;
+        break;
+    default:
+        break;
+    }
+    if (!to)
+        return -1;
+    memcpy(to, buf, n);
+    return 0;
 }
 
 /* ---- the stop --------------------------------------------------------------------- */
@@ -1522,7 +1583,7 @@ static void h_op(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t
     uint64_t stops = d->nstops;
     if (dbg_interrupt_requested && !quiet(d)) {
         dbg_interrupt_requested = 0;
-        do_stop(d, DBG_STOP_STEP, 0, b, w, __builtin_ctz(mask), "\nProgram received signal SIGINT, Interrupt.");
+        do_stop(d, DBG_STOP_INTERRUPT, 0, b, w, __builtin_ctz(mask), "\nProgram received signal SIGINT, Interrupt.");
         return;
     }
     if (d->nwpend)

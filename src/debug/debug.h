@@ -74,7 +74,8 @@ enum {
 /* Why the target stopped. */
 enum {
     DBG_STOP_BREAKPOINT = 1, DBG_STOP_STEP, DBG_STOP_WATCH, DBG_STOP_FAULT, DBG_STOP_CHECKER,
-    DBG_STOP_BRKPT, DBG_STOP_REPLAY, DBG_STOP_ENTRY
+    DBG_STOP_BRKPT, DBG_STOP_REPLAY, DBG_STOP_ENTRY,
+    DBG_STOP_INTERRUPT     /* dbg_interrupt_requested: Ctrl-C, DAP pause */
 };
 
 /* What breaks on its own (`break on ...`). */
@@ -230,6 +231,11 @@ typedef struct dbg_value {
     int dtype, ptr_dtype;
     int is_struct;
     int optimized_out;
+    /* a register (a PTX register named by the expression, or the one
+     * DWARF places a source variable in): where it lives, for set var */
+    vm_frame *reg_frame;
+    uint32_t reg_slot;
+    int in_register;     /* 0, 1 a register, 2 a predicate */
 } dbg_value;
 enum { DBG_V_INT = 1, DBG_V_UINT, DBG_V_FLOAT, DBG_V_MASK };
 
@@ -241,6 +247,24 @@ enum { DBG_V_INT = 1, DBG_V_UINT, DBG_V_FLOAT, DBG_V_MASK };
  * @shared and the other spaces, *p, p[i], &var, C operators). 0, or -1
  * with msg. */
 int dbg_eval(dbg *d, const char *expr, int lane, dbg_value *out, char *msg, size_t n);
+/* gdb's assignment (`set var LHS = RHS`, `print LHS = RHS`) for lane
+ * `lane` of the focus: LHS a register or predicate by name (%r5, %p1), a
+ * source variable (DWARF), a PTX variable or parameter, or any memory
+ * lvalue (*p, a[i], *(float@shared *)8); RHS converted to LHS's type as C
+ * does. *out: LHS's new value. Marks the run changed (replay refuses).
+ * 0, or -1 with msg. */
+int dbg_assign(dbg *d, const char *lhs, const char *rhs, int lane, dbg_value *out, char *msg, size_t n);
+/* The position of the top-level assignment `=` in text (not ==, !=, <=,
+ * >=, nor inside brackets), or -1. */
+int dbg_assignment_at(const char *text);
+/* Writes n bytes of memory in space as lane sees it (as dbg_read_memory
+ * reads). 0, or -1 when the range is not memory the launch can reach. */
+int dbg_write_memory(dbg *d, int space, uint64_t addr, const void *buf, size_t n, int lane);
+/* Notes that the user changed the target's state (set var): a replay
+ * would not reproduce it. */
+void dbg_mark_changed(dbg *d);
+/* Why the run's history cannot be replayed, or NULL when it can. */
+const char *dbg_history_broken(const dbg *d);
 /* Reads n bytes of memory in space (GENERIC resolves windows) as lane
  * sees it (local memory is per lane, shared per block). 0 or -1. */
 int dbg_read_memory(dbg *d, int space, uint64_t addr, void *buf, size_t n, int lane);

@@ -8,6 +8,7 @@
  * focused frame. */
 #include "config.h"
 #include "debug/debug.h"
+#include "vm/numeric.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -348,6 +349,8 @@ static int symbol_place(parser *p, const dbg_where *fw, const char *name, int *s
 }
 
 /* The value of source variable var at frame fw. */
+static dbg_value in_register(dbg_value v, const vm_frame *frame, uint32_t slot, int kind);
+
 static dbg_value source_value(parser *p, const dwarf_var *var, const dbg_where *fw)
 {
     const dwarf_info *di = dbg_dwarf(p->d);
@@ -387,6 +390,7 @@ static dbg_value source_value(parser *p, const dwarf_var *var, const dbg_where *
             return mk_int(0);
         }
         dbg_value_from_bits(&v, bits, shape.size, shape.type);
+        v = in_register(v, fw->frame, slot, is_pred ? 2 : 1);
         v.is_pointer = shape.is_pointer;
         v.ptr_space = shape.ptr_space;
         v.ptr_type = shape.ptr_type;
@@ -490,6 +494,15 @@ static unsigned pointee_size(parser *p, const dbg_value *v)
     return type_bytes(v->ptr_type);
 }
 
+/* v, noted as living in register slot of frame (kind 1) or predicate slot (2). */
+static dbg_value in_register(dbg_value v, const vm_frame *frame, uint32_t slot, int kind)
+{
+    v.reg_frame = (vm_frame *)(uintptr_t)frame; /* the stopped target's, which set var may change */
+    v.reg_slot = slot;
+    v.in_register = kind;
+    return v;
+}
+
 static dbg_value name_value(parser *p, const char *name)
 {
     dbg *d = p->d;
@@ -502,7 +515,7 @@ static dbg_value name_value(parser *p, const char *name)
     if (name[0] == '%') {
         dbg_where wh;
         if (!fo->w || dbg_lane_where(d, fo->b, fo->w, p->lane, fo->frame, &wh)) {
-            fail(p, "No registers: lane %s is not running here", NULL);
+            fail(p, fo->w ? "No registers: the focused lane is not running here%s" : "No registers: no kernel is stopped here%s", "");
             return mk_int(0);
         }
         uint32_t slot;
@@ -513,7 +526,7 @@ static dbg_value name_value(parser *p, const char *name)
         }
         if (is_pred) {
             v = mk_uint(wh.frame->preds[slot] >> p->lane & 1, PTX_T_PRED);
-            return v;
+            return in_register(v, wh.frame, slot, 2);
         }
         uint64_t bits = wh.frame->regs[(size_t)slot * VM_WARP + (size_t)p->lane];
         unsigned sz = type_bytes(type);
@@ -523,12 +536,12 @@ static dbg_value name_value(parser *p, const char *name)
             float f;
             uint32_t u = (uint32_t)bits;
             memcpy(&f, &u, 4);
-            return mk_float(f, type);
+            return in_register(mk_float(f, type), wh.frame, slot, 1);
         }
         if (type == PTX_T_F64) {
             double f;
             memcpy(&f, &bits, 8);
-            return mk_float(f, type);
+            return in_register(mk_float(f, type), wh.frame, slot, 1);
         }
         if (type == PTX_T_S8 || type == PTX_T_S16 || type == PTX_T_S32 || type == PTX_T_S64) {
             int64_t s = (int64_t)bits;
@@ -537,9 +550,9 @@ static dbg_value name_value(parser *p, const char *name)
             v = mk_int(s);
             v.type = type;
             v.u = bits;
-            return v;
+            return in_register(v, wh.frame, slot, 1);
         }
-        return mk_uint(bits, type);
+        return in_register(mk_uint(bits, type), wh.frame, slot, 1);
     }
     if (!L) {
         fail(p, "No symbol \"%s\" in current context (no kernel is running)", name);
@@ -1103,6 +1116,139 @@ int dbg_eval(dbg *d, const char *text, int lane, dbg_value *out, char *msg, size
     }
     *out = v;
     return 0;
+}
+
+/* ---- assignment ------------------------------------------------------------------ */
+
+int dbg_assignment_at(const char *text)
+{
+    int depth = 0;
+    for (int i = 0; text[i]; i++) {
+        char ch = text[i];
+        if (ch == '(' || ch == '[' || ch == '{')
+            depth++;
+        else if ((ch == ')' || ch == ']' || ch == '}') && depth > 0)
+            depth--;
+        else if (ch == '\'' || ch == '"') {
+            char q = ch;
+            for (i++; text[i] && text[i] != q; i++)
+                if (text[i] == '\\' && text[i + 1])
+                    i++;
+            if (!text[i])
+                return -1;
+        } else if (ch == '=' && !depth) {
+            char prev = i ? text[i - 1] : 0;
+            if (text[i + 1] == '=') {
+                i++;
+                continue;
+            }
+            if (prev == '!' || prev == '<' || prev == '>' || prev == '=')
+                continue;
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Whether text (trimmed) is one name: a register or an identifier. */
+static int plain_name(const char *t)
+{
+    while (*t == ' ' || *t == '\t')
+        t++;
+    if (*t == '%' || *t == '$')
+        t++;
+    if (!isalpha((unsigned char)*t) && *t != '_' && *t != '$')
+        return 0;
+    while (isalnum((unsigned char)*t) || *t == '_' || *t == '$')
+        t++;
+    while (*t == ' ' || *t == '\t')
+        t++;
+    return !*t;
+}
+
+/* rhs's bits as type (C's conversion), size bytes; 0, or -1 for a type
+ * that has no conversion here. */
+static int encode_as(const dbg_value *rhs, int type, unsigned size, uint64_t *bits)
+{
+    double f = rhs->kind == DBG_V_FLOAT ? rhs->f : rhs->kind == DBG_V_INT ? (double)rhs->i : (double)rhs->u;
+    int64_t i = rhs->kind == DBG_V_FLOAT ? (int64_t)rhs->f : rhs->kind == DBG_V_INT ? rhs->i : (int64_t)rhs->u;
+    switch (type) {
+    case PTX_T_F32: {
+        float x = (float)f;
+        uint32_t u;
+        memcpy(&u, &x, 4);
+        *bits = u;
+        return 0;
+    }
+    case PTX_T_F64:
+        memcpy(bits, &f, 8);
+        return 0;
+    case PTX_T_F16:
+        *bits = vm_f64_to_f16_flags(f, VM_RN, 0);
+        return 0;
+    case PTX_T_BF16:
+        *bits = vm_f64_to_bf16_flags(f, VM_RN, 0);
+        return 0;
+    case PTX_T_PRED:
+        *bits = rhs->kind == DBG_V_FLOAT ? rhs->f != 0 : rhs->kind == DBG_V_INT ? rhs->i != 0 : rhs->u != 0;
+        return 0;
+    default:
+        if (rhs->kind == DBG_V_FLOAT && (f != f || f >= 18446744073709551616.0 || f < -9223372036854775808.0))
+            return -1;
+        if (rhs->kind == DBG_V_FLOAT && f >= 9223372036854775808.0)
+            *bits = (uint64_t)f;
+        else
+            *bits = (uint64_t)i;
+        if (size < 8)
+            *bits &= (1ull << (8 * size)) - 1;
+        return 0;
+    }
+}
+
+int dbg_assign(dbg *d, const char *lhs, const char *rhs, int lane, dbg_value *out, char *msg, size_t n)
+{
+    dbg_value place, value;
+    if (dbg_eval(d, lhs, lane, &place, msg, n) || dbg_eval(d, rhs, lane, &value, msg, n))
+        return -1;
+    if (place.optimized_out) {
+        snprintf(msg, n, "value has been optimized out");
+        return -1;
+    }
+    if (place.array_count || place.is_struct) {
+        snprintf(msg, n, "Only scalars can be assigned here, not an array or a struct.");
+        return -1;
+    }
+    int type = place.type;
+    unsigned size = place.size ? place.size : type_bytes(type);
+    if (place.in_register && place.reg_frame && plain_name(lhs)) {
+        uint64_t bits;
+        if (place.in_register == 2)
+            type = PTX_T_PRED;
+        if (encode_as(&value, type, place.in_register == 2 ? 1 : type_bytes(type), &bits)) {
+            snprintf(msg, n, "The value does not fit the register's type.");
+            return -1;
+        }
+        vm_frame *fr = place.reg_frame;
+        if (place.in_register == 2)
+            fr->preds[place.reg_slot] = (fr->preds[place.reg_slot] & ~(1u << lane)) | (uint32_t)(bits & 1) << lane;
+        else
+            fr->regs[(size_t)place.reg_slot * VM_WARP + (size_t)lane] = bits;
+    } else if (place.is_lvalue) {
+        uint64_t bits;
+        if (size > 8 || encode_as(&value, type, size, &bits)) {
+            snprintf(msg, n, "Cannot assign a value of this type (%u bytes) here.", size);
+            return -1;
+        }
+        if (dbg_write_memory(d, place.space, place.addr, &bits, size, lane)) {
+            snprintf(msg, n, "Cannot access memory at address 0x%llx", (unsigned long long)place.addr);
+            return -1;
+        }
+    } else {
+        snprintf(msg, n, "Left operand of assignment is not an lvalue.");
+        return -1;
+    }
+    dbg_mark_changed(d);
+    return dbg_eval(d, lhs, lane, out, msg, n);
 }
 
 /* ---- showing values ------------------------------------------------------------ */

@@ -3,7 +3,8 @@
 # on the command line in cases/NAME.args) compared with their golden
 # transcripts (cases/NAME.expect), the instruction trace and its filters,
 # a whole Debug Adapter Protocol session (dap_session.py) and the source
-# variables of an nvcc -G kernel over it (dap_locals.py), and, where nvcc
+# variables of an nvcc -G kernel over it (dap_locals.py), pause and
+# setVariable (dap_pause.py), and, where nvcc
 # can build a CUDA program, `kemu debug exec` and `kemu exec --trace=FILE`.
 # KEMU_DEBUG_REGEN=1 rewrites the transcripts (read the diff before
 # committing it).
@@ -100,6 +101,7 @@ fi
 if command -v python3 >/dev/null 2>&1; then
     if python3 dap_session.py "$KEMU" dbg.ptx "$tmp"; then :; else fail=1; fi
     if python3 dap_locals.py "$KEMU" dwarf.ptx "$tmp"; then :; else fail=1; fi
+    if python3 dap_pause.py "$KEMU" spin.ptx "$tmp"; then :; else fail=1; fi
 else
     echo "SKIP: python3 not found; the DAP session needs it"
 fi

@@ -53,4 +53,9 @@ break dwarf.cu:31
 continue
 p i
 info locals
+set var i = 77
+p i
+p i + 1
+set var acc = 0.5
+p acc
 kill
