@@ -24,6 +24,15 @@ unsigned check_session_tools(const check_session *s);
  * with, or NULL. */
 const vm_hooks *check_launch_begin(check_session *s, vm_launch *L);
 void check_launch_end(check_session *s, vm_launch *L, const vm_fault *fault);
+/* What the session has found so far, and forgetting what came after: a
+ * launch the debugger abandons to run it again (going back inside it)
+ * leaves no findings and no device-heap records of its own. */
+typedef struct check_mark {
+    size_t nfindings;
+    uint32_t heap_launch;
+} check_mark;
+check_mark check_mark_now(check_session *s);
+void check_rollback(check_session *s, check_mark m);
 
 /* Host-side memory errors and leaks (memcheck). */
 void check_note_invalid_free(check_session *s, uint64_t address, const char *api);

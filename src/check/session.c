@@ -516,6 +516,34 @@ void check_launch_end(check_session *s, vm_launch *L, const vm_fault *fault)
     free(cl);
 }
 
+check_mark check_mark_now(check_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    check_mark m = {s->nfindings, s->heap ? s->heap->launch : 0};
+    pthread_mutex_unlock(&s->lock);
+    return m;
+}
+
+void check_rollback(check_session *s, check_mark m)
+{
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = m.nfindings; i < s->nfindings; i++) {
+        free(s->findings[i].text);
+        free(s->findings[i].json);
+    }
+    if (s->nfindings > m.nfindings)
+        s->nfindings = m.nfindings;
+    if (s->heap) {
+        vm_heap_table *h = s->heap;
+        size_t k = 0;
+        for (size_t i = 0; i < h->n; i++)
+            if (h->v[i].launch <= m.heap_launch)
+                h->v[k++] = h->v[i];
+        h->n = k;
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
 /* ---- host-side memory events ---------------------------------------------- */
 
 void check_note_invalid_free(check_session *s, uint64_t address, const char *api)

@@ -1062,7 +1062,10 @@ static int query_target(dbg_cli *c, const char *args, dbg_query *q)
     return 0;
 }
 
-static int can_replay(dbg_cli *c)
+/* Whether the run can go back to event `at`: by running the target again
+ * from its start (kemu debug run/call), or else the current launch again
+ * (kemu debug exec/python: see dbg_launch_replay_refusal). */
+static int can_replay(dbg_cli *c, uint64_t at)
 {
     const char *broken = dbg_history_broken(c->d);
     if (broken) {
@@ -1070,9 +1073,11 @@ static int can_replay(dbg_cli *c)
         return 0;
     }
     if (!c->cfg.can_restart) {
-        err(c, "Target does not support this operation: %s cannot be run again from inside the debugger.",
-            c->cfg.target_name);
-        return 0;
+        const char *why = dbg_launch_replay_refusal(c->d, at);
+        if (why) {
+            err(c, "Target cannot go back: %s (%s).", why, c->cfg.target_name);
+            return 0;
+        }
     }
     return 1;
 }
@@ -1390,9 +1395,11 @@ static int run_command(dbg_cli *c, char *line, int stopped)
         return stopped ? DBG_RESUME_KILL : CMD_STAY;
     }
     if (is(word, "reverse-stepi", 9) || !strcmp(word, "rsi")) {
-        if (!need_stopped(c, stopped) || !can_replay(c) || !fo->w)
+        if (!need_stopped(c, stopped) || !fo->w)
             return CMD_STAY;
         uint64_t prev = dbg_previous_event_of_focus(d);
+        if (!can_replay(c, prev ? prev : dbg_event(d)))
+            return CMD_STAY;
         if (prev) {
             dbg_restart_at(d, prev, NULL);
         } else {
@@ -1406,7 +1413,7 @@ static int run_command(dbg_cli *c, char *line, int stopped)
         return DBG_RESUME_RESTART;
     }
     if (is(word, "reverse-continue", 9) || !strcmp(word, "rc")) {
-        if (!need_stopped(c, stopped) || !can_replay(c))
+        if (!need_stopped(c, stopped) || !can_replay(c, dbg_event(d)))
             return CMD_STAY;
         dbg_query q = {0};
         q.kind = 4;
@@ -1538,7 +1545,7 @@ static int run_command(dbg_cli *c, char *line, int stopped)
             }
         } else if (!strcmp(sub, "last-writer") || !strcmp(sub, "history")) {
             dbg_query q;
-            if (!need_stopped(c, stopped) || !can_replay(c) || query_target(c, a, &q))
+            if (!need_stopped(c, stopped) || !can_replay(c, dbg_event(d)) || query_target(c, a, &q))
                 return CMD_STAY;
             q.kind = sub[0] == 'l' ? 1 : 2;
             dbg_restart_at(d, dbg_event(d), &q);
@@ -1672,6 +1679,8 @@ static void env_start(void)
                 list = end ? end + 1 : NULL;
             }
             dbg_active = dbg_cli_debugger(env_cli);
+            /* the program cannot be run again: going back replays the current launch */
+            dbg_set_launch_replay(dbg_active, 1);
             /* the prompt before the first kernel: breakpoints, then run */
             if (dbg_cli_idle(env_cli) != DBG_CLI_RUN) {
                 fflush(NULL);

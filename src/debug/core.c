@@ -78,6 +78,12 @@ struct dbg {
     uint64_t lock_block;
     int lock_warp, lock_valid;
     int history_changed;
+    /* replay inside one launch (exec and python targets) */
+    int launch_replay;          /* the front door's launcher snapshots launches */
+    int launch_replaying;       /* this launch is a replay of the previous one */
+    uint64_t launch_event0;     /* d->event when the current launch began */
+    int launch_kernel_id0;
+    char launch_replay_why[160]; /* why the current launch cannot be replayed, or "" */
     /* stop state */
     int stopped;
     dbg_stop stop;
@@ -385,6 +391,42 @@ void dbg_set_scheduler_locking(dbg *d, int mode) { d->lock = mode; }
 int dbg_scheduler_locking(const dbg *d) { return d->lock; }
 int dbg_history_valid(const dbg *d) { return !d->history_changed; }
 void dbg_mark_changed(dbg *d) { d->history_changed = 2; }
+void dbg_set_launch_replay(dbg *d, int on) { d->launch_replay = on; }
+int dbg_launch_replay_enabled(const dbg *d) { return d->launch_replay; }
+
+void dbg_launch_replay_unavailable(dbg *d, const char *why)
+{
+    snprintf(d->launch_replay_why, sizeof d->launch_replay_why, "%s", why ? why : "");
+}
+
+const char *dbg_launch_replay_refusal(const dbg *d, uint64_t at)
+{
+    if (!d->launch_replay)
+        return "the target cannot be run again from inside the debugger";
+    if (!d->L)
+        return "no kernel is running";
+    if (d->launch_replay_why[0])
+        return d->launch_replay_why;
+    if (at <= d->launch_event0)
+        return "going back stops at the start of the current launch (earlier launches of the program cannot be "
+               "run again)";
+    return NULL;
+}
+
+int dbg_launch_replay_pending(const dbg *d)
+{
+    return d->launch_replay && d->restart && d->restart_at > d->launch_event0 && !d->launch_replay_why[0];
+}
+
+void dbg_launch_replay_begin(dbg *d)
+{
+    uint64_t event0 = d->launch_event0;
+    int id0 = d->launch_kernel_id0;
+    dbg_run_begin(d);
+    d->event = event0;
+    d->kernel_id = id0;
+    d->launch_replaying = 1;
+}
 const char *dbg_history_broken(const dbg *d)
 {
     switch (d->history_changed) {
@@ -1837,6 +1879,11 @@ const vm_hooks *dbg_launch_begin(dbg *d, vm_launch *L, const vm_hooks *inner, co
     d->L = L;
     d->inner = inner;
     d->inner_faults = inner_faults;
+    if (!d->launch_replaying) {
+        d->launch_event0 = d->event;
+        d->launch_kernel_id0 = d->kernel_id;
+    }
+    d->launch_replaying = 0;
     d->kernel_id++;
     /* a launch may run another module (or one loaded again at the same
      * address): its DWARF is read again when asked for */

@@ -260,6 +260,24 @@ int dbg_assignment_at(const char *text);
 /* Writes n bytes of memory in space as lane sees it (as dbg_read_memory
  * reads). 0, or -1 when the range is not memory the launch can reach. */
 int dbg_write_memory(dbg *d, int space, uint64_t addr, const void *buf, size_t n, int lane);
+/* Going back inside one launch, for targets that cannot be run again
+ * from the start (kemu debug exec, kemu debug python): the launcher
+ * snapshots device memory before each launch and, when the debugger asks
+ * to go back to an event of the current launch, restores it and runs the
+ * launch again (dbg_launch_replay_pending, dbg_launch_replay_begin). */
+void dbg_set_launch_replay(dbg *d, int on);
+int dbg_launch_replay_enabled(const dbg *d);
+/* The launcher could not snapshot this launch (why, e.g. too much memory);
+ * NULL: it did. Going back then says why. */
+void dbg_launch_replay_unavailable(dbg *d, const char *why);
+/* Whether going back to event `at` can be done inside the current launch:
+ * NULL, or why not (in words). */
+const char *dbg_launch_replay_refusal(const dbg *d, uint64_t at);
+/* After a launch ended: whether the debugger asked to run it again (a
+ * replay to an event inside it); then the launcher restores memory and
+ * calls dbg_launch_replay_begin before launching again. */
+int dbg_launch_replay_pending(const dbg *d);
+void dbg_launch_replay_begin(dbg *d);
 /* Notes that the user changed the target's state (set var): a replay
  * would not reproduce it. */
 void dbg_mark_changed(dbg *d);

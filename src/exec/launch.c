@@ -588,10 +588,108 @@ void kemu_report_free(kemu_report *r)
     r->printf_length = 0;
 }
 
+/* Device memory as it was before a launch, for the debugger to go back
+ * inside the launch (dbg_launch_replay_*): every live allocation's bytes
+ * and the device heap's fill level. */
+typedef struct replay_snapshot {
+    size_t n;
+    uint64_t *base, *size;
+    uint8_t **bytes;
+    uint64_t heap_used;
+} replay_snapshot;
+
+static void snapshot_free(replay_snapshot *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->bytes[i]);
+    free(s->base);
+    free(s->size);
+    free(s->bytes);
+    memset(s, 0, sizeof *s);
+}
+
+/* 0, or -1 with why (too much memory to copy, out of host memory). */
+static int snapshot_take(kemu_device *dev, replay_snapshot *s, char *why, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    const mem_space *m = &dev->mem;
+    uint64_t total = 0, limit = 1024ull << 20;
+    const char *e = getenv("KEMU_DEBUG_REPLAY_MB");
+    if (e && *e)
+        limit = strtoull(e, NULL, 10) << 20;
+    for (size_t i = 0; i < m->count; i++)
+        total += m->allocs[i].size;
+    if (total > limit) {
+        snprintf(why, n, "the device holds %llu MiB, more than the %llu MiB a replay may copy (KEMU_DEBUG_REPLAY_MB)",
+                 (unsigned long long)(total >> 20), (unsigned long long)(limit >> 20));
+        return -1;
+    }
+    s->base = calloc(m->count + 1, sizeof *s->base);
+    s->size = calloc(m->count + 1, sizeof *s->size);
+    s->bytes = calloc(m->count + 1, sizeof *s->bytes);
+    if (!s->base || !s->size || !s->bytes)
+        goto oom;
+    for (size_t i = 0; i < m->count; i++) {
+        const mem_allocation *a = &m->allocs[i];
+        s->bytes[i] = malloc(a->size ? a->size : 1);
+        if (!s->bytes[i])
+            goto oom;
+        memcpy(s->bytes[i], (const void *)(uintptr_t)a->base, a->size);
+        s->base[i] = a->base;
+        s->size[i] = a->size;
+        s->n = i + 1;
+    }
+    s->heap_used = dev->heap_used;
+    return 0;
+oom:
+    snapshot_free(s);
+    snprintf(why, n, "out of host memory copying the device's %llu MiB", (unsigned long long)(total >> 20));
+    return -1;
+}
+
+/* Puts memory back as it was (allocations the launch cannot create or
+ * free, so the same ones are live). */
+static void snapshot_restore(kemu_device *dev, const replay_snapshot *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (mem_find(&dev->mem, s->base[i], s->size[i] ? s->size[i] : 1))
+            memcpy((void *)(uintptr_t)s->base[i], s->bytes[i], s->size[i]);
+    dev->heap_used = s->heap_used;
+}
+
 kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
                         kemu_error *err)
 {
-    kemu_status st = launch(k, cfg, args, report, err);
+    dbg_environment_start();
+    dbg *d = dbg_active;
+    replay_snapshot snap;
+    memset(&snap, 0, sizeof snap);
+    int replayable = 0;
+    if (d && k && dbg_launch_replay_enabled(d)) {
+        char why[160] = "";
+        replayable = snapshot_take(k->mod->dev, &snap, why, sizeof why) == 0;
+        dbg_launch_replay_unavailable(d, replayable ? NULL : why);
+    }
+    kemu_status st;
+    check_session *checks = replayable ? k->mod->dev->checks : NULL;
+    for (;;) {
+        check_mark mark = {0, 0};
+        if (checks)
+            mark = check_mark_now(checks);
+        st = launch(k, cfg, args, report, err);
+        if (!replayable || !dbg_launch_replay_pending(d))
+            break;
+        /* the debugger goes back inside this launch: run it again from
+         * the memory it started with, quietly up to the point asked for;
+         * the checkers forget what the abandoned run found */
+        if (report)
+            kemu_report_free(report);
+        if (checks)
+            check_rollback(checks, mark);
+        snapshot_restore(k->mod->dev, &snap);
+        dbg_launch_replay_begin(d);
+    }
+    snapshot_free(&snap);
     dbg_environment_after_launch();
     return st;
 }

@@ -116,12 +116,12 @@ for cand in ${PYTHON:-} python3 /usr/bin/python3; do
 done
 lib=$top_builddir/.libs/libkemu.so.0
 if [ -n "$py" ] && [ -f "$lib" ] && ! ldd "$lib" 2>/dev/null | grep -q libasan; then
-    printf 'break dbg.cu:16 if threadIdx.x == 9\nrun\np threadIdx.x\np %%f3\ncontinue\n' >"$tmp/py.gdb"
+    printf 'break dbg.cu:16 if threadIdx.x == 9\nrun\np threadIdx.x\np %%f3\nstepi\nreverse-stepi\np %%f3\ncontinue\n' >"$tmp/py.gdb"
     PYTHON=$py KEMU_LIBRARY=$lib PYTHONPATH=$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1 \
         "$KEMU" debug -batch -x "$tmp/py.gdb" python py_saxpy.py >"$tmp/py.out" 2>&1
     st=$?
     if [ $st = 0 ] && grep -q '^Breakpoint 1, saxpy at dbg.cu:16' "$tmp/py.out" && grep -q '^\$1 = 9$' "$tmp/py.out" &&
-        grep -q '^\$2 = 19$' "$tmp/py.out" && grep -q 'py_saxpy: PASS' "$tmp/py.out" &&
+        grep -q '^\$2 = 19$' "$tmp/py.out" && grep -q '^\$3 = 19$' "$tmp/py.out" && grep -q 'py_saxpy: PASS' "$tmp/py.out" &&
         grep -q 'Inferior 1 (python) exited normally' "$tmp/py.out"; then
         echo "ok: kemu debug python"
     else
@@ -154,6 +154,40 @@ if [ -n "$NVCC" ] && "$NVCC" -cudart shared -arch=sm_80 -lineinfo -o "$tmp/app" 
         echo "FAIL: kemu debug exec (status $st):"
         cat "$tmp/exec.out"
         fail=1
+    fi
+    # going back inside a launch of a program that cannot be run again:
+    # the launch is replayed from a snapshot of device memory (the program's
+    # PASS shows the replays left memory as one run would)
+    printf '%s\n' 'break dbg.cu:16 if threadIdx.x == 5' run stepi stepi 'p $pc' reverse-stepi 'p $pc' \
+        'watch ((float *)saxpy_param_3)[5]' continue 'info last-writer ((float *)saxpy_param_3)[5]' \
+        reverse-continue 'p $pc' 'p threadIdx.x' 'set var %f3 = 11' reverse-stepi delete continue >"$tmp/rev.gdb"
+    $exec_env "$KEMU" debug -batch -x "$tmp/rev.gdb" exec "$tmp/app" >"$tmp/rev.out" 2>&1
+    st=$?
+    if [ $st = 0 ] && grep -q '^\$1 = 24$' "$tmp/rev.out" && grep -q '^\$2 = 23$' "$tmp/rev.out" &&
+        grep -q '^New value = 12$' "$tmp/rev.out" && grep -q '^last writer of 4 bytes .* thread (5,0,0) .* dbg.cu:16' "$tmp/rev.out" &&
+        grep -q '^\$3 = 22$' "$tmp/rev.out" && grep -q '^\$4 = 5$' "$tmp/rev.out" &&
+        grep -q 'Target cannot go back: set var changed' "$tmp/rev.out" && grep -q 'app: PASS' "$tmp/rev.out"; then
+        echo "ok: kemu debug exec goes back inside a launch"
+    else
+        echo "FAIL: going back under kemu debug exec (status $st):"
+        cat "$tmp/rev.out"
+        fail=1
+    fi
+    # ... and the checkers forget what the abandoned run found: one race
+    if "$NVCC" -cudart shared -arch=sm_80 -lineinfo -o "$tmp/race_app" race_app.cu dbg.cu -rdc=true \
+        >"$tmp/nvcc.out" 2>&1; then
+        printf '%s\n' 'break on race' run reverse-stepi continue continue >"$tmp/race.gdb"
+        $exec_env "$KEMU" debug -batch -x "$tmp/race.gdb" exec --tool racecheck "$tmp/race_app" >"$tmp/race.out" 2>&1
+        st=$?
+        if [ $st = 0 ] && [ "$(grep -c 'racecheck found a new race at racy at dbg.cu:42' "$tmp/race.out")" = 2 ] &&
+            grep -q 'RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)' "$tmp/race.out" &&
+            grep -q 'race_app: ran' "$tmp/race.out"; then
+            echo "ok: going back from a race under kemu debug exec reports it once"
+        else
+            echo "FAIL: going back from a race under kemu debug exec (status $st):"
+            cat "$tmp/race.out"
+            fail=1
+        fi
     fi
     printf 'break dbg.cu:16\nrun\nkill\n' >"$tmp/kill.gdb"
     $exec_env "$KEMU" debug -batch -x "$tmp/kill.gdb" exec "$tmp/app" >"$tmp/kill.out" 2>&1

@@ -8,6 +8,8 @@
 #include "kemu/kemu.h"
 #include "vm/vm.h"
 
+#include <stdio.h>
+
 static kemu_device *dev;
 
 static void setup(void)
