@@ -424,7 +424,7 @@ static unsigned long print_snapshot(const char *path, const char *program, int s
 
 int cli_exec_main(int argc, char **argv)
 {
-    const char *arch = NULL, *schedule = NULL, *uninit = NULL, *dump_ptx = NULL;
+    const char *arch = NULL, *schedule = NULL, *uninit = NULL, *dump_ptx = NULL, *dap = NULL;
     int threads = 0, trace = 0, first = -1;
     double timeout = 0;
     int progress = -1; /* --progress 1, --no-progress 0, else: when stderr is a terminal */
@@ -459,7 +459,7 @@ int cli_exec_main(int argc, char **argv)
                                                  "--dump-ptx", "--tool", "--log-file", "--error-exitcode",
                                                  "--print-limit", "--report-file", "--racecheck-warp",
                                                  "--racecheck-benign", "--leak-check", "--trace", "--trace-block",
-                                                 "--trace-warp", "--trace-lines", NULL};
+                                                 "--trace-warp", "--trace-lines", "--dap", NULL};
         int known = 0;
         for (int q = 0; with_value[q]; q++)
             known |= !strcmp(name, with_value[q]);
@@ -494,6 +494,13 @@ int cli_exec_main(int argc, char **argv)
             uninit = val;
         } else if (!strcmp(name, "--dump-ptx")) {
             dump_ptx = val;
+        } else if (!strcmp(name, "--dap")) {
+            const char *port = strrchr(val, ':') ? strrchr(val, ':') + 1 : val;
+            char *end;
+            long pn = strtol(port, &end, 10);
+            if (!*port || *end || pn < 0 || pn > 65535)
+                return cli_usage_error("exec", "--dap wants [HOST:]PORT (a port number 0-65535), got '%s'", val);
+            dap = val;
         } else {
             int rc = cli_check_option(name, val, &checks);
             if (rc)
@@ -597,6 +604,11 @@ int cli_exec_main(int argc, char **argv)
     }
     if (dump_ptx)
         setenv("KEMU_DUMP_PTX", dump_ptx, 1);
+    if (dap) {
+        char v[300];
+        snprintf(v, sizeof v, "dap:%s", dap);
+        setenv("KEMU_DEBUG", v, 1);
+    }
     if (trace)
         setenv("KEMU_CUDART_TRACE", "1", 1);
     if (checks.trace_file) {

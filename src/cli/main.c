@@ -63,7 +63,7 @@ static const char compare_usage[] =
 
 static const char exec_usage[] =
     "usage: kemu exec [--arch sm_XX] [--threads N] [--schedule MODE] [--timeout SECONDS] [--progress]\n"
-    "                 [--uninit nan|zero|pattern] [--dump-ptx DIR] [--trace]\n"
+    "                 [--uninit nan|zero|pattern] [--dump-ptx DIR] [--trace] [--dap [HOST:]PORT]\n"
     "                 [--tool memcheck|racecheck|initcheck|synccheck ...] [--] PROGRAM [ARG...]\n"
     "\n"
     "Runs an unmodified CUDA program on the emulator: its CUDA runtime library\n"
@@ -81,6 +81,9 @@ static const char exec_usage[] =
     "  --uninit MODE       fill of fresh device and shared memory: nan (default), zero, pattern\n"
     "  --dump-ptx DIR      write the PTX found in the program to DIR\n"
     "  --trace             log the CUDA runtime calls to stderr\n"
+    "  --dap [HOST:]PORT   at the first launch, wait for an editor to attach its debugger\n"
+    "                      (Debug Adapter Protocol over TCP; HOST defaults to 127.0.0.1,\n"
+    "                      PORT 0 picks a free port, printed on stderr)\n"
     "  --tool ...          run the checkers on every launch, with --log-file, --report-file,\n"
     "                      --error-exitcode, --print-limit, --leak-check, --racecheck-warp,\n"
     "                      --racecheck-benign as for `kemu run`\n"

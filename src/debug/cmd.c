@@ -3,6 +3,7 @@
  * cuda-gdb (cuda block ... thread ..., info cuda warps ...). */
 #include "config.h"
 #include "debug/cli.h"
+#include "debug/dap.h"
 #include "vm/mbarrier.h"
 
 #include <ctype.h>
@@ -1649,10 +1650,27 @@ char *dbg_read_line(void *ctx, const char *prompt)
     return line;
 }
 
+static int env_dap; /* a DAP client attached (KEMU_DEBUG=dap:...) */
+
+static void env_dap_exit(int status, void *arg)
+{
+    (void)arg;
+    dbg_dap_attached_ended(status);
+}
+
 static void env_start(void)
 {
     const char *v;
-    if (!dbg_active && (v = getenv("KEMU_DEBUG")) && *v && strcmp(v, "0")) {
+    if (!dbg_active && (v = getenv("KEMU_DEBUG")) && !strncmp(v, "dap:", 4)) {
+        char msg[300];
+        int r = dbg_dap_attach_server(v + 4, msg, sizeof msg);
+        if (r < 0)
+            fprintf(stderr, "kemu: the debugger cannot start: %s\n", msg);
+        if (r == 0) {
+            env_dap = 1;
+            on_exit(env_dap_exit, NULL);
+        }
+    } else if (!dbg_active && (v = getenv("KEMU_DEBUG")) && *v && strcmp(v, "0")) {
         int batch = !strcmp(v, "batch");
         /* the program keeps its stdin: the prompt reads the terminal */
         if (!batch)
@@ -1717,6 +1735,12 @@ void dbg_environment_after_launch(void)
     if (env_cli && dbg_active == dbg_cli_debugger(env_cli) && dbg_run_killed(dbg_active)) {
         if (!dbg_cli_quitting(env_cli))
             dbg_cli_target_ended(env_cli, -1);
+        fflush(NULL);
+        _exit(137);
+    }
+    /* the attached editor terminated the program */
+    if (env_dap && dbg_active && dbg_run_killed(dbg_active)) {
+        dbg_dap_attached_ended(137);
         fflush(NULL);
         _exit(137);
     }

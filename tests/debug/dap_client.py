@@ -13,6 +13,29 @@ def start(kemu):
     return proc
 
 
+class _Attached:
+    """A DAP server inside a program (kemu exec --dap): the wire is a TCP
+    connection; the program is the child process."""
+
+    def __init__(self, sock, child):
+        self.stdin = sock.makefile("wb")
+        self.stdout = sock.makefile("rb")
+        self.child = child
+
+    def kill(self):
+        self.child.kill()
+
+    def wait(self, timeout=None):
+        return self.child.wait(timeout=timeout)
+
+
+def attach(host, port, child):
+    import socket
+    global proc
+    proc = _Attached(socket.create_connection((host, port), timeout=120), child)
+    return proc
+
+
 seq = 0
 pending = []
 

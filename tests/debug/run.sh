@@ -137,6 +137,7 @@ fi
 # in a sanitizer build, the program needs the sanitizer runtimes preloaded
 # for kemu's instrumented libcudart
 exec_env=
+preload=
 if [ -f "$lib" ] && ldd "$lib" 2>/dev/null | grep -q libasan; then
     preload=$(ldd "$lib" | awk '/libasan|libubsan/ {printf "%s:", $3}')
     exec_env="env LD_PRELOAD=${preload%:} ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
@@ -188,6 +189,10 @@ if [ -n "$NVCC" ] && "$NVCC" -cudart shared -arch=sm_80 -lineinfo -o "$tmp/app" 
             cat "$tmp/race.out"
             fail=1
         fi
+    fi
+    # an editor attached over TCP to the program under kemu exec --dap
+    if command -v python3 >/dev/null 2>&1; then
+        if KEMU_CHILD_PRELOAD=${preload:-} python3 dap_attach.py "$KEMU" "$tmp/app" "$tmp"; then :; else fail=1; fi
     fi
     printf 'break dbg.cu:16\nrun\nkill\n' >"$tmp/kill.gdb"
     $exec_env "$KEMU" debug -batch -x "$tmp/kill.gdb" exec "$tmp/app" >"$tmp/kill.out" 2>&1
