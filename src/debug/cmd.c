@@ -42,6 +42,7 @@ struct dbg_cli {
     source_file *sources;
     size_t nsources, capsources;
     int list_line;        /* `list` continues here */
+    int list_fresh;       /* a stop printed list_line: the next `list` centres on it */
     const char *list_file;
     uint64_t last_focus_b;
     int last_focus_w;
@@ -264,6 +265,7 @@ static void print_line(dbg_cli *c, const dbg_where *wh)
         out(c, "%d\t%s\n", s.line, text);
         c->list_file = s.file;
         c->list_line = s.line;
+        c->list_fresh = 1;
     } else {
         char ptx[512];
         dbg_ptx_line(c->d, s.ptx_line, ptx, sizeof ptx);
@@ -273,6 +275,7 @@ static void print_line(dbg_cli *c, const dbg_where *wh)
             out(c, "%d\t%s\n", s.ptx_line, ptx);
         c->list_file = s.file;
         c->list_line = s.file ? s.line : s.ptx_line;
+        c->list_fresh = 1;
     }
 }
 
@@ -1288,10 +1291,10 @@ static void cmd_list(dbg_cli *c, const char *args)
         const char *colon = strrchr(args, ':');
         center = atoi(colon ? colon + 1 : args);
         center = center > 5 ? center : 6;
-    } else if (center) {
-        center += 10;
-        c->list_line = center - 5;
+    } else if (center && !c->list_fresh) {
+        center += 10; /* gdb: the next ten lines */
     }
+    c->list_fresh = 0;
     if (!center) {
         err(c, "No default source: the kernel has not stopped yet.");
         return;
