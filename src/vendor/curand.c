@@ -217,6 +217,8 @@ static double next_uniform_double(stream *st)
 {
     if (st->type == CURAND_RNG_PSEUDO_MRG32K3A)
         return next_mrg(st) * CURAND_MRG_NORM;
+    if (st->type == CURAND_RNG_PSEUDO_PHILOX4_32_10) /* one draw, as the device API's curand_uniform_double */
+        return fma((double)next_bits(st), 2.3283064365386963e-10, 2.3283064365386963e-10);
     uint32_t x = next_bits(st);
     uint32_t y = next_bits(st);
     return uniform_double_from_bits(x, y);
@@ -508,7 +510,7 @@ static void slot_units(const curandGenerator_st *g, kind k, unsigned *draws, uns
     int mrg = g->type == CURAND_RNG_PSEUDO_MRG32K3A;
     switch (k) {
     case BITS: case UNIFORM: *draws = 1; *results = 1; break;
-    case UNIFORM_DOUBLE: *draws = mrg ? 1 : 2; *results = 1; break;
+    case UNIFORM_DOUBLE: *draws = g->type == CURAND_RNG_PSEUDO_XORWOW ? 2 : 1; *results = 1; break;
     case NORMAL: case LOG_NORMAL: *draws = 2; *results = 2; break;
     default: *draws = mrg ? 2 : 4; *results = 2; break;
     }

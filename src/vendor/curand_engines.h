@@ -40,7 +40,8 @@ void curand_mrg_init(curand_mrg *s, uint64_t seed, uint64_t subsequence, uint64_
 void curand_mrg_skip(curand_mrg *s, uint64_t n);
 double curand_mrg_next_raw(curand_mrg *s);
 uint32_t curand_mrg_next(curand_mrg *s);
-#define CURAND_MRG_NORM 2.3283065498378288e-10 /* 1/(m1+1) */
+/* the device API's scale from [1, m1] to (0, 1] (a little above 1/(m1+1)) */
+#define CURAND_MRG_NORM 2.3283065498378288e-10
 
 /* Philox4x32-10: the counter's upper 64 bits select the subsequence (2^66
  * outputs each), the lower 64 bits count blocks of four */
