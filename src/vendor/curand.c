@@ -82,7 +82,7 @@ enum { LIBRARY_MAJOR_VERSION = 0, LIBRARY_MINOR_VERSION = 1, LIBRARY_PATCH_LEVEL
 enum { CURAND_VERSION_MAJOR = 10, CURAND_VERSION_MINOR = 4, CURAND_VERSION_PATCH = 0 };
 
 /* the CUDA runtime's numbers this file uses */
-enum { CUDA_MEMORY_TYPE_DEVICE = 2, CUDA_MEMORY_TYPE_MANAGED = 3, CUDA_MEMCPY_HOST_TO_DEVICE = 1 };
+enum { CUDA_MEMORY_TYPE_UNREGISTERED = 0, CUDA_MEMCPY_DEFAULT = 4 };
 
 #define THREADS 4096 /* the generator's "threads" in the documented arrangement */
 #define GENERATOR_MAGIC 0x6b656d7563726e64ull
@@ -559,11 +559,13 @@ static void fill(curandGenerator_st *g, kind k, void *out, size_t n, double mean
 }
 
 /* Checks the output of a device generator and stores `bytes` of results
- * there: the pointer must be device (or managed) memory, aligned for its
- * element, and the range must lie in one allocation (cudaMemcpyAsync
- * refuses it otherwise). A program that passes a host pointer to a device
- * generator gets CURAND_STATUS_LAUNCH_FAILURE, as the faulting kernel of
- * NVIDIA's library would give it. */
+ * there: the pointer must be memory the device can write (device, managed,
+ * or pinned host memory, which a kernel reaches through unified
+ * addressing), aligned for its element, and the range must lie in one
+ * allocation (cudaMemcpyAsync refuses it otherwise). A program that passes
+ * ordinary host memory to a device generator gets
+ * CURAND_STATUS_LAUNCH_FAILURE, as the faulting kernel of NVIDIA's library
+ * would give it. */
 static curandStatus_t check_output(const curandGenerator_st *g, const void *out, size_t align, const char *fn)
 {
     if (!out)
@@ -577,7 +579,7 @@ static curandStatus_t check_output(const curandGenerator_st *g, const void *out,
     int type = 0;
     if (cuda.pointer_attributes(attributes, out) == 0)
         memcpy(&type, attributes, sizeof type);
-    if (type != CUDA_MEMORY_TYPE_DEVICE && type != CUDA_MEMORY_TYPE_MANAGED)
+    if (type == CUDA_MEMORY_TYPE_UNREGISTERED)
         return complain(CURAND_STATUS_LAUNCH_FAILURE, fn,
                         "the output %p is not device memory (a generator made by curandCreateGenerator writes device "
                         "memory; curandCreateGeneratorHost makes one that writes host memory)", out);
@@ -586,7 +588,7 @@ static curandStatus_t check_output(const curandGenerator_st *g, const void *out,
 
 static curandStatus_t store(const curandGenerator_st *g, void *out, const void *results, size_t bytes, const char *fn)
 {
-    if (cuda.memcpy_async(out, results, bytes, CUDA_MEMCPY_HOST_TO_DEVICE, g->stream) ||
+    if (cuda.memcpy_async(out, results, bytes, CUDA_MEMCPY_DEFAULT, g->stream) ||
         cuda.stream_sync(g->stream))
         return complain(CURAND_STATUS_LAUNCH_FAILURE, fn,
                         "the output range [%p, +%zu bytes) does not lie in one device allocation", out, bytes);
@@ -608,10 +610,13 @@ static curandStatus_t generate(curandGenerator_t g, kind k, void *out, size_t n,
     void *results = g->host ? out : malloc(n * elem);
     if (!results)
         return CURAND_STATUS_ALLOCATION_FAILED;
+    uint64_t position = g->position;
     fill(g, k, results, n, mean, stddev);
     if (!g->host) {
         st = store(g, out, results, n * elem, fn);
         free(results);
+        if (st) /* nothing was generated */
+            g->position = position;
     }
     return st;
 }
@@ -708,10 +713,13 @@ CURAND_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator, uns
     unsigned int *results = generator->host ? outputPtr : malloc(n * sizeof *results);
     if (!results)
         return CURAND_STATUS_ALLOCATION_FAILED;
+    uint64_t position = generator->position;
     generate_poisson(generator, results, n, lambda);
     if (!generator->host) {
         st = store(generator, outputPtr, results, n * sizeof *results, fn);
         free(results);
+        if (st) /* nothing was generated */
+            generator->position = position;
     }
     return st;
 }

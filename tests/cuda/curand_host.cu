@@ -456,7 +456,16 @@ static void bad_outputs(void)
     EXPECT_STATUS(curandGenerateUniform(g, host, 8), CURAND_STATUS_LAUNCH_FAILURE);  // host memory
     EXPECT_STATUS(curandGenerateUniform(g, (float *)((char *)dev + 2), 8), CURAND_STATUS_LAUNCH_FAILURE); // misaligned
     EXPECT_STATUS(curandGenerateUniform(g, dev, 65), CURAND_STATUS_LAUNCH_FAILURE);  // past the allocation
+    // a failed call generates nothing: the sequence starts at its beginning still
     CURAND_CHECK(curandGenerateUniform(g, dev, 64));
+    // pinned host memory is reachable by a kernel: accepted, same values
+    float *pinned, copy[64];
+    CHECK(cudaMallocHost(&pinned, 64 * sizeof(float)));
+    CURAND_CHECK(curandSetGeneratorOffset(g, 0));
+    CURAND_CHECK(curandGenerateUniform(g, pinned, 64));
+    CHECK(cudaMemcpy(copy, dev, sizeof copy, cudaMemcpyDeviceToHost));
+    EXPECT(!memcmp(copy, pinned, sizeof copy));
+    CHECK(cudaFreeHost(pinned));
     CURAND_CHECK(curandDestroyGenerator(g));
     CHECK(cudaFree(dev));
 }
