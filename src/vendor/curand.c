@@ -453,18 +453,15 @@ CURAND_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, 
 
 /* DEFAULT, BEST, LEGACY and DYNAMIC give the one documented arrangement
  * (kemu has one device, so DYNAMIC's "adjusted to the device" is that
- * too). SEEDED is legal for XORWOW only; cuRAND does not document how it
- * seeds its threads, so no program can rely on its values: kemu gives the
- * default arrangement for it. */
+ * too). cuRAND does not document how SEEDED seeds its threads, so no
+ * program can rely on its values: kemu gives the default arrangement for
+ * it. */
 CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, int order)
 {
     if (!generator_valid(generator))
         return CURAND_STATUS_NOT_INITIALIZED;
     switch (order) {
     case CURAND_ORDERING_PSEUDO_SEEDED:
-        if (generator->type != CURAND_RNG_PSEUDO_XORWOW)
-            return CURAND_STATUS_OUT_OF_RANGE;
-        /* fall through */
     case CURAND_ORDERING_PSEUDO_BEST:
     case CURAND_ORDERING_PSEUDO_DEFAULT:
     case CURAND_ORDERING_PSEUDO_LEGACY:
