@@ -122,13 +122,15 @@ static int generator_valid(curandGenerator_t g)
 typedef int (*pointer_attributes_fn)(void *attributes, const void *ptr);
 typedef int (*memcpy_async_fn)(void *dst, const void *src, size_t count, int kind, void *stream);
 typedef int (*stream_sync_fn)(void *stream);
+typedef int (*stream_capturing_fn)(void *stream, int *status);
 
 static struct {
     pthread_once_t once;
     pointer_attributes_fn pointer_attributes;
     memcpy_async_fn memcpy_async;
     stream_sync_fn stream_sync;
-} cuda = {PTHREAD_ONCE_INIT, NULL, NULL, NULL};
+    stream_capturing_fn stream_capturing;
+} cuda = {PTHREAD_ONCE_INIT, NULL, NULL, NULL, NULL};
 
 static void cuda_lookup(void)
 {
@@ -138,12 +140,14 @@ static void cuda_lookup(void)
     memcpy(&cuda.memcpy_async, &p, sizeof p);
     p = dlsym(RTLD_DEFAULT, "cudaStreamSynchronize");
     memcpy(&cuda.stream_sync, &p, sizeof p);
+    p = dlsym(RTLD_DEFAULT, "cudaStreamIsCapturing");
+    memcpy(&cuda.stream_capturing, &p, sizeof p);
 }
 
 static int cuda_available(void)
 {
     pthread_once(&cuda.once, cuda_lookup);
-    return cuda.pointer_attributes && cuda.memcpy_async && cuda.stream_sync;
+    return cuda.pointer_attributes && cuda.memcpy_async && cuda.stream_sync && cuda.stream_capturing;
 }
 
 /* ---- one "thread" of the arrangement: a device-API stream ----------------------- */
@@ -576,6 +580,12 @@ static curandStatus_t check_output(const curandGenerator_st *g, const void *out,
     int type = 0;
     if (cuda.pointer_attributes(attributes, out) == 0)
         memcpy(&type, attributes, sizeof type);
+    /* the results are stored by a copy from a buffer freed on return: it
+     * cannot become a node of a graph being captured */
+    int capturing = 0;
+    if (cuda.stream_capturing(g->stream, &capturing) == 0 && capturing)
+        return complain(CURAND_STATUS_LAUNCH_FAILURE, fn, "generating into a stream that is being captured is not "
+                        "supported yet");
     if (type == CUDA_MEMORY_TYPE_UNREGISTERED)
         return complain(CURAND_STATUS_LAUNCH_FAILURE, fn,
                         "the output %p is not device memory (a generator made by curandCreateGenerator writes device "

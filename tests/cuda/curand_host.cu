@@ -510,6 +510,23 @@ int main(int argc, char **argv)
         curandStatus_t s = curandCreatePoissonDistribution(4.0, &dist);
         printf("curandCreatePoissonDistribution returned %d\n", (int)s);
         EXPECT(s == CURAND_STATUS_NOT_INITIALIZED);
+        // kemu cannot put its generation into a graph being captured
+        cudaStream_t stream;
+        cudaGraph_t graph;
+        float *dev;
+        curandGenerator_t g;
+        CHECK(cudaMalloc(&dev, 64 * sizeof(float)));
+        CHECK(cudaStreamCreate(&stream));
+        CURAND_CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW));
+        CURAND_CHECK(curandSetStream(g, stream));
+        CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+        EXPECT_STATUS(curandGenerateUniform(g, dev, 64), CURAND_STATUS_LAUNCH_FAILURE);
+        CHECK(cudaStreamEndCapture(stream, &graph));
+        CHECK(cudaGraphDestroy(graph));
+        CURAND_CHECK(curandGenerateUniform(g, dev, 64)); // after the capture: fine
+        CURAND_CHECK(curandDestroyGenerator(g));
+        CHECK(cudaStreamDestroy(stream));
+        CHECK(cudaFree(dev));
         return finish("curand_host unsupported");
     }
     first_outputs();

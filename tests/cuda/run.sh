@@ -379,6 +379,7 @@ check curand_host curand_host
 check curand_host_checkers curand_host --tool initcheck,memcheck --error-exitcode 9
 check curand_host_rpath curand_host_rpath
 expect_message curand_host_unsupported curand_host 0 "kemu: curandCreatePoissonDistribution is not supported yet" -- unsupported
+expect_message curand_host_capture curand_host 0 "kemu: curandGenerateUniform: generating into a stream that is being captured is not supported yet" -- unsupported
 
 # device printf: the whole stdout, in order
 check printf printf
