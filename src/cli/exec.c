@@ -531,7 +531,7 @@ int cli_exec_main(int argc, char **argv)
             fprintf(stderr, "kemu exec: error: %s: no such executable program\n", program);
         return CLI_EXIT_USAGE;
     }
-    int major = 13, preload = 0;
+    int major = 13, preload = 0, needs_curand = 0;
     if (!is_script(path)) {
         elf_facts facts;
         char msg[512];
@@ -547,6 +547,8 @@ int cli_exec_main(int argc, char **argv)
         int found = find_cudart(path, &facts, 0);
         int fatbin = facts.has_fatbin;
         preload = facts.rpath && !facts.runpath; /* DT_RPATH outranks LD_LIBRARY_PATH */
+        for (int i = 0; i < facts.nneeded; i++) /* kemu's libcurand (src/vendor/) replaces NVIDIA's */
+            needs_curand |= !strcmp(facts.needed[i], "libcurand.so.10");
         elf_facts_free(&facts);
         if (!found && fatbin) {
             fprintf(stderr, "kemu exec: error: %s links the CUDA runtime statically, which kemu cannot replace; "
@@ -581,6 +583,9 @@ int cli_exec_main(int argc, char **argv)
         char lib[PATH_MAX + 32];
         snprintf(lib, sizeof lib, "%s/libcudart.so.%d", dir, major);
         prepend_env("LD_PRELOAD", lib);
+        snprintf(lib, sizeof lib, "%s/libcurand.so.10", dir);
+        if (needs_curand && access(lib, R_OK) == 0)
+            prepend_env("LD_PRELOAD", lib);
     }
     char number[64];
     if (arch)

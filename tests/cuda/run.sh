@@ -294,6 +294,11 @@ build reduce_shared_sm90 "-cudart shared -arch=sm_90" reduce_shared.cu
 build async_copy "-cudart shared -arch=sm_90a -std=c++17" async_copy.cu
 build tma "-cudart shared -arch=sm_90a -std=c++17" tma.cu
 build killed "$shared" killed.cu
+# cuRAND's host API: under kemu exec, kemu's libcurand.so.10 (src/vendor/)
+build curand_host "$shared -lcurand" curand_host.cu
+# a DT_RPATH to the toolkit outranks LD_LIBRARY_PATH: kemu exec preloads kemu's libraries then
+cuda_lib=$(cd "$(dirname "$NVCC")/../lib64" 2>/dev/null && pwd)
+build curand_host_rpath "$shared -lcurand -Xlinker --disable-new-dtags -Xlinker -rpath=${cuda_lib:-/usr/local/cuda/lib64}" curand_host.cu
 run_builds
 
 # the self-checking programs
@@ -367,6 +372,14 @@ KEMU_CUDA_EXEC_LIMIT=
 [ "$native" != 1 ] && selected faults_timeout && [ -f "$work/faults_timeout.err" ] &&
     ! grep -q "^kemu: kernel '.*nothing.*' faulted: the launch timed out after 1 seconds (--timeout)" "$work/faults_timeout.err" &&
     fail faults_timeout "no kemu timeout message on stderr"
+
+# cuRAND's host API against its device API (docs/cudart.md, "cuRAND"); what
+# it generates is initialized memory for a kernel that reads it
+check curand_host curand_host
+check curand_host_checkers curand_host --tool initcheck,memcheck --error-exitcode 9
+check curand_host_rpath curand_host_rpath
+expect_message curand_host_unsupported curand_host 0 "kemu: curandCreatePoissonDistribution is not supported yet" -- unsupported
+expect_message curand_host_capture curand_host 0 "kemu: curandGenerateUniform: generating into a stream that is being captured is not supported yet" -- unsupported
 
 # device printf: the whole stdout, in order
 check printf printf

@@ -1,0 +1,554 @@
+// cuRAND's host API (libcurand.so.10; under `kemu exec`, kemu's own) held
+// to the device API of curand_kernel.h run as kernels: for XORWOW,
+// MRG32k3a and Philox4x32-10 in the default ordering, result n of the host
+// API is thread n mod 4096's result number floor(n / 4096) (cuRAND's
+// documented arrangement), a thread being curand_init(seed, thread, 0).
+// Bits, uniform floats and doubles, and Poisson values for lambda < 64 must
+// agree bit for bit; normals and log-normals (Box-Muller with the device's
+// approximate sine and cosine) to a few units in the last place. Also: the
+// generators' first outputs against the published algorithms (Marsaglia's
+// xorwow with its published start values, L'Ecuyer's MRG32k3a with seed
+// 12345, Random123's Philox4x32-10 known answer), the offset, successive
+// calls, host generators, the moments of each distribution, the documented
+// error statuses, and (with the argument "unsupported") an entry point
+// kemu does not implement.
+#include <cstdint>
+#include <cstring>
+#include <cuda_runtime.h>
+#include <curand.h>
+#include <curand_kernel.h>
+
+#include "check.h"
+
+#define CURAND_CHECK(call)                                                                           \
+    do {                                                                                             \
+        curandStatus_t curand_status_ = (call);                                                      \
+        if (curand_status_ != CURAND_STATUS_SUCCESS) {                                               \
+            printf("FAIL: %s:%d: %s returned %d\n", __FILE__, __LINE__, #call, (int)curand_status_); \
+            exit(1);                                                                                 \
+        }                                                                                            \
+    } while (0)
+
+#define EXPECT_STATUS(call, want)                                                                    \
+    do {                                                                                             \
+        curandStatus_t curand_status_ = (call);                                                      \
+        if (curand_status_ != (want)) {                                                              \
+            printf("FAIL: %s:%d: %s returned %d, expected %d\n", __FILE__, __LINE__, #call,          \
+                   (int)curand_status_, (int)(want));                                                \
+            failures++;                                                                              \
+        }                                                                                            \
+    } while (0)
+
+static const int THREADS = 4096;
+static const unsigned long long SEED = 0x123456789abcdefULL;
+
+// the slots (results, or Box-Muller pairs) compared with the device API
+static const int probes[] = {0, 1, 2, 3, 5, 31, 32, 100, 4095, 4096, 4097, 4099, 5000, 8191, 8192, 8195, 12287, 12300};
+static const int NPROBES = sizeof probes / sizeof probes[0];
+static const int SLOTS = 12300 + 1; // every probe lies below
+
+enum What { BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOG_NORMAL, LOG_NORMAL_DOUBLE, POISSON };
+
+// draws per slot (32-bit values; MRG32k3a: steps), as the device API's
+// functions take them
+__host__ __device__ static int draws_per_slot(What what, int type)
+{
+    bool mrg = type == CURAND_RNG_PSEUDO_MRG32K3A;
+    switch (what) {
+    case BITS: case UNIFORM: case POISSON: return 1;
+    case UNIFORM_DOUBLE: return type == CURAND_RNG_PSEUDO_XORWOW ? 2 : 1;
+    case NORMAL: case LOG_NORMAL: return 2;
+    default: return mrg ? 2 : 4;
+    }
+}
+
+// Each probe thread sets up thread (slot mod 4096) at the slot's first draw
+// and computes what the host API should hold there: out[2i], out[2i+1].
+template <typename State>
+__global__ void device_values(What what, int type, unsigned long long seed, unsigned long long base, const int *slots,
+                              int nslots, double param1, double param2, double *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nslots)
+        return;
+    unsigned long long slot = base + slots[i];
+    unsigned long long thread = slot % THREADS, row = slot / THREADS;
+    State st;
+    if (what == POISSON) { // value number `row` of the thread: draw the ones before it
+        curand_init(seed, thread, 0, &st);
+        unsigned int v = 0;
+        for (unsigned long long r = 0; r <= row; r++)
+            v = curand_poisson(&st, param1);
+        out[2 * i] = v;
+        return;
+    }
+    curand_init(seed, thread, row * draws_per_slot(what, type), &st);
+    switch (what) {
+    case BITS: out[2 * i] = curand(&st); break;
+    case UNIFORM: out[2 * i] = curand_uniform(&st); break;
+    case UNIFORM_DOUBLE: out[2 * i] = curand_uniform_double(&st); break;
+    case NORMAL:
+        out[2 * i] = (float)param1 + (float)param2 * curand_normal(&st);
+        out[2 * i + 1] = (float)param1 + (float)param2 * curand_normal(&st);
+        break;
+    case NORMAL_DOUBLE:
+        out[2 * i] = param1 + param2 * curand_normal_double(&st);
+        out[2 * i + 1] = param1 + param2 * curand_normal_double(&st);
+        break;
+    case LOG_NORMAL:
+        out[2 * i] = curand_log_normal(&st, (float)param1, (float)param2);
+        out[2 * i + 1] = curand_log_normal(&st, (float)param1, (float)param2);
+        break;
+    case LOG_NORMAL_DOUBLE:
+        out[2 * i] = curand_log_normal_double(&st, param1, param2);
+        out[2 * i + 1] = curand_log_normal_double(&st, param1, param2);
+        break;
+    default: break;
+    }
+}
+
+// reads every value (a kernel that initcheck watches)
+__global__ void sum_words(const unsigned int *p, size_t n, unsigned long long *sum)
+{
+    unsigned long long s = 0;
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        s += p[i];
+    atomicAdd(sum, s);
+}
+
+static const char *what_name(What w)
+{
+    static const char *names[] = {"bits", "uniform", "uniform double", "normal", "normal double", "log-normal",
+                                  "log-normal double", "poisson"};
+    return names[w];
+}
+
+static const char *type_name(curandRngType_t t)
+{
+    return t == CURAND_RNG_PSEUDO_XORWOW ? "XORWOW" : t == CURAND_RNG_PSEUDO_MRG32K3A ? "MRG32k3a" : "Philox";
+}
+
+// the device API's values at the probes
+static void expected(curandRngType_t type, What what, unsigned long long base, double p1, double p2, double *want)
+{
+    int *slots;
+    double *out;
+    CHECK(cudaMalloc(&slots, sizeof probes));
+    CHECK(cudaMalloc(&out, 2 * NPROBES * sizeof(double)));
+    CHECK(cudaMemcpy(slots, probes, sizeof probes, cudaMemcpyHostToDevice));
+    if (type == CURAND_RNG_PSEUDO_XORWOW)
+        device_values<curandStateXORWOW_t><<<1, 32>>>(what, type, SEED, base, slots, NPROBES, p1, p2, out);
+    else if (type == CURAND_RNG_PSEUDO_MRG32K3A)
+        device_values<curandStateMRG32k3a_t><<<1, 32>>>(what, type, SEED, base, slots, NPROBES, p1, p2, out);
+    else
+        device_values<curandStatePhilox4_32_10_t><<<1, 32>>>(what, type, SEED, base, slots, NPROBES, p1, p2, out);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(want, out, 2 * NPROBES * sizeof(double), cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(slots));
+    CHECK(cudaFree(out));
+}
+
+// the host API's values, from a device generator: `n` results of `what`
+static void host_api(curandRngType_t type, What what, unsigned long long offset, size_t n, double p1, double p2,
+                     void *host)
+{
+    curandGenerator_t g;
+    CURAND_CHECK(curandCreateGenerator(&g, type));
+    CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, SEED));
+    CURAND_CHECK(curandSetGeneratorOffset(g, offset));
+    size_t elem = what == BITS || what == UNIFORM || what == NORMAL || what == LOG_NORMAL || what == POISSON ? 4 : 8;
+    void *dev;
+    CHECK(cudaMalloc(&dev, n * elem));
+    switch (what) {
+    case BITS: CURAND_CHECK(curandGenerate(g, (unsigned int *)dev, n)); break;
+    case UNIFORM: CURAND_CHECK(curandGenerateUniform(g, (float *)dev, n)); break;
+    case UNIFORM_DOUBLE: CURAND_CHECK(curandGenerateUniformDouble(g, (double *)dev, n)); break;
+    case NORMAL: CURAND_CHECK(curandGenerateNormal(g, (float *)dev, n, (float)p1, (float)p2)); break;
+    case NORMAL_DOUBLE: CURAND_CHECK(curandGenerateNormalDouble(g, (double *)dev, n, p1, p2)); break;
+    case LOG_NORMAL: CURAND_CHECK(curandGenerateLogNormal(g, (float *)dev, n, (float)p1, (float)p2)); break;
+    case LOG_NORMAL_DOUBLE: CURAND_CHECK(curandGenerateLogNormalDouble(g, (double *)dev, n, p1, p2)); break;
+    case POISSON: CURAND_CHECK(curandGeneratePoisson(g, (unsigned int *)dev, n, p1)); break;
+    }
+    CHECK(cudaMemcpy(host, dev, n * elem, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(dev));
+    CURAND_CHECK(curandDestroyGenerator(g));
+}
+
+static int mismatches(curandRngType_t type, What what, int slot, double got, double want, double rel)
+{
+    bool same = rel == 0 ? got == want : close_to(got, want, rel, rel);
+    if (!same && failures < 10)
+        printf("FAIL: %s %s slot %d: host API %.17g, device API %.17g\n", type_name(type), what_name(what), slot, got,
+               want);
+    return same ? 0 : 1;
+}
+
+// compares the host API at offset `offset` with the device API for one kind of result
+static void compare(curandRngType_t type, What what, unsigned long long offset, double p1, double p2, double rel)
+{
+    bool pairs = what == NORMAL || what == NORMAL_DOUBLE || what == LOG_NORMAL || what == LOG_NORMAL_DOUBLE;
+    size_t n = (size_t)SLOTS * (pairs ? 2 : 1);
+    static double want[2 * NPROBES];
+    static unsigned char host[2 * SLOTS * 8];
+    int draws = draws_per_slot(what, type);
+    expected(type, what, (offset + draws - 1) / draws, p1, p2, want);
+    host_api(type, what, offset, n, p1, p2, host);
+    int bad = 0;
+    for (int i = 0; i < NPROBES; i++)
+        for (int h = 0; h < (pairs ? 2 : 1); h++) {
+            size_t at = (size_t)probes[i] * (pairs ? 2 : 1) + h;
+            double got;
+            switch (what) {
+            case BITS: case POISSON: got = ((unsigned int *)host)[at]; break;
+            case UNIFORM: case NORMAL: case LOG_NORMAL: got = ((float *)host)[at]; break;
+            default: got = ((double *)host)[at]; break;
+            }
+            bad += mismatches(type, what, probes[i], got, want[2 * i + h], rel);
+        }
+    failures += bad;
+}
+
+// ---- the published algorithms, as references for the first outputs --------------
+
+// Marsaglia, "Xorshift RNGs" (J. Stat. Soft. 8(14), 2003), p. 5: xorwow with
+// its published start values (the device API's seeding gives them for the
+// seed whose halves equal its salts)
+static void marsaglia_xorwow(unsigned int *out, int n)
+{
+    unsigned int x = 123456789, y = 362436069, z = 521288629, w = 88675123, v = 5783321, d = 6615241;
+    for (int i = 0; i < n; i++) {
+        unsigned int t = x ^ (x >> 2);
+        x = y;
+        y = z;
+        z = w;
+        w = v;
+        v = (v ^ (v << 4)) ^ (t ^ (t << 1));
+        out[i] = (d += 362437) + v;
+    }
+}
+
+// L'Ecuyer, "Good parameters and implementations for combined multiple
+// recursive random number generators" (Oper. Res. 47(1), 1999), Figure 1:
+// MRG32k3a in floating point, here with every seed word 12345 (cuRAND's
+// state for seed 0) and without the final normalization
+static void lecuyer_mrg32k3a(double *out, int n)
+{
+    const double m1 = 4294967087.0, m2 = 4294944443.0, a12 = 1403580.0, a13n = 810728.0, a21 = 527612.0,
+                 a23n = 1370589.0;
+    double s10 = 12345, s11 = 12345, s12 = 12345, s20 = 12345, s21 = 12345, s22 = 12345;
+    for (int i = 0; i < n; i++) {
+        double p1 = a12 * s11 - a13n * s10;
+        long k = (long)(p1 / m1);
+        p1 -= k * m1;
+        if (p1 < 0.0)
+            p1 += m1;
+        s10 = s11;
+        s11 = s12;
+        s12 = p1;
+        double p2 = a21 * s22 - a23n * s20;
+        k = (long)(p2 / m2);
+        p2 -= k * m2;
+        if (p2 < 0.0)
+            p2 += m2;
+        s20 = s21;
+        s21 = s22;
+        s22 = p2;
+        out[i] = p1 > p2 ? p1 - p2 : p1 - p2 + m1;
+    }
+}
+
+static void first_outputs(void)
+{
+    const int n = 5;
+    unsigned int *dev, got[n * THREADS];
+    CHECK(cudaMalloc(&dev, sizeof got));
+    curandGenerator_t g;
+
+    // XORWOW: thread 0 of the seed 0xf7dcefddaad26b49 is Marsaglia's generator
+    unsigned int want[n];
+    marsaglia_xorwow(want, n);
+    CURAND_CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW));
+    CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, 0xf7dcefddaad26b49ULL));
+    CURAND_CHECK(curandGenerate(g, dev, n * THREADS));
+    CHECK(cudaMemcpy(got, dev, sizeof got, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        EXPECT(got[i * THREADS] == want[i]);
+    CURAND_CHECK(curandDestroyGenerator(g));
+
+    // MRG32k3a, seed 0: thread 0 is L'Ecuyer's generator from 12345s; the
+    // device API scales its integer values in [1, m1] by 2.3283065498378288e-10
+    // (a little above L'Ecuyer's 1/(m1+1)): undo that and compare integers
+    double mrg[n];
+    lecuyer_mrg32k3a(mrg, n);
+    CURAND_CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MRG32K3A));
+    CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, 0));
+    CURAND_CHECK(curandGenerateUniformDouble(g, (double *)dev, THREADS * 2));
+    double gotd[THREADS * 2];
+    CHECK(cudaMemcpy(gotd, dev, sizeof gotd, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 2; i++)
+        if (std::rint(gotd[i * THREADS] / 2.3283065498378288e-10) != mrg[i]) {
+            printf("FAIL: MRG32k3a draw %d: %.17g, L'Ecuyer's %.17g\n", i, gotd[i * THREADS] / 2.3283065498378288e-10,
+                   mrg[i]);
+            failures++;
+        }
+    CURAND_CHECK(curandDestroyGenerator(g));
+
+    // Philox4x32-10, key 0 (seed 0), counter 0: Random123's known answer
+    // (Salmon et al. 2011; Random123 kat_vectors) 6627e8d5 e169c58d bc57ac4c
+    // 9b00dbd8, the four words of thread 0's first block
+    CURAND_CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10));
+    CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, 0));
+    CURAND_CHECK(curandGenerate(g, dev, n * THREADS));
+    CHECK(cudaMemcpy(got, dev, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT(got[0] == 0x6627e8d5u);
+    EXPECT(got[THREADS] == 0xe169c58du);
+    EXPECT(got[2 * THREADS] == 0xbc57ac4cu);
+    EXPECT(got[3 * THREADS] == 0x9b00dbd8u);
+    CURAND_CHECK(curandDestroyGenerator(g));
+    CHECK(cudaFree(dev));
+}
+
+// ---- sequence behaviour: successive calls, host generators, orderings ------------
+
+static void sequences(void)
+{
+    const size_t n = 3 * THREADS + 50;
+    unsigned int *dev, *whole = new unsigned int[n], *parts = new unsigned int[n], *host = new unsigned int[n];
+    CHECK(cudaMalloc(&dev, n * sizeof *dev));
+    curandRngType_t types[] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_MRG32K3A, CURAND_RNG_PSEUDO_PHILOX4_32_10};
+    for (curandRngType_t type : types) {
+        curandGenerator_t g, h;
+        CURAND_CHECK(curandCreateGenerator(&g, type));
+        CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, 77));
+        CURAND_CHECK(curandGenerate(g, dev, n));
+        CHECK(cudaMemcpy(whole, dev, n * sizeof *dev, cudaMemcpyDeviceToHost));
+        // two calls continue the sequence of one
+        CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, 77));
+        CURAND_CHECK(curandGenerate(g, dev, 1000));
+        CURAND_CHECK(curandGenerate(g, dev + 1000, n - 1000));
+        CHECK(cudaMemcpy(parts, dev, n * sizeof *dev, cudaMemcpyDeviceToHost));
+        EXPECT(!memcmp(whole, parts, n * sizeof *dev));
+        // LEGACY is the documented arrangement, and curand.h says BEST is DEFAULT
+        curandOrdering_t same[] = {CURAND_ORDERING_PSEUDO_LEGACY, CURAND_ORDERING_PSEUDO_BEST};
+        for (curandOrdering_t order : same) {
+            CURAND_CHECK(curandSetGeneratorOrdering(g, order));
+            CURAND_CHECK(curandGenerate(g, dev, n));
+            CHECK(cudaMemcpy(parts, dev, n * sizeof *dev, cudaMemcpyDeviceToHost));
+            EXPECT(!memcmp(whole, parts, n * sizeof *dev));
+        }
+        // a host generator makes the same sequence into host memory
+        CURAND_CHECK(curandCreateGeneratorHost(&h, type));
+        CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(h, 77));
+        CURAND_CHECK(curandGenerate(h, host, n));
+        EXPECT(!memcmp(whole, host, n * sizeof *dev));
+        CURAND_CHECK(curandDestroyGenerator(h));
+        CURAND_CHECK(curandDestroyGenerator(g));
+    }
+    // the default generator is XORWOW
+    curandGenerator_t g;
+    CURAND_CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT));
+    CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, 0xf7dcefddaad26b49ULL));
+    CURAND_CHECK(curandGenerate(g, dev, 1));
+    unsigned int first, want;
+    CHECK(cudaMemcpy(&first, dev, sizeof first, cudaMemcpyDeviceToHost));
+    marsaglia_xorwow(&want, 1);
+    EXPECT(first == want);
+    CURAND_CHECK(curandDestroyGenerator(g));
+    CHECK(cudaFree(dev));
+    delete[] whole;
+    delete[] parts;
+    delete[] host;
+}
+
+// ---- moments ---------------------------------------------------------------------
+
+static void moments(void)
+{
+    const size_t n = 200000;
+    curandGenerator_t g;
+    CURAND_CHECK(curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10));
+    CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, 2024));
+    float *f = new float[n];
+    double *d = new double[n];
+    unsigned int *u = new unsigned int[n];
+    auto mean_var = [&](auto *p, double *mean, double *var) {
+        double s = 0, s2 = 0;
+        for (size_t i = 0; i < n; i++)
+            s += p[i];
+        *mean = s / n;
+        for (size_t i = 0; i < n; i++)
+            s2 += (p[i] - *mean) * (p[i] - *mean);
+        *var = s2 / (n - 1);
+    };
+    double m, v;
+    CURAND_CHECK(curandGenerateUniform(g, f, n));
+    mean_var(f, &m, &v);
+    EXPECT(std::fabs(m - 0.5) < 0.005 && std::fabs(v - 1.0 / 12) < 0.002);
+    bool in_range = true;
+    for (size_t i = 0; i < n; i++)
+        in_range &= f[i] > 0.0f && f[i] <= 1.0f;
+    EXPECT(in_range);
+    CURAND_CHECK(curandGenerateUniformDouble(g, d, n));
+    mean_var(d, &m, &v);
+    EXPECT(std::fabs(m - 0.5) < 0.005 && std::fabs(v - 1.0 / 12) < 0.002);
+    CURAND_CHECK(curandGenerateNormal(g, f, n, 3.0f, 2.0f));
+    mean_var(f, &m, &v);
+    EXPECT(std::fabs(m - 3.0) < 0.03 && std::fabs(v - 4.0) < 0.08);
+    CURAND_CHECK(curandGenerateNormalDouble(g, d, n, -1.0, 0.5));
+    mean_var(d, &m, &v);
+    EXPECT(std::fabs(m + 1.0) < 0.01 && std::fabs(v - 0.25) < 0.005);
+    CURAND_CHECK(curandGenerateLogNormal(g, f, n, 0.0f, 0.5f));
+    mean_var(f, &m, &v); // mean e^(sigma^2/2), variance (e^(sigma^2) - 1) e^(sigma^2)
+    EXPECT(std::fabs(m - std::exp(0.125)) < 0.01 && std::fabs(v - (std::exp(0.25) - 1) * std::exp(0.25)) < 0.01);
+    CURAND_CHECK(curandGenerateLogNormalDouble(g, d, n, 0.0, 0.5));
+    mean_var(d, &m, &v);
+    EXPECT(std::fabs(m - std::exp(0.125)) < 0.01);
+    double lambdas[] = {0.5, 4.0, 100.0, 1000.0, 10000.0};
+    for (double lambda : lambdas) {
+        CURAND_CHECK(curandGeneratePoisson(g, u, n, lambda));
+        mean_var(u, &m, &v); // mean and variance lambda
+        EXPECT(std::fabs(m - lambda) < 0.02 * lambda + 0.01);
+        EXPECT(std::fabs(v - lambda) < 0.05 * lambda + 0.02);
+    }
+    CURAND_CHECK(curandDestroyGenerator(g));
+    delete[] f;
+    delete[] d;
+    delete[] u;
+}
+
+// ---- documented statuses ----------------------------------------------------------
+
+static void statuses(void)
+{
+    curandGenerator_t g, h;
+    CURAND_CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW));
+    CURAND_CHECK(curandCreateGeneratorHost(&h, CURAND_RNG_PSEUDO_XORWOW));
+    float *dev;
+    CHECK(cudaMalloc(&dev, 64 * sizeof(float)));
+    // Box-Muller needs an even count
+    EXPECT_STATUS(curandGenerateNormal(g, dev, 63, 0, 1), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    EXPECT_STATUS(curandGenerateLogNormalDouble(g, (double *)dev, 3, 0, 1), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    // 64-bit results come from 64-bit quasirandom generators only
+    EXPECT_STATUS(curandGenerateLongLong(g, (unsigned long long *)dev, 4), CURAND_STATUS_TYPE_ERROR);
+    EXPECT_STATUS(curandSetQuasiRandomGeneratorDimensions(g, 2), CURAND_STATUS_TYPE_ERROR);
+    EXPECT_STATUS(curandSetGeneratorOrdering(g, CURAND_ORDERING_QUASI_DEFAULT), CURAND_STATUS_OUT_OF_RANGE);
+    EXPECT_STATUS(curandGeneratePoisson(g, (unsigned int *)dev, 4, 0.0), CURAND_STATUS_OUT_OF_RANGE);
+    EXPECT_STATUS(curandGeneratePoisson(g, (unsigned int *)dev, 4, 500000.0), CURAND_STATUS_OUT_OF_RANGE);
+    EXPECT_STATUS(curandGenerate(NULL, (unsigned int *)dev, 4), CURAND_STATUS_NOT_INITIALIZED);
+    EXPECT_STATUS(curandSetPseudoRandomGeneratorSeed(NULL, 1), CURAND_STATUS_NOT_INITIALIZED);
+    int version = 0, major = -1;
+    CURAND_CHECK(curandGetVersion(&version));
+    EXPECT(version == CURAND_VERSION);
+    CURAND_CHECK(curandGetProperty(MAJOR_VERSION, &major));
+    EXPECT(major == CURAND_VER_MAJOR);
+    CURAND_CHECK(curandSetStream(g, 0));
+    CURAND_CHECK(curandGenerateSeeds(g));
+    CURAND_CHECK(curandGenerateUniform(g, dev, 64));
+    CURAND_CHECK(curandDestroyGenerator(h));
+    CURAND_CHECK(curandDestroyGenerator(g));
+    CHECK(cudaFree(dev));
+}
+
+// where NVIDIA's library would launch a kernel that faults: kemu's refuses
+static void bad_outputs(void)
+{
+    curandGenerator_t g;
+    CURAND_CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10));
+    float *dev, host[8];
+    CHECK(cudaMalloc(&dev, 64 * sizeof(float)));
+    EXPECT_STATUS(curandGenerateUniform(g, host, 8), CURAND_STATUS_LAUNCH_FAILURE);  // host memory
+    EXPECT_STATUS(curandGenerateUniform(g, (float *)((char *)dev + 2), 8), CURAND_STATUS_LAUNCH_FAILURE); // misaligned
+    EXPECT_STATUS(curandGenerateUniform(g, dev, 65), CURAND_STATUS_LAUNCH_FAILURE);  // past the allocation
+    // a failed call generates nothing: the sequence starts at its beginning still
+    CURAND_CHECK(curandGenerateUniform(g, dev, 64));
+    // pinned host memory is reachable by a kernel: accepted, same values
+    float *pinned, copy[64];
+    CHECK(cudaMallocHost(&pinned, 64 * sizeof(float)));
+    CURAND_CHECK(curandSetGeneratorOffset(g, 0));
+    CURAND_CHECK(curandGenerateUniform(g, pinned, 64));
+    CHECK(cudaMemcpy(copy, dev, sizeof copy, cudaMemcpyDeviceToHost));
+    EXPECT(!memcmp(copy, pinned, sizeof copy));
+    CHECK(cudaFreeHost(pinned));
+    CURAND_CHECK(curandDestroyGenerator(g));
+    CHECK(cudaFree(dev));
+}
+
+// generated device memory is initialized for a kernel that reads it
+static void read_by_kernel(void)
+{
+    const size_t n = 10000;
+    curandGenerator_t g;
+    CURAND_CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW));
+    unsigned int *dev, *host = new unsigned int[n];
+    unsigned long long *sum, got;
+    CHECK(cudaMalloc(&dev, n * sizeof *dev));
+    CHECK(cudaMalloc(&sum, sizeof *sum));
+    CHECK(cudaMemset(sum, 0, sizeof *sum));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreate(&stream));
+    CURAND_CHECK(curandSetStream(g, stream));
+    CURAND_CHECK(curandGenerate(g, dev, n));
+    sum_words<<<8, 128, 0, stream>>>(dev, n, sum);
+    CHECK(cudaStreamSynchronize(stream));
+    CHECK(cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(host, dev, n * sizeof *dev, cudaMemcpyDeviceToHost));
+    unsigned long long want = 0;
+    for (size_t i = 0; i < n; i++)
+        want += host[i];
+    EXPECT(got == want);
+    CURAND_CHECK(curandDestroyGenerator(g));
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(dev));
+    CHECK(cudaFree(sum));
+    delete[] host;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "unsupported")) {
+        curandDiscreteDistribution_t dist;
+        curandStatus_t s = curandCreatePoissonDistribution(4.0, &dist);
+        printf("curandCreatePoissonDistribution returned %d\n", (int)s);
+        EXPECT(s == CURAND_STATUS_NOT_INITIALIZED);
+        // kemu cannot put its generation into a graph being captured
+        cudaStream_t stream;
+        cudaGraph_t graph;
+        float *dev;
+        curandGenerator_t g;
+        CHECK(cudaMalloc(&dev, 64 * sizeof(float)));
+        CHECK(cudaStreamCreate(&stream));
+        CURAND_CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW));
+        CURAND_CHECK(curandSetStream(g, stream));
+        CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+        EXPECT_STATUS(curandGenerateUniform(g, dev, 64), CURAND_STATUS_LAUNCH_FAILURE);
+        CHECK(cudaStreamEndCapture(stream, &graph));
+        CHECK(cudaGraphDestroy(graph));
+        CURAND_CHECK(curandGenerateUniform(g, dev, 64)); // after the capture: fine
+        CURAND_CHECK(curandDestroyGenerator(g));
+        CHECK(cudaStreamDestroy(stream));
+        CHECK(cudaFree(dev));
+        return finish("curand_host unsupported");
+    }
+    first_outputs();
+    curandRngType_t types[] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_MRG32K3A, CURAND_RNG_PSEUDO_PHILOX4_32_10};
+    for (curandRngType_t type : types) {
+        compare(type, BITS, 0, 0, 0, 0);
+        compare(type, BITS, 5000, 0, 0, 0); // the offset moves the arrangement
+        compare(type, UNIFORM, 0, 0, 0, 0);
+        compare(type, UNIFORM_DOUBLE, 0, 0, 0, 0);
+        compare(type, UNIFORM_DOUBLE, 4098, 0, 0, 0);
+        compare(type, NORMAL, 0, 0.0, 1.0, 2e-5);
+        compare(type, NORMAL, 0, 2.0, 3.0, 2e-5);
+        compare(type, NORMAL_DOUBLE, 0, 0.0, 1.0, 1e-12);
+        compare(type, LOG_NORMAL, 0, 0.5, 0.25, 2e-5);
+        compare(type, LOG_NORMAL_DOUBLE, 0, 0.5, 0.25, 1e-12);
+        compare(type, POISSON, 0, 4.0, 0, 0);      // Knuth's method
+        compare(type, POISSON, 0, 10000.0, 0, 1e-4); // the rounded normal
+    }
+    sequences();
+    moments();
+    statuses();
+    bad_outputs();
+    read_by_kernel();
+    return finish("curand_host");
+}
