@@ -1175,7 +1175,7 @@ int dbg_dap_attach_server(const char *where, char *msg, size_t n)
     freeaddrinfo(ai);
     struct sockaddr_storage sa;
     socklen_t sl = sizeof sa;
-    char shown[64] = "";
+    char shown[300] = "";
     if (!getsockname(ls, (struct sockaddr *)&sa, &sl)) {
         unsigned short pn = sa.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&sa)->sin6_port)
                                                      : ntohs(((struct sockaddr_in *)&sa)->sin_port);
