@@ -109,16 +109,50 @@ _SCALARS = {".u8": "B", ".s8": "b", ".b8": "B", ".u16": "H", ".s16": "h", ".b16"
             ".pred": "I"}
 
 
-def _as_numpy(obj):
-    """A NumPy view of obj (a NumPy array or a DLPack producer), or None."""
+def _torch_view(t):
+    """A NumPy view of a torch CPU tensor's own memory (writes through it
+    reach the tensor) and the kemu dtype name, or raises with why not."""
+    import numpy as np
+    device = getattr(t, "device", None)
+    if device is not None and device.type != "cpu":
+        raise ValueError(f"a torch tensor on {device} was given; kemu runs on the CPU and takes CPU tensors "
+                         "(move it with .cpu() and copy the result back)")
+    t = t.detach()
+    if t.is_conj() or t.is_neg():
+        raise ValueError("a torch tensor with a lazy conjugate/negation bit was given; call .resolve_conj() / "
+                         ".resolve_neg() first")
+    if str(t.dtype) == "torch.bfloat16":  # NumPy has no bfloat16: the same bits as uint16
+        import torch
+        return t.view(torch.int16).numpy().view(np.uint16), "bf16"
+    try:
+        return t.numpy(), None
+    except (RuntimeError, TypeError) as e:
+        raise TypeError(f"torch tensors of {t.dtype} are not supported ({e})") from None
+
+
+def _host_view(obj):
+    """(a NumPy view of obj's memory, kemu dtype name or None for the view's
+    own) for a NumPy array, a torch CPU tensor or another DLPack producer;
+    (None, None) for anything else. Views share the caller's memory, so
+    outputs are written back into the caller's array or tensor."""
     import numpy as np
     if isinstance(obj, np.ndarray):
-        return obj
+        return obj, None
+    if type(obj).__module__.split(".")[0] == "torch" and hasattr(obj, "numpy"):
+        return _torch_view(obj)
     if hasattr(obj, "__dlpack__"):
-        return np.from_dlpack(obj)
+        # NumPy marks what it imports read-only when the producer says so (JAX
+        # arrays, which are immutable) and, before NumPy 2.1, always: such
+        # arrays are inputs only
+        return np.from_dlpack(obj), None
     if hasattr(obj, "__array_interface__"):
-        return np.asarray(obj)
-    return None
+        return np.asarray(obj), None
+    return None, None
+
+
+def _as_numpy(obj):
+    """A NumPy view of obj (a NumPy array or a DLPack producer), or None."""
+    return _host_view(obj)[0]
 
 
 class CheckReport:
@@ -323,17 +357,19 @@ class Kernel:
         kind = None
         if isinstance(arg, _Wrapped):
             kind, arg = arg.kind, arg.array
-        array = _as_numpy(arg) if not isinstance(arg, (int, float, bool, bytes, np.generic)) else None
+        array, dtype = _host_view(arg) if not isinstance(arg, (int, float, bool, bytes, np.generic)) else (None, None)
         if array is not None:
             if param.size != 8 or param.is_array:
                 raise TypeError(f"argument {i}: parameter {param!r} is not a pointer; an array was given")
-            dtype = _DTYPES.get(array.dtype.name)
+            dtype = dtype or _DTYPES.get(array.dtype.name)
             if dtype is None:
                 raise TypeError(f"argument {i}: arrays of {array.dtype} are not supported")
             if kind is None:
                 kind = _lib.OPERAND_INOUT if array.flags.writeable else _lib.OPERAND_IN
             if kind != _lib.OPERAND_IN and not array.flags.writeable:
-                raise ValueError(f"argument {i}: the kernel writes this array but it is read-only")
+                raise ValueError(f"argument {i}: the kernel writes this array but it is read-only"
+                                 + ("" if isinstance(arg, np.ndarray) else
+                                    f" (NumPy imported this {type(arg).__name__} read-only through DLPack)"))
             if array.ndim > _lib.PLAN_MAX_DIMS:
                 raise ValueError(f"argument {i}: {array.ndim} dimensions (at most {_lib.PLAN_MAX_DIMS})")
             host = array if array.flags.c_contiguous else np.ascontiguousarray(array)

@@ -104,11 +104,6 @@ class TritonArray(np.ndarray):
         s = tuple(b // self.itemsize for b in self.strides)
         return s if dim is None else s[dim]
 
-    def _base_array(self):
-        """The plain ndarray this view shows, with its kemu wrapper, if any."""
-        a = self.view(np.ndarray)
-        return self._kemu_kind(a) if self._kemu_kind is not None else a
-
 
 def _wrap(arg):
     if isinstance(arg, TritonArray):
@@ -167,17 +162,50 @@ def _decompose_descriptor(arg):
         return make_tensordesc_arg(arg, None)
 
 
+def _span(array, kind=None):
+    """What a pointer argument hands the kernel on a GPU is the address of
+    the first element, and the kernel reaches the others through the strides
+    the caller passes along (x.stride(0), ...). So a non-contiguous array
+    goes to kemu as the whole stretch of memory from its first to its last
+    element (a contiguous view of the same memory, copied in and back),
+    not as a packed copy, whose layout the strides would not describe.
+    Negative strides are refused: the first element is not the lowest
+    address, and Triton (like torch) never makes such pointers."""
+    if array.flags.c_contiguous or array.size == 0:
+        return array if kind is None else kind(array)
+    if any(st < 0 for st in array.strides):
+        raise kemu.KemuError(f"kemu.triton: an array with negative strides {array.strides} was given; "
+                             "pass a copy (np.ascontiguousarray) instead")
+    if any(st % array.itemsize for st in array.strides):
+        raise kemu.KemuError(f"kemu.triton: strides {array.strides} are not multiples of the element size "
+                             f"{array.itemsize}; pass a copy (np.ascontiguousarray) instead")
+    count = 1 + sum((n - 1) * st for n, st in zip(array.shape, array.strides)) // array.itemsize
+    stretch = np.lib.stride_tricks.as_strided(array, shape=(count,), strides=(array.itemsize,),
+                                              writeable=array.flags.writeable)
+    if kind is kemu.Out:
+        kind = kemu.InOut  # the elements between the view's keep their values
+    return stretch if kind is None else kind(stretch)
+
+
 def _pointer(ty, arg):
     if arg is None:
         return 0
     if isinstance(arg, TritonArray):
-        return arg._base_array()
+        return _span(arg.view(np.ndarray), arg._kemu_kind)
     if isinstance(arg, (int, np.integer)):
         return int(arg)  # a raw device address (kemu takes these for .u64 parameters)
     if type(arg).__module__.startswith("torch"):
         if getattr(arg, "device", None) is not None and arg.device.type != "cpu":
             raise kemu.KemuError(f"kemu.triton runs on the CPU; a tensor on {arg.device} was given")
-        return arg.detach()
+        # a NumPy view of the tensor's memory, so that one tensor passed as
+        # several arguments is merged like an array (bfloat16 has no NumPy view)
+        view, dtype = kemu._torch_view(arg)
+        if dtype is not None:  # bfloat16: a uint16 view, and kemu told the type
+            if not view.flags.c_contiguous:
+                raise kemu.KemuError("kemu.triton: non-contiguous bfloat16 tensors are not supported; "
+                                     "pass .contiguous() and copy the result back")
+            return arg.detach()
+        return _span(view)
     if hasattr(arg, "__dlpack__") or hasattr(arg, "__array_interface__"):
         return arg
     raise TypeError(f"kemu.triton: a {ty} argument wants a NumPy array, a DLPack tensor or an int address, "

@@ -148,13 +148,74 @@ def test_findings_without_raising():
         assert r.checks.errors >= 1
 
 
-def test_dlpack_producers():
+def test_torch_tensors_in_and_out():
+    torch = pytest.importorskip("torch")
+    with kemu.Device(threads=1) as d:
+        saxpy = d.load_ptx_file(SAXPY)["saxpy"]
+        x = torch.arange(1000, dtype=torch.float32)
+        y = torch.ones(1000, dtype=torch.float32)
+        ptr = y.data_ptr()
+        saxpy(1000, 2.0, x, y, grid=4, block=256)
+        assert y.data_ptr() == ptr  # written back into the caller's tensor, not a new one
+        np.testing.assert_array_equal(y.numpy(), 2.0 * np.arange(1000, dtype=np.float32) + 1.0)
+        np.testing.assert_array_equal(x.numpy(), np.arange(1000, dtype=np.float32))
+        # kemu.Out of a tensor starts with the fill; tensors that need grad go in detached
+        k = d.load_ptx_file(PLAN)["maybe_fault"]
+        out = torch.zeros(300, dtype=torch.int32)
+        k(kemu.Out(out), 200, 0, grid=4, block=64)
+        assert out[:200].tolist() == list(range(200)) and (out[200:] == np.iinfo(np.int32).max).all()
+        w = torch.zeros(8, requires_grad=True)
+        d.load_ptx(ADD_ONE)["add_one"](kemu.In(w), 8, grid=1, block=32)
+        assert not w.detach().any()
+
+
+def test_torch_non_contiguous_tensor_is_written_back():
     torch = pytest.importorskip("torch")
     with kemu.Device(threads=1) as d:
         k = d.load_ptx(ADD_ONE)["add_one"]
-        t = torch.zeros(8, dtype=torch.float32)
-        k(t, 8, grid=1, block=32)
-        assert t.tolist() == [1.0] * 8
+        m = torch.zeros(10, 3)
+        k(m[:, 1], 10, grid=1, block=32)  # a column: packed, run, copied back into m
+        assert (m[:, 1] == 1).all() and (m[:, 0] == 0).all() and (m[:, 2] == 0).all()
+        t = torch.zeros(4, 5).t()  # transposed
+        k(t, 20, grid=1, block=32)
+        assert (t == 1).all()
+
+
+def test_torch_tensor_errors():
+    torch = pytest.importorskip("torch")
+    with kemu.Device(threads=1) as d:
+        k = d.load_ptx(ADD_ONE)["add_one"]
+        with pytest.raises(ValueError, match="kemu runs on the CPU"):
+            k(torch.zeros(4, device="meta"), 4, grid=1, block=32)
+        with pytest.raises(TypeError, match="not supported"):
+            k(torch.zeros(4, dtype=torch.complex64), 4, grid=1, block=32)
+
+
+class _DLPackOnly:
+    """A producer NumPy knows only through the DLPack protocol."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_other_dlpack_producers(dev):
+    k = dev.load_ptx(ADD_ONE)["add_one"]
+    a = np.zeros(8, np.float32)
+    src = _DLPackOnly(a)
+    if np.from_dlpack(src).flags.writeable:  # NumPy 2.1+: DLPack 1.0 says whether it is read-only
+        k(src, 8, grid=1, block=32)
+        np.testing.assert_array_equal(a, 1.0)
+    else:  # older NumPy imports every DLPack buffer read-only: an input only
+        k(src, 8, grid=1, block=32)
+        assert not a.any()
+        with pytest.raises(ValueError, match="read-only through DLPack"):
+            k(kemu.Out(src), 8, grid=1, block=32)
 
 
 def test_both_backends_through_the_standin():

@@ -91,13 +91,56 @@ def test_in_place_same_array_twice(on_kemu):
     np.testing.assert_array_equal(x, np.arange(500) + 1)
 
 
-def test_strided_view_and_numpy_scalar(on_kemu):
+def test_strided_view_is_the_memory_a_gpu_kernel_sees(on_kemu):
+    # a pointer argument is the address of the first element, as on a GPU: a
+    # kernel that ignores strides walks the memory from there
     base = np.arange(2000, dtype=np.float32)
-    x = base[::2]  # not contiguous: copied in and back by kemu
     y = np.ones(1000, np.float32)
-    add_kernel[(8,)](y, y, x, np.int32(1000), BLOCK=128)
-    np.testing.assert_array_equal(base[::2], 2.0)
-    np.testing.assert_array_equal(base[1::2], np.arange(1, 2000, 2))
+    add_kernel[(8,)](y, y, base[::2], np.int32(1000), BLOCK=128)  # a NumPy scalar argument too
+    np.testing.assert_array_equal(base[:1000], 2.0)
+    np.testing.assert_array_equal(base[1000:], np.arange(1000, 2000))
+
+
+def test_strided_rows_through_their_strides(on_kemu):
+    # row slices of wider arrays, with the strides passed as Triton code does
+    rng = np.random.default_rng(5)
+    big = rng.standard_normal((37, 300)).astype(np.float32)
+    x = big[:, 50:250]
+    out_base = np.full((37, 256), 7.0, np.float32)
+    out = out_base[:, :200]
+    softmax_kernel[(37,)](kemu.Out(out), x, x.strides[0] // 4, out.strides[0] // 4, 200, BLOCK=256)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+    assert (out_base[:, 200:] == 7.0).all()  # between the rows: left as it was, not the Out fill
+    y = np.ones(8, np.float32)
+    with pytest.raises(kemu.KemuError, match="negative strides"):
+        add_kernel[(1,)](y, y, y[::-1], 8, BLOCK=8)
+
+
+def test_torch_tensors(on_kemu):
+    torch = pytest.importorskip("torch")
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(1000, generator=g)
+    y = torch.randn(1000, generator=g)
+    out = torch.empty(1000)
+    ptr = out.data_ptr()
+    add_kernel[(4,)](x, y, out, 1000, BLOCK=256)
+    assert out.data_ptr() == ptr
+    np.testing.assert_array_equal(out.numpy(), x.numpy() + y.numpy())
+    want = x.numpy() + y.numpy()
+    add_kernel[(4,)](x, y, x, 1000, BLOCK=256)  # in place: one tensor as input and output
+    np.testing.assert_array_equal(x.numpy(), want)
+    # bfloat16 tensors (NumPy has no bfloat16): the bits go through
+    xb, yb = torch.randn(300, generator=g).bfloat16(), torch.randn(300, generator=g).bfloat16()
+    ob = torch.zeros(300, dtype=torch.bfloat16)
+    add_kernel[(3,)](xb, yb, ob, 300, BLOCK=128)
+    assert torch.equal(ob, (xb.float() + yb.float()).bfloat16())
+    # a row slice of a wider tensor, with its strides, as Triton code passes them
+    big = torch.randn(16, 300, generator=g)
+    xs = big[:, 40:240]
+    o = torch.zeros(16, 200)
+    softmax_kernel[(16,)](o, xs, xs.stride(0), o.stride(0), 200, BLOCK=256)
+    torch.testing.assert_close(o, torch.softmax(xs, dim=1), rtol=1e-5, atol=1e-7)
 
 
 def test_row_softmax(on_kemu):
