@@ -65,12 +65,15 @@ CUresult drv_check_init(void)
 
 /* The calling thread's current context: the top of its stack, or the
  * primary context once the runtime has set up the device (a runtime call
- * makes it current, as CUDA's runtime does). */
+ * makes it current, as CUDA's runtime does; it stays so after
+ * cudaDeviceReset, and the device comes back at the next call). */
 static struct drv_context *current_context(void)
 {
+    static int runtime_bound; /* the runtime has made the primary context current */
     if (ctx_depth > 0)
         return ctx_stack[ctx_depth - 1];
-    if (cudart_global.device) {
+    if (cudart_global.device || runtime_bound) {
+        runtime_bound = 1;
         primary_ctx.alive = 1;
         return &primary_ctx;
     }
@@ -366,15 +369,11 @@ DRIVER_API CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int fla
 DRIVER_ALIAS(cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxSetFlags_v2)
 
 /* Destroys the device's state: memory, streams, events, modules (the
- * runtime's cudaDeviceReset, and the driver's modules with it). */
+ * runtime's cudaDeviceReset, which unloads the driver's modules too). */
 static CUresult reset_device(void)
 {
-    cudart_lock();
-    drv_forget_modules();
     cudaError_t saved = drv_rt_save();
-    CUresult r = drv_rt_done(saved, cudaDeviceReset());
-    cudart_unlock();
-    return r;
+    return drv_rt_done(saved, cudaDeviceReset()); /* which unloads the driver's modules too */
 }
 
 DRIVER_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
@@ -1291,6 +1290,23 @@ DRIVER_API CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end)
     RT_CALL(cudaEventElapsedTime(ms, start, end));
 }
 DRIVER_ALIAS(cuEventElapsedTime, cuEventElapsedTime_v2)
+
+/* ---- tensor maps ---------------------------------------------------------------------- */
+
+DRIVER_API CUresult cuTensorMapEncodeTiled(void *tensor_map, int data_type, uint32_t rank, void *global_address,
+                                           const uint64_t *global_dim, const uint64_t *global_strides,
+                                           const uint32_t *box_dim, const uint32_t *element_strides, int interleave,
+                                           int swizzle, int l2_promotion, int oob_fill)
+{
+    kemu_error err;
+    kemu_status st = kemu_tensor_map_encode_tiled(tensor_map, data_type, rank, (uint64_t)(uintptr_t)global_address,
+                                                  global_dim, global_strides, box_dim, element_strides, interleave,
+                                                  swizzle, l2_promotion, oob_fill, &err);
+    if (st == KEMU_OK)
+        return CUDA_SUCCESS;
+    fprintf(stderr, "kemu: cuTensorMapEncodeTiled: %s\n", err.message);
+    return st == KEMU_ERR_UNSUPPORTED ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
+}
 
 /* ---- cuGetProcAddress -------------------------------------------------------------------- */
 

@@ -149,8 +149,4 @@ CUresult drv_rt_done(cudaError_t saved, cudaError_t e);
 /* The function record of a CUfunction / CUkernel handle, or NULL. Locked. */
 cudart_kernel_record *drv_function(CUfunction f);
 
-/* cuDevicePrimaryCtxReset / cuCtxDestroy of the last context: modules
- * loaded through the driver go with the device. Locked. */
-void drv_forget_modules(void);
-
 #endif /* KEMU_CUDART_DRIVER_H */

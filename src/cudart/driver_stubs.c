@@ -394,7 +394,6 @@ DRIVER_STUB(cuSurfRefGetArray)
 DRIVER_STUB(cuSurfRefSetArray)
 DRIVER_STUB(cuTensorMapEncodeIm2col)
 DRIVER_STUB(cuTensorMapEncodeIm2colWide)
-DRIVER_STUB(cuTensorMapEncodeTiled)
 DRIVER_STUB(cuTensorMapReplaceAddress)
 DRIVER_STUB(cuTexObjectCreate)
 DRIVER_STUB(cuTexObjectDestroy)
@@ -652,6 +651,7 @@ void cuStreamSynchronize(void);
 void cuStreamSynchronize_ptsz(void);
 void cuStreamWaitEvent(void);
 void cuStreamWaitEvent_ptsz(void);
+void cuTensorMapEncodeTiled(void);
 
 typedef struct drv_proc {
     const char *name;

@@ -5,7 +5,9 @@
 // driver module (argv[1]: kernels.ptx) runs on a cudaStream_t; the
 // runtime's primary context is the driver's current context; a failing
 // driver call leaves cudaGetLastError alone; a fault seen by the driver is
-// the runtime's sticky error too. Self-checking: prints PASS mixed.
+// the runtime's sticky error too, until cudaDeviceReset, which unloads the
+// driver's modules; cudaGetDriverEntryPoint hands out the driver's
+// functions. Self-checking: prints PASS mixed.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cstdio>
@@ -91,6 +93,21 @@ int main(int argc, char **argv)
     EXPECT(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
     CUdeviceptr later;
     EXPECT(cuMemAlloc(&later, 16) == CUDA_ERROR_ILLEGAL_ADDRESS);
+
+    // cudaDeviceReset ends the fault, and the driver's modules go with the device
+    EXPECT(cudaDeviceReset() == cudaSuccess);
+    EXPECT(cudaFree(0) == cudaSuccess);
+    EXPECT(cuModuleGetFunction(&missing, mod, "vadd") != CUDA_SUCCESS);
+    // the runtime hands out the driver's functions
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult found;
+    EXPECT(cudaGetDriverEntryPoint("cuMemAlloc", &fn, cudaEnableDefault, &found) == cudaSuccess);
+    EXPECT(found == cudaDriverEntryPointSuccess && fn != nullptr);
+    if (fn) {
+        CUdeviceptr fresh = 0;
+        EXPECT(((CUresult(*)(CUdeviceptr *, size_t))fn)(&fresh, 64) == CUDA_SUCCESS && fresh != 0);
+        EXPECT(cudaFree((void *)fresh) == cudaSuccess);
+    }
     printf("%s mixed\n", failures ? "FAIL" : "PASS");
     return failures ? 1 : 0;
 }
