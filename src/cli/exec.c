@@ -559,8 +559,9 @@ int cli_exec_main(int argc, char **argv)
             return CLI_EXIT_USAGE;
         }
         if (!found) {
-            fprintf(stderr, "kemu exec: error: %s does not use the CUDA runtime (it does not link libcudart.so); "
-                            "kemu exec runs CUDA programs built with `nvcc -cudart shared`\n", program);
+            fprintf(stderr, "kemu exec: error: %s does not use the CUDA runtime (it links neither libcudart.so nor "
+                            "libcuda.so); kemu exec runs CUDA programs built with `nvcc -cudart shared`, "
+                            "driver-API programs and Python\n", program);
             return CLI_EXIT_USAGE;
         }
         if (found != 12 && found != 13) {

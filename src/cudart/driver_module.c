@@ -162,7 +162,10 @@ static char *ptx_of_image(const void *image, size_t size, const jit_logs *logs, 
         *r = CUDA_ERROR_INVALID_VALUE;
         return NULL;
     }
-    if (is_elf(image)) {
+    /* a cubin and a fatbinary start with 4 non-zero bytes: anything shorter
+     * is (bad) text, and is not read past its end */
+    int short_text = strnlen(image, 4) < 4;
+    if (!short_text && is_elf(image)) {
         unsigned sm = cubin_sm(image);
         char smtext[32] = "";
         if (sm)
@@ -174,7 +177,7 @@ static char *ptx_of_image(const void *image, size_t size, const jit_logs *logs, 
         *r = CUDA_ERROR_NO_BINARY_FOR_GPU;
         return NULL;
     }
-    uint32_t magic = read32(image);
+    uint32_t magic = short_text ? 0 : read32(image);
     if (magic == CUDART_FATBIN_MAGIC)
         return ptx_of_container(image, logs, what, r);
     if (magic == CUDART_FATBIN_WRAPPER_MAGIC) {
