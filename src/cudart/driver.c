@@ -849,9 +849,9 @@ typedef struct {
 _Static_assert(sizeof(drv_memcpy2d) == 128, "CUDA_MEMCPY2D");
 _Static_assert(sizeof(drv_memcpy3d) == 200, "CUDA_MEMCPY3D");
 
-/* The start of one side of a copy; -1 for CUDA arrays, which the driver
- * copies do not take yet. */
-static int side(int type, const void *host, CUdeviceptr device, const char **out)
+/* The start of one side of a copy (for a CUDA array, its storage and row
+ * pitch: kemu's arrays are pitched linear memory); -2 when invalid. */
+static int side(int type, const void *host, CUdeviceptr device, void *array, size_t *pitch, const char **out)
 {
     switch (type) {
     case MEMTYPE_HOST:
@@ -861,8 +861,19 @@ static int side(int type, const void *host, CUdeviceptr device, const char **out
     case MEMTYPE_UNIFIED:
         *out = ptr(device);
         return 0;
-    case MEMTYPE_ARRAY:
-        return -1;
+    case MEMTYPE_ARRAY: {
+        uint64_t address;
+        size_t width, height, depth, row;
+        struct cudaChannelFormatDesc desc;
+        cudart_lock();
+        int bad = !array || cudart_array_describe(array, &address, &width, &height, &depth, &row, &desc);
+        cudart_unlock();
+        if (bad)
+            return -2;
+        *out = ptr(address);
+        *pitch = row;
+        return 0;
+    }
     default:
         return -2;
     }
@@ -874,18 +885,14 @@ static CUresult copy_3d(const drv_memcpy3d *p, int async, CUstream stream)
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
     const char *src = NULL, *dst = NULL;
-    int a = side(p->srcMemoryType, p->srcHost, p->srcDevice, &src);
-    int b = side(p->dstMemoryType, p->dstHost, p->dstDevice, &dst);
-    if (a == -1 || b == -1) {
-        cudart_warn_unsupported("cuMemcpy2D/3D with a CUDA array");
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
+    size_t spitch = p->srcPitch ? p->srcPitch : p->WidthInBytes;
+    size_t dpitch = p->dstPitch ? p->dstPitch : p->WidthInBytes;
+    int a = side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, &spitch, &src);
+    int b = side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &dpitch, &dst);
     if (a || b || p->srcLOD || p->dstLOD)
         return CUDA_ERROR_INVALID_VALUE;
     size_t sheight = p->srcHeight ? p->srcHeight : p->Height;
     size_t dheight = p->dstHeight ? p->dstHeight : p->Height;
-    size_t spitch = p->srcPitch ? p->srcPitch : p->WidthInBytes;
-    size_t dpitch = p->dstPitch ? p->dstPitch : p->WidthInBytes;
     if ((p->Depth > 1 && (sheight < p->Height || dheight < p->Height)) || spitch < p->WidthInBytes ||
         dpitch < p->WidthInBytes)
         return CUDA_ERROR_INVALID_VALUE;

@@ -18,10 +18,7 @@ DRIVER_STUB(cuArray3DCreate_v2)
 DRIVER_STUB(cuArray3DGetDescriptor)
 DRIVER_STUB(cuArray3DGetDescriptor_v2)
 DRIVER_STUB(cuArrayCreate)
-DRIVER_STUB(cuArrayCreate_v2)
-DRIVER_STUB(cuArrayDestroy)
 DRIVER_STUB(cuArrayGetDescriptor)
-DRIVER_STUB(cuArrayGetDescriptor_v2)
 DRIVER_STUB(cuArrayGetMemoryRequirements)
 DRIVER_STUB(cuArrayGetPlane)
 DRIVER_STUB(cuArrayGetSparseProperties)
@@ -387,16 +384,12 @@ DRIVER_STUB(cuStreamWriteValue64)
 DRIVER_STUB(cuStreamWriteValue64_ptsz)
 DRIVER_STUB(cuStreamWriteValue64_v2)
 DRIVER_STUB(cuStreamWriteValue64_v2_ptsz)
-DRIVER_STUB(cuSurfObjectCreate)
-DRIVER_STUB(cuSurfObjectDestroy)
 DRIVER_STUB(cuSurfObjectGetResourceDesc)
 DRIVER_STUB(cuSurfRefGetArray)
 DRIVER_STUB(cuSurfRefSetArray)
 DRIVER_STUB(cuTensorMapEncodeIm2col)
 DRIVER_STUB(cuTensorMapEncodeIm2colWide)
 DRIVER_STUB(cuTensorMapReplaceAddress)
-DRIVER_STUB(cuTexObjectCreate)
-DRIVER_STUB(cuTexObjectDestroy)
 DRIVER_STUB(cuTexObjectGetResourceDesc)
 DRIVER_STUB(cuTexObjectGetResourceViewDesc)
 DRIVER_STUB(cuTexObjectGetTextureDesc)
@@ -439,6 +432,9 @@ DRIVER_STUB(cuWaitExternalSemaphoresAsync)
 DRIVER_STUB(cuWaitExternalSemaphoresAsync_ptsz)
 
 /* the implemented ones, declared here only to take their addresses */
+void cuArrayCreate_v2(void);
+void cuArrayDestroy(void);
+void cuArrayGetDescriptor_v2(void);
 void cuCtxCreate_v2(void);
 void cuCtxCreate_v3(void);
 void cuCtxCreate_v4(void);
@@ -651,7 +647,11 @@ void cuStreamSynchronize(void);
 void cuStreamSynchronize_ptsz(void);
 void cuStreamWaitEvent(void);
 void cuStreamWaitEvent_ptsz(void);
+void cuSurfObjectCreate(void);
+void cuSurfObjectDestroy(void);
 void cuTensorMapEncodeTiled(void);
+void cuTexObjectCreate(void);
+void cuTexObjectDestroy(void);
 
 typedef struct drv_proc {
     const char *name;

@@ -54,3 +54,19 @@ extern "C" __global__ void write_far(int *p)
 {
     p[1 << 28] = 1;
 }
+
+// Texture objects made with cuTexObjectCreate: a 2-D array read at texel
+// centres, and linear memory fetched by index.
+extern "C" __global__ void tex_read(cudaTextureObject_t t, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h)
+        out[y * w + x] = tex2D<float>(t, x + 0.5f, y + 0.5f);
+}
+
+extern "C" __global__ void tex_fetch(cudaTextureObject_t t, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex1Dfetch<float>(t, i);
+}
