@@ -103,8 +103,10 @@ cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream);
 cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, int kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, int kind, cudaStream_t stream);
-cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind);
-cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind, cudaStream_t stream);
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                   size_t height, int kind);
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                   size_t height, int kind, cudaStream_t stream);
 cudaError_t cudaMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height);
 cudaError_t cudaMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
@@ -117,7 +119,8 @@ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags);
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority);
 cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long *id);
 cudaError_t cudaStreamGetDevice(cudaStream_t stream, int *device);
-cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *user_data, unsigned int flags);
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *user_data,
+                   unsigned int flags);
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *user_data);
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *ptr, size_t length, unsigned int flags);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
@@ -129,8 +132,10 @@ cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *function);
 cudaError_t cudaFuncSetAttribute(const void *function, int attr, int value);
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num_blocks, const void *function, int block_size, size_t dynamic_shared, unsigned int flags);
-cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamic_shared, const void *function, int num_blocks, int block_size);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num_blocks, const void *function,
+                   int block_size, size_t dynamic_shared, unsigned int flags);
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamic_shared, const void *function,
+                   int num_blocks, int block_size);
 
 /* The runtime's error as a CUresult (the codes coincide above 100). */
 CUresult drv_error(cudaError_t e);

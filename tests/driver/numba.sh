@@ -26,6 +26,14 @@ if ! "$python" -c 'from cuda.pathfinder import load_nvidia_dynamic_lib; load_nvi
     echo "SKIP: Numba compiles through the CUDA toolkit's NVVM (libnvvm), which is not found here"
     exit 77
 fi
+# in a sanitizer build, kemu's libraries are instrumented: the interpreter
+# needs the sanitizer runtimes preloaded
+exec_env=
+libkemu=$(ls "$top_builddir"/.libs/libkemu.so.[0-9]* 2>/dev/null | head -n 1)
+if [ -n "$libkemu" ] && ldd "$libkemu" 2>/dev/null | grep -q libasan; then
+    preload=$(ldd "$libkemu" | awk '/libasan|libubsan/ {printf "%s:", $3}')
+    exec_env="env LD_PRELOAD=${preload%:} ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+fi
 export PYTHONDONTWRITEBYTECODE=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/kemu-numba-tests.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -38,7 +46,7 @@ fail() {
     failed=$((failed + 1))
 }
 
-if "$KEMU" exec "$python" "$here/numba_app.py" >"$work/numba_app.out" 2>&1 &&
+if $exec_env "$KEMU" exec "$python" "$here/numba_app.py" >"$work/numba_app.out" 2>&1 &&
    grep -qx 'PASS numba_app' "$work/numba_app.out"; then
     pass numba_app
 else
@@ -46,14 +54,14 @@ else
 fi
 
 race_line=$(grep -n '# RACE' "$here/numba_race.py" | cut -d: -f1)
-"$KEMU" exec --tool racecheck "$python" "$here/numba_race.py" >"$work/numba_race.out" 2>&1
+$exec_env "$KEMU" exec --tool racecheck "$python" "$here/numba_race.py" >"$work/numba_race.out" 2>&1
 if grep -qx 'done racy' "$work/numba_race.out" && grep -q 'RAW hazard\|WAR hazard\|WAW hazard' "$work/numba_race.out" &&
    grep -q "numba_race.py:$race_line" "$work/numba_race.out"; then
     pass numba_race
 else
     fail numba_race
 fi
-"$KEMU" exec --tool racecheck "$python" "$here/numba_race.py" --fixed >"$work/numba_fixed.out" 2>&1
+$exec_env "$KEMU" exec --tool racecheck "$python" "$here/numba_race.py" --fixed >"$work/numba_fixed.out" 2>&1
 if grep -qx 'done fixed' "$work/numba_fixed.out" && grep -q 'RACECHECK SUMMARY: 0 hazards displayed' "$work/numba_fixed.out"; then
     pass numba_fixed
 else
