@@ -4,7 +4,10 @@
  * the emulated device is configured through environment variables that the
  * runtime reads. Before running it, the program's ELF dynamic section is
  * read: a statically linked CUDA runtime or a program that does not use
- * CUDA at all is reported in one line, with the nvcc flag to use. */
+ * CUDA at all is reported in one line, with the nvcc flag to use. kemu's
+ * libcuda.so.1 (the driver API, docs/driver.md) lies next to its libcudart,
+ * so driver-API programs find it on the same path; Python interpreters run
+ * with $NUMBA_CUDA_DRIVER pointing at it. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -234,6 +237,10 @@ static int find_cudart(const char *path, const elf_facts *f, int depth)
     for (int i = 0; i < f->nneeded; i++)
         if (cudart_major(f->needed[i]))
             return cudart_major(f->needed[i]);
+    /* a driver-API program: kemu's libcuda.so.1 needs libcudart.so.13 */
+    for (int i = 0; i < f->nneeded; i++)
+        if (!strcmp(f->needed[i], "libcuda.so.1") || !strcmp(f->needed[i], "libcuda.so"))
+            return 13;
     if (depth >= 3)
         return 0;
     char origin[PATH_MAX];
@@ -532,7 +539,12 @@ int cli_exec_main(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     int major = 13, preload = 0, needs_curand = 0;
-    if (!is_script(path)) {
+    /* a Python interpreter runs CUDA through libraries it loads later
+     * (Numba's driver API through $NUMBA_CUDA_DRIVER, set below) */
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    int interpreter = !strncmp(base, "python", 6) || !strncmp(base, "pypy", 4);
+    if (!interpreter && !is_script(path)) {
         elf_facts facts;
         char msg[512];
         int rc = elf_read(path, &facts, msg, sizeof msg);
@@ -556,8 +568,9 @@ int cli_exec_main(int argc, char **argv)
             return CLI_EXIT_USAGE;
         }
         if (!found) {
-            fprintf(stderr, "kemu exec: error: %s does not use the CUDA runtime (it does not link libcudart.so); "
-                            "kemu exec runs CUDA programs built with `nvcc -cudart shared`\n", program);
+            fprintf(stderr, "kemu exec: error: %s does not use the CUDA runtime (it links neither libcudart.so nor "
+                            "libcuda.so); kemu exec runs CUDA programs built with `nvcc -cudart shared`, "
+                            "driver-API programs and Python\n", program);
             return CLI_EXIT_USAGE;
         }
         if (found != 12 && found != 13) {
@@ -579,6 +592,17 @@ int cli_exec_main(int argc, char **argv)
     if (kemu_dir[0])
         prepend_env("LD_LIBRARY_PATH", kemu_dir);
     prepend_env("LD_LIBRARY_PATH", dir);
+    /* the driver API (libcuda.so.1) of a CUDA 12 program uses its runtime */
+    char driver_dir[PATH_MAX + 16];
+    snprintf(driver_dir, sizeof driver_dir, "%s/cuda12", dir);
+    if (major == 12 && access(driver_dir, R_OK) == 0)
+        prepend_env("LD_LIBRARY_PATH", driver_dir);
+    else
+        snprintf(driver_dir, sizeof driver_dir, "%s", dir);
+    char driver[PATH_MAX + 32];
+    snprintf(driver, sizeof driver, "%s/libcuda.so.1", driver_dir);
+    if (access(driver, R_OK) == 0)
+        setenv("NUMBA_CUDA_DRIVER", driver, 1);
     if (preload) {
         char lib[PATH_MAX + 32];
         snprintf(lib, sizeof lib, "%s/libcudart.so.%d", dir, major);

@@ -411,6 +411,7 @@ CUDART_API cudaError_t cudaDeviceReset(void)
     cudart_synchronize();
     cudart_report_checks(); /* the findings die with the device */
     if (s->device) {
+        drv_forget_modules();
         for (int i = 0; i < s->nfatbins; i++) {
             cudart_fatbin_record *fb = s->fatbins[i];
             free(fb->modules); /* the modules die with the device */

@@ -1,9 +1,8 @@
 /* cudaGetDriverEntryPoint(ByVersion): the driver functions a program may
- * fetch through the runtime instead of linking libcuda. kemu provides the
- * ones that work on the emulator: cuTensorMapEncodeTiled (kemu's tensor map
- * encoding, src/exec/tensor_map.c), cuGetErrorString and cuGetErrorName
- * for their results. Other symbols are reported as not found, as a driver
- * too old for them would. */
+ * fetch through the runtime instead of linking libcuda: kemu's driver API
+ * (driver.c, through cuGetProcAddress), then the older table below. Symbols
+ * neither knows are reported as not found, as a driver too old for them
+ * would. */
 #include "config.h"
 #include "cudart/runtime.h"
 
@@ -51,7 +50,9 @@ static int entry_get_error_name(int result, const char **text)
     return KEMU_CUDA_SUCCESS;
 }
 
-static cudaError_t lookup(const char *symbol, void **fn, int *status)
+int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags, int *status);
+
+static cudaError_t lookup(const char *symbol, void **fn, int version, unsigned long long flags, int *status)
 {
     static const struct { const char *name; void (*fn)(void); } table[] = {
         {"cuTensorMapEncodeTiled", (void (*)(void))entry_tensor_map_encode_tiled},
@@ -61,6 +62,12 @@ static cudaError_t lookup(const char *symbol, void **fn, int *status)
     if (!symbol || !fn)
         return cudart_result(cudaErrorInvalidValue);
     *fn = NULL;
+    /* the whole driver API (driver.c), as cuGetProcAddress hands it out */
+    if (!cuGetProcAddress_v2(symbol, fn, version, flags, NULL)) {
+        if (status)
+            *status = ENTRY_SUCCESS;
+        return cudart_result(cudaSuccess);
+    }
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (!strcmp(symbol, table[i].name)) {
             memcpy(fn, &table[i].fn, sizeof *fn);
@@ -75,16 +82,13 @@ static cudaError_t lookup(const char *symbol, void **fn, int *status)
 
 CUDART_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags, int *status)
 {
-    (void)flags;
-    return lookup(symbol, fn, status);
+    return lookup(symbol, fn, CUDART_VERSION_NUMBER, flags, status);
 }
 
 CUDART_API cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int version,
                                                         unsigned long long flags, int *status)
 {
-    (void)version;
-    (void)flags;
-    return lookup(symbol, fn, status);
+    return lookup(symbol, fn, (int)version, flags, status);
 }
 
 CUDART_ALIAS(cudaGetDriverEntryPoint_ptsz, cudaGetDriverEntryPoint)
