@@ -25,7 +25,9 @@ if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
     echo "SKIP: nvcc not found; the driver API tests need it"
     exit 77
 fi
-cuda_root=$(cd "$(dirname "$NVCC")/.." && pwd)
+nvcc_path=$NVCC
+case $nvcc_path in */*) ;; *) nvcc_path=$(command -v "$NVCC" 2>/dev/null || echo "$NVCC") ;; esac
+cuda_root=$(cd "$(dirname "$(readlink -f "$nvcc_path")")/.." && pwd)
 stubs=
 for d in lib64/stubs lib/stubs targets/x86_64-linux/lib/stubs; do
     [ -f "$cuda_root/$d/libcuda.so" ] && stubs=$cuda_root/$d && break
