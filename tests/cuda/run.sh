@@ -294,6 +294,15 @@ build reduce_shared_sm90 "-cudart shared -arch=sm_90" reduce_shared.cu
 build async_copy "-cudart shared -arch=sm_90a -std=c++17" async_copy.cu
 build tma "-cudart shared -arch=sm_90a -std=c++17" tma.cu
 build killed "$shared" killed.cu
+# cuBLAS / cuBLASLt programs: kemu's libcublas is built only with OpenBLAS
+cublas_dir=${KEMU_CUDART_DIR:-$top_builddir/lib/kemu}
+have_cublas=0
+if [ "$native" = 1 ] || [ -f "$cublas_dir/libcublas.so.13" ]; then
+    have_cublas=1
+    build cublas_gemm "$shared -lcublas" cublas_gemm.cu
+    build cublaslt_matmul "$shared -lcublasLt" cublaslt_matmul.cu
+    build cublas_errors "$shared -lcublas -lcublasLt" cublas_errors.cu
+fi
 run_builds
 
 # the self-checking programs
@@ -367,6 +376,26 @@ KEMU_CUDA_EXEC_LIMIT=
 [ "$native" != 1 ] && selected faults_timeout && [ -f "$work/faults_timeout.err" ] &&
     ! grep -q "^kemu: kernel '.*nothing.*' faulted: the launch timed out after 1 seconds (--timeout)" "$work/faults_timeout.err" &&
     fail faults_timeout "no kemu timeout message on stderr"
+
+# cuBLAS and cuBLASLt against host loops; a kernel reading a GEMM result
+# is clean under initcheck (the library marks its outputs written); the
+# messages for what kemu's libraries refuse (docs/cudart.md, "cuBLAS")
+if [ "$have_cublas" = 1 ]; then
+    check cublas_gemm cublas_gemm
+    check cublas_gemm_checkers cublas_gemm --tool initcheck,memcheck,racecheck --error-exitcode 9
+    check cublaslt_matmul cublaslt_matmul
+    check cublas_errors cublas_errors
+    expect_message cublas_unsupported cublas_errors 0 "kemu: cublasStrsm_v2 is not supported yet" -- unsupported
+    expect_message cublas_row_order cublas_errors 0 "CUBLASLT_ORDER_ROW is not supported" -- row
+    expect_message cublas_bad_pointer cublas_errors 0 "cublasSgemm_v2: argument C: " -- badptr
+    expect_message cublas_capture cublas_errors 0 "kemu does not capture library calls" -- capture
+else
+    for name in cublas_gemm cublaslt_matmul cublas_errors; do
+        selected "$name" || continue
+        skipped=$((skipped + 1))
+        echo "SKIP: $name (kemu's libcublas is not built: configure found no OpenBLAS)"
+    done
+fi
 
 # device printf: the whole stdout, in order
 check printf printf
