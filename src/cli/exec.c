@@ -525,6 +525,7 @@ int cli_exec_main(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     int major = 13, preload = 0;
+    int needs_cublas = 0, needs_cublaslt = 0; /* the program links libcublas / libcublasLt itself */
     if (!is_script(path)) {
         elf_facts facts;
         char msg[512];
@@ -540,6 +541,10 @@ int cli_exec_main(int argc, char **argv)
         int found = find_cudart(path, &facts, 0);
         int fatbin = facts.has_fatbin;
         preload = facts.rpath && !facts.runpath; /* DT_RPATH outranks LD_LIBRARY_PATH */
+        for (int i = 0; i < facts.nneeded; i++) {
+            needs_cublas |= !strncmp(facts.needed[i], "libcublas.so.", 13);
+            needs_cublaslt |= !strncmp(facts.needed[i], "libcublasLt.so.", 15);
+        }
         elf_facts_free(&facts);
         if (!found && fatbin) {
             fprintf(stderr, "kemu exec: error: %s links the CUDA runtime statically, which kemu cannot replace; "
@@ -574,6 +579,16 @@ int cli_exec_main(int argc, char **argv)
         char lib[PATH_MAX + 32];
         snprintf(lib, sizeof lib, "%s/libcudart.so.%d", dir, major);
         prepend_env("LD_PRELOAD", lib);
+        /* kemu's cuBLAS libraries too, where the program links them and
+         * kemu built them (otherwise the DT_RPATH would find NVIDIA's) */
+        const char *vendor[2] = {needs_cublas ? "libcublas" : NULL, needs_cublaslt ? "libcublasLt" : NULL};
+        for (int i = 0; i < 2; i++) {
+            if (!vendor[i])
+                continue;
+            snprintf(lib, sizeof lib, "%s/%s.so.%d", dir, vendor[i], major);
+            if (access(lib, R_OK) == 0)
+                prepend_env("LD_PRELOAD", lib);
+        }
     }
     char number[64];
     if (arch)

@@ -302,6 +302,9 @@ if [ "$native" = 1 ] || [ -f "$cublas_dir/libcublas.so.13" ]; then
     build cublas_gemm "$shared -lcublas" cublas_gemm.cu
     build cublaslt_matmul "$shared -lcublasLt" cublaslt_matmul.cu
     build cublas_errors "$shared -lcublas -lcublasLt" cublas_errors.cu
+    # a DT_RPATH to the toolkit's libraries outranks LD_LIBRARY_PATH: kemu
+    # exec preloads its libcublasLt then
+    build cublaslt_rpath "$shared -lcublasLt -Xlinker --disable-new-dtags -Xlinker -rpath=$(cd "$(dirname "$NVCC")/../lib64" 2>/dev/null && pwd)" cublaslt_matmul.cu
 fi
 run_builds
 
@@ -384,6 +387,7 @@ if [ "$have_cublas" = 1 ]; then
     check cublas_gemm cublas_gemm
     check cublas_gemm_checkers cublas_gemm --tool initcheck,memcheck,racecheck --error-exitcode 9
     check cublaslt_matmul cublaslt_matmul
+    check cublaslt_rpath cublaslt_rpath
     check cublas_errors cublas_errors
     expect_message cublas_unsupported cublas_errors 0 "kemu: cublasStrsm_v2 is not supported yet" -- unsupported
     expect_message cublas_row_order cublas_errors 0 "CUBLASLT_ORDER_ROW is not supported" -- row
