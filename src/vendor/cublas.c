@@ -463,6 +463,17 @@ static cublasStatus_t gemm_run(const gemm_call *c)
         g.alpha = alpha;
         g.beta = beta;
         g.tf32 = tf32;
+        char name[48];
+        if (g.k) {
+            snprintf(name, sizeof name, c->batch > 1 ? "A (batch entry %lld)" : "A", (long long)i);
+            vendor_note_read(dev, api, name, g.A, ar, ac, c->lda, ea);
+            snprintf(name, sizeof name, c->batch > 1 ? "B (batch entry %lld)" : "B", (long long)i);
+            vendor_note_read(dev, api, name, g.B, br, bc, c->ldb, eb);
+        }
+        if (beta != 0) {
+            snprintf(name, sizeof name, c->batch > 1 ? "C (batch entry %lld)" : "C", (long long)i);
+            vendor_note_read(dev, api, name, g.C, c->m, c->n, c->ldc, ec);
+        }
         if (vendor_gemm_run(&g)) {
             vendor_message(api, "out of host memory");
             st = CUBLAS_STATUS_ALLOC_FAILED;

@@ -49,6 +49,10 @@
             vendor_mark_written(dev, (void *)(P), 1, 1, 1, ELEM);                                                  \
     } while (0)
 
+/* A vector read: initcheck reports elements never written. */
+#define NOTE_READ(API, ARG, P, N, INC, ELEM)                                                                       \
+    vendor_note_read(dev, API, ARG, P, 1, N, (INC) < 0 ? -(int64_t)(INC) : (INC) ? (INC) : 1, ELEM)
+
 /* A vector written: n elements |inc| apart, from the lowest address. */
 static void wrote_vector(kemu_device *dev, void *p, int64_t n, int64_t inc, size_t elem)
 {
@@ -70,6 +74,8 @@ static void wrote_vector(kemu_device *dev, void *p, int64_t n, int64_t inc, size
             goto out;                                                                                              \
         CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                                  \
         CHECK_VECTOR(api, "y", y, n, incy, ELEM);                                                                  \
+        NOTE_READ(api, "x", x, n, incx, ELEM);                                                                     \
+        NOTE_READ(api, "y", y, n, incy, ELEM);                                                                     \
         cblas_axpy(n, (T)a, x, incx, y, incy);                                                                     \
         wrote_vector(dev, y, n, incy, ELEM);                                                                       \
     out:                                                                                                           \
@@ -88,6 +94,8 @@ static void wrote_vector(kemu_device *dev, void *p, int64_t n, int64_t inc, size
         if (n > 0) {                                                                                               \
             CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                              \
             CHECK_VECTOR(api, "y", y, n, incy, ELEM);                                                              \
+            NOTE_READ(api, "x", x, n, incx, ELEM);                                                                 \
+            NOTE_READ(api, "y", y, n, incy, ELEM);                                                                 \
             r = cblas_dot(n, x, incx, y, incy);                                                                    \
         }                                                                                                          \
         *result = r;                                                                                               \
@@ -105,6 +113,7 @@ static void wrote_vector(kemu_device *dev, void *p, int64_t n, int64_t inc, size
         T r = 0;                                                                                                   \
         if (n > 0 && incx > 0) {                                                                                   \
             CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                              \
+            NOTE_READ(api, "x", x, n, incx, ELEM);                                                                 \
             r = cblas_nrm2(n, x, incx);                                                                            \
         }                                                                                                          \
         *result = r;                                                                                               \
@@ -122,6 +131,7 @@ static void wrote_vector(kemu_device *dev, void *p, int64_t n, int64_t inc, size
         T r = 0;                                                                                                   \
         if (n > 0 && incx > 0) {                                                                                   \
             CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                              \
+            NOTE_READ(api, "x", x, n, incx, ELEM);                                                                 \
             r = cblas_asum(n, x, incx);                                                                            \
         }                                                                                                          \
         *result = r;                                                                                               \
@@ -139,6 +149,7 @@ static void wrote_vector(kemu_device *dev, void *p, int64_t n, int64_t inc, size
         int r = 0;                                                                                                 \
         if (n > 0 && incx > 0) {                                                                                   \
             CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                              \
+            NOTE_READ(api, "x", x, n, incx, ELEM);                                                                 \
             r = (int)cblas_iamax(n, x, incx) + 1; /* cuBLAS counts from 1 */                                      \
         }                                                                                                          \
         *result = r;                                                                                               \
@@ -158,6 +169,7 @@ static void wrote_vector(kemu_device *dev, void *p, int64_t n, int64_t inc, size
         if ((st = cublas_read_scalar(api, "alpha", device_mode, alpha, TYPE, &a)))                                 \
             goto out;                                                                                              \
         CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                                  \
+        NOTE_READ(api, "x", x, n, incx, ELEM);                                                                     \
         cblas_scal(n, (T)a, x, incx);                                                                              \
         wrote_vector(dev, x, n, incx, ELEM);                                                                       \
     out:                                                                                                           \
@@ -173,6 +185,7 @@ static void wrote_vector(kemu_device *dev, void *p, int64_t n, int64_t inc, size
             goto out;                                                                                              \
         CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                                  \
         CHECK_VECTOR(api, "y", y, n, incy, ELEM);                                                                  \
+        NOTE_READ(api, "x", x, n, incx, ELEM);                                                                     \
         cblas_copy(n, x, incx, y, incy);                                                                           \
         wrote_vector(dev, y, n, incy, ELEM);                                                                       \
     out:                                                                                                           \
@@ -214,6 +227,10 @@ LEVEL1(D, d, double, VENDOR_R_64F, 8, cblas_daxpy, cblas_ddot, cblas_dnrm2, cbla
             FAIL(CUBLAS_STATUS_EXECUTION_FAILED);                                                                  \
         CHECK_VECTOR(api, "x", x, xn, incx, ELEM);                                                                 \
         CHECK_VECTOR(api, "y", y, yn, incy, ELEM);                                                                 \
+        vendor_note_read(dev, api, "A", A, m, n, lda, ELEM);                                                       \
+        NOTE_READ(api, "x", x, xn, incx, ELEM);                                                                    \
+        if (b != 0)                                                                                                \
+            NOTE_READ(api, "y", y, yn, incy, ELEM);                                                                \
         if (b == 0) {                                                                                              \
             int64_t step = incy < 0 ? -incy : incy;                                                                \
             for (int64_t i = 0; i < yn; i++)                                                                       \

@@ -812,6 +812,17 @@ VENDOR_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, const lt_desc *d, c
         one.C = bytes_c ? (const char *)C + i * c->stride * (int64_t)ec : NULL;
         one.D = (char *)D + i * dl->stride * (int64_t)ed;
         one.bias = ebias ? (const char *)d->bias + i * d->bias_batch_stride * (int64_t)ebias : NULL;
+        const char *base[4] = {"A", "B", "C", "bias (CUBLASLT_MATMUL_DESC_BIAS_POINTER)"};
+        const void *ptr[4] = {one.A, one.B, one.C, one.bias};
+        int64_t rows[4] = {(int64_t)a->rows, (int64_t)b->rows, g.m, g.m}, cols[4] = {(int64_t)a->cols, (int64_t)b->cols, g.n, 1};
+        int64_t lds[4] = {a->ld, b->ld, c->ld, g.m};
+        size_t elems[4] = {ea, eb, ec, ebias};
+        for (int j = 0; j < 4; j++) {
+            char name[64];
+            snprintf(name, sizeof name, batch > 1 ? "%s (batch entry %lld)" : "%s", base[j], (long long)i);
+            if (ptr[j] && (j >= 2 || one.k))
+                vendor_note_read(dev, api, name, ptr[j], rows[j], cols[j], lds[j], elems[j]);
+        }
         if (vendor_gemm_run(&one)) {
             vendor_message(api, "out of host memory");
             st = CUBLAS_STATUS_ALLOC_FAILED;

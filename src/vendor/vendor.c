@@ -89,15 +89,22 @@ void vendor_mark_written(kemu_device *dev, void *p, int64_t rows, int64_t cols, 
     if (!dev || rows <= 0 || cols <= 0)
         return;
     uint64_t base = (uint64_t)(uintptr_t)p;
-    /* a copy of the bytes onto themselves is a host write the checkers see */
     if (ld == rows || cols == 1) {
-        kemu_memcpy_dtod(dev, base, base, (size_t)(rows * cols) * elem, NULL);
+        kemu_note_host_write(dev, base, (size_t)(rows * cols) * elem, NULL);
         return;
     }
-    for (int64_t j = 0; j < cols; j++) {
-        uint64_t a = base + (uint64_t)(j * ld) * elem;
-        kemu_memcpy_dtod(dev, a, a, (size_t)rows * elem, NULL);
-    }
+    for (int64_t j = 0; j < cols; j++)
+        kemu_note_host_write(dev, base + (uint64_t)(j * ld) * elem, (size_t)rows * elem, NULL);
+}
+
+void vendor_note_read(kemu_device *dev, const char *api, const char *arg, const void *p, int64_t rows, int64_t cols,
+                      int64_t ld, size_t elem)
+{
+    if (!dev || !p || rows <= 0 || cols <= 0)
+        return;
+    char who[160];
+    snprintf(who, sizeof who, "%s argument %s", api, arg);
+    kemu_note_host_read(dev, (uint64_t)(uintptr_t)p, (size_t)rows * elem, (size_t)cols, (size_t)ld * elem, who, NULL);
 }
 
 /* ---- element conversions ---------------------------------------------------- */

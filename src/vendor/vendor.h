@@ -54,6 +54,13 @@ int vendor_check_range(const char *api, const char *arg, const void *p, uint64_t
  * cudaMemcpy into it). Call between begin and end. */
 void vendor_mark_written(kemu_device *dev, void *p, int64_t rows, int64_t cols, int64_t ld, size_t elem);
 
+/* Tells the checkers that the call reads the rows x cols column-major
+ * matrix at p: initcheck reports bytes of it never written, naming the
+ * call and the argument ("cublasSgemm_v2 argument A"). Between begin and
+ * end, after vendor_check_range passed. */
+void vendor_note_read(kemu_device *dev, const char *api, const char *arg, const void *p, int64_t rows, int64_t cols,
+                      int64_t ld, size_t elem);
+
 /* Prints "kemu: API: MESSAGE" to stderr. */
 void vendor_message(const char *api, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -4,7 +4,8 @@
 // kemu's own (tests/cuda/run.sh checks the message; the program checks the
 // status): "unsupported" (an entry point kemu does not implement),
 // "row" (a row-major cuBLASLt layout), "badptr" (an operand outside every
-// allocation), "capture" (a call on a capturing stream).
+// allocation), "capture" (a call on a capturing stream), "uninit" (a GEMM
+// whose B was never written: initcheck names the call and the argument).
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -50,6 +51,12 @@ int main(int argc, char **argv)
         EXPECT_STATUS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 16, 16, 16, &one, dA, 16, dA, 16, &zero, host, 16),
                       CUBLAS_STATUS_EXECUTION_FAILED);
         free(host);
+    } else if (!strcmp(mode, "uninit")) {
+        float *fresh;
+        CHECK(cudaMalloc(&fresh, 16 * 16 * 4)); // never written
+        EXPECT_STATUS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 16, 16, 16, &one, dA, 16, fresh, 16, &zero, dC, 16),
+                      CUBLAS_STATUS_SUCCESS);
+        CHECK(cudaFree(fresh));
     } else if (!strcmp(mode, "capture")) {
         cudaStream_t s;
         CHECK(cudaStreamCreate(&s));

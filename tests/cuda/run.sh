@@ -393,6 +393,7 @@ if [ "$have_cublas" = 1 ]; then
     expect_message cublas_row_order cublas_errors 0 "CUBLASLT_ORDER_ROW is not supported" -- row
     expect_message cublas_bad_pointer cublas_errors 0 "cublasSgemm_v2: argument C: " -- badptr
     expect_message cublas_capture cublas_errors 0 "kemu does not capture library calls" -- capture
+    expect_message cublas_uninit cublas_errors 9 "Uninitialized __global__ memory read by cublasSgemm_v2 argument B: 1024 of its 1024 bytes never written" --tool initcheck --error-exitcode 9 -- uninit
 else
     for name in cublas_gemm cublaslt_matmul cublas_errors; do
         selected "$name" || continue
