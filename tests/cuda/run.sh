@@ -545,6 +545,27 @@ if [ "$native" != 1 ] && selected cudart12; then
     fi
 fi
 
+# kemu's libcublas / libcublasLt carry the soname and version node of their
+# flavour (what nvcc-built programs import: "Name: libcublas.so.13")
+if [ "$native" != 1 ] && selected cublas_versions; then
+    dir=${KEMU_CUDART_DIR:-$top_builddir/lib/kemu}
+    if [ -f "$dir/libcublas.so.13" ] && command -v readelf > /dev/null 2>&1; then
+        bad=""
+        for lib in libcublas.so.13 libcublas.so.12 libcublasLt.so.13 libcublasLt.so.12; do
+            readelf -dV "$dir/$lib" 2> /dev/null | grep -q "Name: $lib" &&
+                readelf -d "$dir/$lib" | grep -q "SONAME.*\[$lib\]" || bad="$bad $lib"
+        done
+        if [ -z "$bad" ]; then
+            pass cublas_versions
+        else
+            fail cublas_versions "lacking their soname or version node:$bad"
+        fi
+    else
+        skipped=$((skipped + 1))
+        echo "SKIP: cublas_versions (kemu's libcublas or readelf missing)"
+    fi
+fi
+
 echo "tests/cuda: $passed passed, $failed failed, $skipped skipped, $xfailed expected failures"
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed, $skipped skipped"
