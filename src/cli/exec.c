@@ -575,6 +575,19 @@ int cli_exec_main(int argc, char **argv)
     if (kemu_dir[0])
         prepend_env("LD_LIBRARY_PATH", kemu_dir);
     prepend_env("LD_LIBRARY_PATH", dir);
+    /* a program linking cuBLAS where kemu's was not built (no OpenBLAS at
+     * configure time) would get NVIDIA's, whose kernels kemu cannot run */
+    for (int i = 0; i < 2; i++) {
+        const char *name = i ? "libcublasLt" : "libcublas";
+        if (!(i ? needs_cublaslt : needs_cublas))
+            continue;
+        char lib[PATH_MAX + 32];
+        snprintf(lib, sizeof lib, "%s/%s.so.%d", dir, name, major);
+        if (access(lib, R_OK) != 0)
+            fprintf(stderr, "kemu exec: warning: %s links %s.so.%d, but kemu's was not built (configure found no "
+                            "OpenBLAS: install libopenblas-dev and rebuild kemu); NVIDIA's cannot run under kemu\n",
+                    program, name, major);
+    }
     if (preload) {
         char lib[PATH_MAX + 32];
         snprintf(lib, sizeof lib, "%s/libcudart.so.%d", dir, major);

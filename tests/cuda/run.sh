@@ -394,6 +394,18 @@ if [ "$have_cublas" = 1 ]; then
     expect_message cublas_bad_pointer cublas_errors 0 "cublasSgemm_v2: argument C: " -- badptr
     expect_message cublas_capture cublas_errors 0 "kemu does not capture library calls" -- capture
     expect_message cublas_uninit cublas_errors 9 "Uninitialized __global__ memory read by cublasSgemm_v2 argument B: 1024 of its 1024 bytes never written" --tool initcheck --error-exitcode 9 -- uninit
+    # where kemu's libcublas is missing, kemu exec says so
+    if [ "$native" != 1 ] && selected cublas_missing && built cublas_errors; then
+        mkdir -p "$work/cudart_only"
+        cp "$cublas_dir/libcudart.so.13" "$work/cudart_only/"
+        KEMU_CUDART_DIR="$work/cudart_only" timeout 300 $exec_env "$KEMU" exec "$work/cublas_errors" \
+            > "$work/cublas_missing.out" 2> "$work/cublas_missing.err"
+        if grep -q "links libcublas.so.13, but kemu's was not built" "$work/cublas_missing.err"; then
+            pass cublas_missing
+        else
+            fail cublas_missing "no warning that kemu's libcublas is missing"
+        fi
+    fi
 else
     for name in cublas_gemm cublaslt_matmul cublas_errors; do
         selected "$name" || continue
