@@ -373,10 +373,15 @@ static cublasStatus_t gemm_run(const gemm_call *c)
     int64_t ar = c->transa ? c->k : c->m, ac = c->transa ? c->m : c->k;
     int64_t br = c->transb ? c->n : c->k, bc = c->transb ? c->k : c->n;
     if (!valid_op(c->transa) || !valid_op(c->transb) || c->m < 0 || c->n < 0 || c->k < 0 ||
-        c->lda < (ar > 1 ? ar : 1) || c->ldb < (br > 1 ? br : 1) || c->ldc < (c->m > 1 ? c->m : 1) || c->batch < 0 ||
-        c->m > INT32_MAX || c->n > INT32_MAX || c->k > INT32_MAX || c->lda > INT32_MAX || c->ldb > INT32_MAX ||
-        c->ldc > INT32_MAX) {
+        c->lda < (ar > 1 ? ar : 1) || c->ldb < (br > 1 ? br : 1) || c->ldc < (c->m > 1 ? c->m : 1) || c->batch < 0) {
         st = CUBLAS_STATUS_INVALID_VALUE;
+        goto out;
+    }
+    if (c->m > INT32_MAX || c->n > INT32_MAX || c->k > INT32_MAX || c->lda > INT32_MAX || c->ldb > INT32_MAX ||
+        c->ldc > INT32_MAX) {
+        vendor_message(api, "sizes or leading dimensions above 2^31-1 are not supported by kemu (OpenBLAS's CBLAS "
+                            "takes int)");
+        st = CUBLAS_STATUS_NOT_SUPPORTED;
         goto out;
     }
     int tf32;
@@ -501,11 +506,11 @@ out:
     call.compute = COMPUTE;                                                                                        \
     call.batch = 1
 
-#define SIMPLE_GEMM(NAME, T, TYPE, COMPUTE)                                                                        \
-    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, int m, int n, int k, const T *alpha,          \
-                                   const T *A, int lda, const T *B, int ldb, const T *beta, T *C, int ldc);         \
-    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, int m, int n, int k, const T *alpha,          \
-                                   const T *A, int lda, const T *B, int ldb, const T *beta, T *C, int ldc)          \
+#define SIMPLE_GEMM(NAME, T, TYPE, COMPUTE, I)                                                                        \
+    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, I m, I n, I k, const T *alpha,          \
+                                   const T *A, I lda, const T *B, I ldb, const T *beta, T *C, I ldc);         \
+    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, I m, I n, I k, const T *alpha,          \
+                                   const T *A, I lda, const T *B, I ldb, const T *beta, T *C, I ldc)          \
     {                                                                                                              \
         GEMM_BASE(c, #NAME, h, ta, tb, m, n, k, alpha, beta, TYPE, COMPUTE);                                       \
         c.A = A;                                                                                                   \
@@ -517,17 +522,20 @@ out:
         return gemm_run(&c);                                                                                       \
     }
 
-SIMPLE_GEMM(cublasSgemm_v2, float, VENDOR_R_32F, CUBLAS_COMPUTE_32F)
-SIMPLE_GEMM(cublasDgemm_v2, double, VENDOR_R_64F, CUBLAS_COMPUTE_64F)
-SIMPLE_GEMM(cublasHgemm, uint16_t, VENDOR_R_16F, CUBLAS_COMPUTE_16F)
+SIMPLE_GEMM(cublasSgemm_v2, float, VENDOR_R_32F, CUBLAS_COMPUTE_32F, int)
+SIMPLE_GEMM(cublasDgemm_v2, double, VENDOR_R_64F, CUBLAS_COMPUTE_64F, int)
+SIMPLE_GEMM(cublasHgemm, uint16_t, VENDOR_R_16F, CUBLAS_COMPUTE_16F, int)
+SIMPLE_GEMM(cublasSgemm_v2_64, float, VENDOR_R_32F, CUBLAS_COMPUTE_32F, int64_t)
+SIMPLE_GEMM(cublasDgemm_v2_64, double, VENDOR_R_64F, CUBLAS_COMPUTE_64F, int64_t)
+SIMPLE_GEMM(cublasHgemm_64, uint16_t, VENDOR_R_16F, CUBLAS_COMPUTE_16F, int64_t)
 
-#define STRIDED_GEMM(NAME, T, TYPE, COMPUTE)                                                                       \
-    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, int m, int n, int k, const T *alpha,          \
-                                   const T *A, int lda, long long sa, const T *B, int ldb, long long sb,            \
-                                   const T *beta, T *C, int ldc, long long sc, int batch);                          \
-    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, int m, int n, int k, const T *alpha,          \
-                                   const T *A, int lda, long long sa, const T *B, int ldb, long long sb,            \
-                                   const T *beta, T *C, int ldc, long long sc, int batch)                           \
+#define STRIDED_GEMM(NAME, T, TYPE, COMPUTE, I, BT)                                                                       \
+    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, I m, I n, I k, const T *alpha,          \
+                                   const T *A, I lda, long long sa, const T *B, I ldb, long long sb,            \
+                                   const T *beta, T *C, I ldc, long long sc, BT batch);                          \
+    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, I m, I n, I k, const T *alpha,          \
+                                   const T *A, I lda, long long sa, const T *B, I ldb, long long sb,            \
+                                   const T *beta, T *C, I ldc, long long sc, BT batch)                           \
     {                                                                                                              \
         GEMM_BASE(c, #NAME, h, ta, tb, m, n, k, alpha, beta, TYPE, COMPUTE);                                       \
         c.A = A;                                                                                                   \
@@ -543,17 +551,20 @@ SIMPLE_GEMM(cublasHgemm, uint16_t, VENDOR_R_16F, CUBLAS_COMPUTE_16F)
         return gemm_run(&c);                                                                                       \
     }
 
-STRIDED_GEMM(cublasSgemmStridedBatched, float, VENDOR_R_32F, CUBLAS_COMPUTE_32F)
-STRIDED_GEMM(cublasDgemmStridedBatched, double, VENDOR_R_64F, CUBLAS_COMPUTE_64F)
-STRIDED_GEMM(cublasHgemmStridedBatched, uint16_t, VENDOR_R_16F, CUBLAS_COMPUTE_16F)
+STRIDED_GEMM(cublasSgemmStridedBatched, float, VENDOR_R_32F, CUBLAS_COMPUTE_32F, int, int)
+STRIDED_GEMM(cublasDgemmStridedBatched, double, VENDOR_R_64F, CUBLAS_COMPUTE_64F, int, int)
+STRIDED_GEMM(cublasHgemmStridedBatched, uint16_t, VENDOR_R_16F, CUBLAS_COMPUTE_16F, int, int)
+STRIDED_GEMM(cublasSgemmStridedBatched_64, float, VENDOR_R_32F, CUBLAS_COMPUTE_32F, int64_t, int64_t)
+STRIDED_GEMM(cublasDgemmStridedBatched_64, double, VENDOR_R_64F, CUBLAS_COMPUTE_64F, int64_t, int64_t)
+STRIDED_GEMM(cublasHgemmStridedBatched_64, uint16_t, VENDOR_R_16F, CUBLAS_COMPUTE_16F, int64_t, int64_t)
 
-#define BATCHED_GEMM(NAME, T, TYPE, COMPUTE)                                                                       \
-    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, int m, int n, int k, const T *alpha,          \
-                                   const T *const A[], int lda, const T *const B[], int ldb, const T *beta,         \
-                                   T *const C[], int ldc, int batch);                                               \
-    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, int m, int n, int k, const T *alpha,          \
-                                   const T *const A[], int lda, const T *const B[], int ldb, const T *beta,         \
-                                   T *const C[], int ldc, int batch)                                                \
+#define BATCHED_GEMM(NAME, T, TYPE, COMPUTE, I)                                                                       \
+    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, I m, I n, I k, const T *alpha,          \
+                                   const T *const A[], I lda, const T *const B[], I ldb, const T *beta,         \
+                                   T *const C[], I ldc, I batch);                                               \
+    VENDOR_API cublasStatus_t NAME(cublasHandle_t h, int ta, int tb, I m, I n, I k, const T *alpha,          \
+                                   const T *const A[], I lda, const T *const B[], I ldb, const T *beta,         \
+                                   T *const C[], I ldc, I batch)                                                \
     {                                                                                                              \
         GEMM_BASE(c, #NAME, h, ta, tb, m, n, k, alpha, beta, TYPE, COMPUTE);                                       \
         c.Aarray = (const void *const *)A;                                                                         \
@@ -567,9 +578,12 @@ STRIDED_GEMM(cublasHgemmStridedBatched, uint16_t, VENDOR_R_16F, CUBLAS_COMPUTE_1
         return gemm_run(&c);                                                                                       \
     }
 
-BATCHED_GEMM(cublasSgemmBatched, float, VENDOR_R_32F, CUBLAS_COMPUTE_32F)
-BATCHED_GEMM(cublasDgemmBatched, double, VENDOR_R_64F, CUBLAS_COMPUTE_64F)
-BATCHED_GEMM(cublasHgemmBatched, uint16_t, VENDOR_R_16F, CUBLAS_COMPUTE_16F)
+BATCHED_GEMM(cublasSgemmBatched, float, VENDOR_R_32F, CUBLAS_COMPUTE_32F, int)
+BATCHED_GEMM(cublasDgemmBatched, double, VENDOR_R_64F, CUBLAS_COMPUTE_64F, int)
+BATCHED_GEMM(cublasHgemmBatched, uint16_t, VENDOR_R_16F, CUBLAS_COMPUTE_16F, int)
+BATCHED_GEMM(cublasSgemmBatched_64, float, VENDOR_R_32F, CUBLAS_COMPUTE_32F, int64_t)
+BATCHED_GEMM(cublasDgemmBatched_64, double, VENDOR_R_64F, CUBLAS_COMPUTE_64F, int64_t)
+BATCHED_GEMM(cublasHgemmBatched_64, uint16_t, VENDOR_R_16F, CUBLAS_COMPUTE_16F, int64_t)
 
 VENDOR_API cublasStatus_t cublasGemmEx(cublasHandle_t h, int ta, int tb, int m, int n, int k, const void *alpha,
                                        const void *A, int atype, int lda, const void *B, int btype, int ldb,
@@ -649,6 +663,86 @@ VENDOR_API cublasStatus_t cublasGemmBatchedEx(cublasHandle_t h, int ta, int tb, 
 {
     (void)algo;
     GEMM_BASE(c, "cublasGemmBatchedEx", h, ta, tb, m, n, k, alpha, beta, atype, compute);
+    c.btype = btype;
+    c.ctype = ctype;
+    c.Aarray = A;
+    c.Barray = B;
+    c.Carray = C;
+    c.pointer_arrays = 1;
+    c.lda = lda;
+    c.ldb = ldb;
+    c.ldc = ldc;
+    c.batch = batch;
+    return gemm_run(&c);
+}
+
+/* The 64-bit-size forms of the Ex products (sizes above 2^31-1 are refused
+ * with CUBLAS_STATUS_NOT_SUPPORTED: OpenBLAS's CBLAS takes int). */
+VENDOR_API cublasStatus_t cublasGemmEx_64(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                                          const void *alpha, const void *A, int atype, int64_t lda, const void *B,
+                                          int btype, int64_t ldb, const void *beta, void *C, int ctype, int64_t ldc,
+                                          int compute, int algo);
+VENDOR_API cublasStatus_t cublasGemmEx_64(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                                          const void *alpha, const void *A, int atype, int64_t lda, const void *B,
+                                          int btype, int64_t ldb, const void *beta, void *C, int ctype, int64_t ldc,
+                                          int compute, int algo)
+{
+    (void)algo;
+    GEMM_BASE(c, "cublasGemmEx_64", h, ta, tb, m, n, k, alpha, beta, atype, compute);
+    c.btype = btype;
+    c.ctype = ctype;
+    c.A = A;
+    c.B = B;
+    c.C = C;
+    c.lda = lda;
+    c.ldb = ldb;
+    c.ldc = ldc;
+    return gemm_run(&c);
+}
+
+VENDOR_API cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n,
+                                                        int64_t k, const void *alpha, const void *A, int atype,
+                                                        int64_t lda, long long sa, const void *B, int btype,
+                                                        int64_t ldb, long long sb, const void *beta, void *C,
+                                                        int ctype, int64_t ldc, long long sc, int64_t batch,
+                                                        int compute, int algo);
+VENDOR_API cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n,
+                                                        int64_t k, const void *alpha, const void *A, int atype,
+                                                        int64_t lda, long long sa, const void *B, int btype,
+                                                        int64_t ldb, long long sb, const void *beta, void *C,
+                                                        int ctype, int64_t ldc, long long sc, int64_t batch,
+                                                        int compute, int algo)
+{
+    (void)algo;
+    GEMM_BASE(c, "cublasGemmStridedBatchedEx_64", h, ta, tb, m, n, k, alpha, beta, atype, compute);
+    c.btype = btype;
+    c.ctype = ctype;
+    c.A = A;
+    c.B = B;
+    c.C = C;
+    c.lda = lda;
+    c.ldb = ldb;
+    c.ldc = ldc;
+    c.stride_a = sa;
+    c.stride_b = sb;
+    c.stride_c = sc;
+    c.batch = batch;
+    return gemm_run(&c);
+}
+
+VENDOR_API cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                                                 const void *alpha, const void *const A[], int atype, int64_t lda,
+                                                 const void *const B[], int btype, int64_t ldb, const void *beta,
+                                                 void *const C[], int ctype, int64_t ldc, int64_t batch, int compute,
+                                                 int algo);
+VENDOR_API cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                                                 const void *alpha, const void *const A[], int atype, int64_t lda,
+                                                 const void *const B[], int btype, int64_t ldb, const void *beta,
+                                                 void *const C[], int ctype, int64_t ldc, int64_t batch, int compute,
+                                                 int algo)
+{
+    (void)algo;
+    GEMM_BASE(c, "cublasGemmBatchedEx_64", h, ta, tb, m, n, k, alpha, beta, atype, compute);
     c.btype = btype;
     c.ctype = ctype;
     c.Aarray = A;

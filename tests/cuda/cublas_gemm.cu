@@ -142,7 +142,8 @@ static void test_tf32(cublasHandle_t h)
     CHECK(cudaFree(dC));
 }
 
-// Strided batched (Sgemm and GemmStridedBatchedEx) and pointer-array batched.
+// Strided batched (Sgemm and GemmStridedBatchedEx, and their 64-bit-size
+// forms) and pointer-array batched.
 static void test_batched(cublasHandle_t h)
 {
     const int m = 9, n = 7, k = 5, batch = 3;
@@ -157,7 +158,7 @@ static void test_batched(cublasHandle_t h)
     CHECK(cudaMemcpy(dA, A.data(), A.size() * 4, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dB, B.data(), B.size() * 4, cudaMemcpyHostToDevice));
     float alpha = 0.5f, beta = 0;
-    for (int form = 0; form < 3; form++) {
+    for (int form = 0; form < 5; form++) {
         CHECK(cudaMemcpy(dC, C.data(), C.size() * 4, cudaMemcpyHostToDevice));
         if (form == 0) {
             BLAS(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, dA, m, sa, dB, k, sb, &beta,
@@ -166,6 +167,13 @@ static void test_batched(cublasHandle_t h)
             BLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, dA, CUDA_R_32F, m, sa, dB,
                                             CUDA_R_32F, k, sb, &beta, dC, CUDA_R_32F, m, sc, batch,
                                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        } else if (form == 3) {
+            BLAS(cublasSgemmStridedBatched_64(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, dA, m, sa, dB, k, sb,
+                                              &beta, dC, m, sc, batch));
+        } else if (form == 4) {
+            BLAS(cublasGemmStridedBatchedEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, dA, CUDA_R_32F, m, sa, dB,
+                                               CUDA_R_32F, k, sb, &beta, dC, CUDA_R_32F, m, sc, batch,
+                                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         } else {
             float *ptrs[3 * batch];
             for (int b = 0; b < batch; b++) {
