@@ -1,10 +1,24 @@
 /* What libcublas and libcublasLt share: the start and end of a call on a
- * stream, and the names and descriptions of cuBLAS statuses, shared by kemu's libcublas
+ * stream (the first also sets OpenBLAS's threads from KEMU_THREADS), and the
+ * names and descriptions of cuBLAS statuses, shared by kemu's libcublas
  * (cublasGetStatusName/String) and libcublasLt (cublasLtGetStatusName/String).
  * The descriptions are kemu's own words. */
 #include "config.h"
 
+#include <cblas.h>
+#include <pthread.h>
+#include <stdlib.h>
+
 #include "vendor/cublas_internal.h"
+
+/* `kemu exec --threads N` (KEMU_THREADS) bounds OpenBLAS's threads too. */
+static void blas_threads_init(void)
+{
+    const char *t = getenv("KEMU_THREADS");
+    int n = t ? atoi(t) : 0;
+    if (n > 0)
+        openblas_set_num_threads(n);
+}
 
 static cublasStatus_t begin_error(const char *api, cudaError_t e)
 {
@@ -16,6 +30,8 @@ static cublasStatus_t begin_error(const char *api, cudaError_t e)
 
 cublasStatus_t cublas_begin_stream(cudaStream_t stream, const char *api, kemu_device **dev)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, blas_threads_init);
     cudaError_t e = __kemu_vendor_begin(stream, api, dev);
     return e ? begin_error(api, e) : CUBLAS_STATUS_SUCCESS;
 }

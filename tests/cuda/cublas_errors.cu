@@ -5,12 +5,14 @@
 // status): "unsupported" (an entry point kemu does not implement),
 // "row" (a row-major cuBLASLt layout), "badptr" (an operand outside every
 // allocation), "capture" (a call on a capturing stream), "uninit" (a GEMM
-// whose B was never written: initcheck names the call and the argument).
+// whose B was never written: initcheck names the call and the argument),
+// "threads N" (under kemu, OpenBLAS runs N threads after a first call).
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <cstring>
 
 #include "check.h"
@@ -57,6 +59,13 @@ int main(int argc, char **argv)
         EXPECT_STATUS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 16, 16, 16, &one, dA, 16, fresh, 16, &zero, dC, 16),
                       CUBLAS_STATUS_SUCCESS);
         CHECK(cudaFree(fresh));
+    } else if (!strcmp(mode, "threads") && argc > 2) {
+        EXPECT_STATUS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, dA, 4, dA, 4, &zero, dC, 4),
+                      CUBLAS_STATUS_SUCCESS);
+        // kemu's libcublas computes through OpenBLAS (absent from a GPU run)
+        int (*get_threads)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+        if (get_threads)
+            EXPECT(get_threads() == atoi(argv[2]));
     } else if (!strcmp(mode, "capture")) {
         cudaStream_t s;
         CHECK(cudaStreamCreate(&s));

@@ -389,6 +389,7 @@ if [ "$have_cublas" = 1 ]; then
     check cublaslt_matmul cublaslt_matmul
     check cublaslt_rpath cublaslt_rpath
     check cublas_errors cublas_errors
+    check cublas_threads cublas_errors --threads 1 -- threads 1
     expect_message cublas_unsupported cublas_errors 0 "kemu: cublasStrsm_v2 is not supported yet" -- unsupported
     expect_message cublas_row_order cublas_errors 0 "CUBLASLT_ORDER_ROW is not supported" -- row
     expect_message cublas_bad_pointer cublas_errors 0 "cublasSgemm_v2: argument C: " -- badptr
