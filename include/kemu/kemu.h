@@ -171,6 +171,16 @@ kemu_status kemu_memcpy_dtod(kemu_device *dev, uint64_t dst, uint64_t src,
                              size_t size, kemu_error *err);
 kemu_status kemu_memset(kemu_device *dev, uint64_t dst, int value,
                         size_t size, kemu_error *err);
+/* For host-side code that reads or writes device memory in place (kemu's
+ * device addresses are host addresses), such as kemu's cuBLAS: tells the
+ * checkers. A write marks [address, address + size) initialized for
+ * initcheck, as a copy into it would. A read of `height` rows of `width`
+ * bytes, `pitch` bytes apart, makes initcheck report (once) the bytes of it
+ * never written, naming `who` ("cublasSgemm_v2 argument A"). The ranges
+ * must lie inside one allocation (KEMU_ERR_INVALID_ARGUMENT). */
+kemu_status kemu_note_host_write(kemu_device *dev, uint64_t address, size_t size, kemu_error *err);
+kemu_status kemu_note_host_read(kemu_device *dev, uint64_t address, size_t width, size_t height, size_t pitch,
+                                const char *who, kemu_error *err);
 
 typedef struct kemu_launch_config {
     unsigned grid[3];      /* blocks per grid; 0 is taken as 1 */

@@ -45,6 +45,11 @@ void check_note_leaks(check_session *s, const mem_space *mem);
 void check_note_free(check_session *s, const mem_space *mem, uint64_t address, const char *api);
 void check_note_alloc(check_session *s, const mem_space *mem, uint64_t address);
 void check_note_host_write(check_session *s, const mem_space *mem, uint64_t address, uint64_t size);
+/* Host-side code (a library call) reads device memory in place, height rows
+ * of width bytes pitch apart: initcheck reports the bytes never written in
+ * one finding naming `who`. */
+void check_note_host_read(check_session *s, const mem_space *mem, uint64_t address, uint64_t width, uint64_t height,
+                          uint64_t pitch, const char *who);
 
 /* The number of findings recorded so far (changes when a launch or a
  * host-side event adds some). */

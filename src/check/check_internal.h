@@ -306,6 +306,9 @@ char *init_render(const check_launch *cl, const check_group *g);
  * the session lock); init_session_free frees every shadow. */
 void init_note_alloc(check_session *s, const mem_allocation *a);
 void init_note_write(check_session *s, const mem_space *mem, uint64_t address, uint64_t size);
+/* Bytes of [address, address + size) never written (a host-side read):
+ * returns 1 with the first such address and their count, else 0. Locked. */
+int init_unwritten(check_session *s, uint64_t address, uint64_t size, uint64_t *first, uint64_t *count);
 void init_note_free(check_session *s, uint64_t base);
 void init_session_free(check_session *s);
 

@@ -414,6 +414,31 @@ void init_note_write(check_session *s, const mem_space *mem, uint64_t address, u
     }
 }
 
+int init_unwritten(check_session *s, uint64_t address, uint64_t size, uint64_t *first, uint64_t *count)
+{
+    const check_init_alloc *a = find_alloc(s, address);
+    if (!a)
+        return 0;
+    uint64_t off = address - a->base, end = off + size;
+    if (end > a->size)
+        end = a->size;
+    uint64_t n = 0;
+    for (uint64_t i = off; i < end;) {
+        if ((i & 7) == 0 && end - i >= 8 && a->written[i >> 3] == 0xff) {
+            i += 8;
+            continue;
+        }
+        if (!bit_get(a->written, i)) {
+            if (!n)
+                *first = a->base + i;
+            n++;
+        }
+        i++;
+    }
+    *count = n;
+    return n != 0;
+}
+
 void init_note_free(check_session *s, uint64_t base)
 {
     for (size_t i = 0; i < s->nallocs; i++)

@@ -601,6 +601,34 @@ void check_note_host_write(check_session *s, const mem_space *mem, uint64_t addr
     pthread_mutex_unlock(&s->lock);
 }
 
+void check_note_host_read(check_session *s, const mem_space *mem, uint64_t address, uint64_t width, uint64_t height,
+                          uint64_t pitch, const char *who)
+{
+    if (!(s->cfg.tools & KEMU_TOOL_INITCHECK) || !width || !height)
+        return;
+    uint64_t first = 0, count = 0, size = width * height;
+    pthread_mutex_lock(&s->lock);
+    for (uint64_t r = 0; r < height; r++) {
+        uint64_t f, n;
+        if (init_unwritten(s, address + r * pitch, width, &f, &n)) {
+            if (!count)
+                first = f;
+            count += n;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (!count)
+        return;
+    char d[128];
+    check_describe_global(mem, first, d, sizeof d);
+    util_buffer t = {0};
+    util_buffer_printf(&t, "Error: Uninitialized __global__ memory read by %s: %llu of its %llu bytes never written\n"
+                           "    Address 0x%llx (%s) is the first",
+                       who, (unsigned long long)count, (unsigned long long)size, (unsigned long long)first, d);
+    uint64_t key[4] = {s->launches, 2, address, size};
+    check_add(s, KEMU_TOOL_INITCHECK, CHECK_ERROR, key, t.data, NULL);
+}
+
 static int cmp_chunk(const void *a, const void *b)
 {
     const vm_heap_chunk *x = *(const vm_heap_chunk *const *)a, *y = *(const vm_heap_chunk *const *)b;

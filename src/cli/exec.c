@@ -539,6 +539,7 @@ int cli_exec_main(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     int major = 13, preload = 0, needs_curand = 0;
+    int needs_cublas = 0, needs_cublaslt = 0; /* the program links libcublas / libcublasLt itself */
     /* a Python interpreter runs CUDA through libraries it loads later
      * (Numba's driver API through $NUMBA_CUDA_DRIVER, set below) */
     const char *base = strrchr(path, '/');
@@ -559,8 +560,11 @@ int cli_exec_main(int argc, char **argv)
         int found = find_cudart(path, &facts, 0);
         int fatbin = facts.has_fatbin;
         preload = facts.rpath && !facts.runpath; /* DT_RPATH outranks LD_LIBRARY_PATH */
-        for (int i = 0; i < facts.nneeded; i++) /* kemu's libcurand (src/vendor/) replaces NVIDIA's */
+        for (int i = 0; i < facts.nneeded; i++) { /* kemu's vendor libraries (src/vendor/) replace NVIDIA's */
             needs_curand |= !strcmp(facts.needed[i], "libcurand.so.10");
+            needs_cublas |= !strncmp(facts.needed[i], "libcublas.so.", 13);
+            needs_cublaslt |= !strncmp(facts.needed[i], "libcublasLt.so.", 15);
+        }
         elf_facts_free(&facts);
         if (!found && fatbin) {
             fprintf(stderr, "kemu exec: error: %s links the CUDA runtime statically, which kemu cannot replace; "
@@ -603,6 +607,19 @@ int cli_exec_main(int argc, char **argv)
     snprintf(driver, sizeof driver, "%s/libcuda.so.1", driver_dir);
     if (access(driver, R_OK) == 0)
         setenv("NUMBA_CUDA_DRIVER", driver, 1);
+    /* a program linking cuBLAS where kemu's was not built (no OpenBLAS at
+     * configure time) would get NVIDIA's, whose kernels kemu cannot run */
+    for (int i = 0; i < 2; i++) {
+        const char *name = i ? "libcublasLt" : "libcublas";
+        if (!(i ? needs_cublaslt : needs_cublas))
+            continue;
+        char lib[PATH_MAX + 32];
+        snprintf(lib, sizeof lib, "%s/%s.so.%d", dir, name, major);
+        if (access(lib, R_OK) != 0)
+            fprintf(stderr, "kemu exec: warning: %s links %s.so.%d, but kemu's was not built (configure found no "
+                            "OpenBLAS: install libopenblas-dev and rebuild kemu); NVIDIA's cannot run under kemu\n",
+                    program, name, major);
+    }
     if (preload) {
         char lib[PATH_MAX + 32];
         snprintf(lib, sizeof lib, "%s/libcudart.so.%d", dir, major);
@@ -610,6 +627,16 @@ int cli_exec_main(int argc, char **argv)
         snprintf(lib, sizeof lib, "%s/libcurand.so.10", dir);
         if (needs_curand && access(lib, R_OK) == 0)
             prepend_env("LD_PRELOAD", lib);
+        /* kemu's cuBLAS libraries too, where the program links them and
+         * kemu built them (otherwise the DT_RPATH would find NVIDIA's) */
+        const char *vendor[2] = {needs_cublas ? "libcublas" : NULL, needs_cublaslt ? "libcublasLt" : NULL};
+        for (int i = 0; i < 2; i++) {
+            if (!vendor[i])
+                continue;
+            snprintf(lib, sizeof lib, "%s/%s.so.%d", dir, vendor[i], major);
+            if (access(lib, R_OK) == 0)
+                prepend_env("LD_PRELOAD", lib);
+        }
     }
     char number[64];
     if (arch)

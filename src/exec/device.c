@@ -480,6 +480,36 @@ kemu_status kemu_memset(kemu_device *dev, uint64_t dst, int value, size_t size, 
     return KEMU_OK;
 }
 
+kemu_status kemu_note_host_write(kemu_device *dev, uint64_t address, size_t size, kemu_error *err)
+{
+    if (!dev)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_note_host_write: NULL device");
+    kemu_status st = check_range(dev, address, size, "kemu_note_host_write", err);
+    if (st)
+        return st;
+    if (dev->checks)
+        check_note_host_write(dev->checks, &dev->mem, address, size);
+    return KEMU_OK;
+}
+
+kemu_status kemu_note_host_read(kemu_device *dev, uint64_t address, size_t width, size_t height, size_t pitch,
+                                const char *who, kemu_error *err)
+{
+    if (!dev)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_note_host_read: NULL device");
+    if (!width || !height)
+        return KEMU_OK;
+    if (height > 1 && pitch < width)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_note_host_read: pitch %zu below width %zu", pitch,
+                          width);
+    kemu_status st = check_range(dev, address, (height - 1) * pitch + width, "kemu_note_host_read", err);
+    if (st)
+        return st;
+    if (dev->checks)
+        check_note_host_read(dev->checks, &dev->mem, address, width, height, pitch, who ? who : "host code");
+    return KEMU_OK;
+}
+
 /* ---- checkers -------------------------------------------------------------- */
 
 void kemu_device_set_host_writes(kemu_device *dev, int may_write)

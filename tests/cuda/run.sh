@@ -33,6 +33,8 @@ if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
     echo "SKIP: nvcc not found; the CUDA program tests need it"
     exit 77
 fi
+# a bare command name: the toolkit's directories are found from its path
+case $NVCC in */*) ;; *) NVCC=$(command -v "$NVCC") ;; esac
 native=${KEMU_CUDA_NATIVE:-0}
 if [ "$native" != 1 ] && [ ! -x "$KEMU" ]; then
     echo "FAIL: $KEMU is not built"
@@ -299,6 +301,18 @@ build curand_host "$shared -lcurand" curand_host.cu
 # a DT_RPATH to the toolkit outranks LD_LIBRARY_PATH: kemu exec preloads kemu's libraries then
 cuda_lib=$(cd "$(dirname "$NVCC")/../lib64" 2>/dev/null && pwd)
 build curand_host_rpath "$shared -lcurand -Xlinker --disable-new-dtags -Xlinker -rpath=${cuda_lib:-/usr/local/cuda/lib64}" curand_host.cu
+# cuBLAS / cuBLASLt programs: kemu's libcublas is built only with OpenBLAS
+cublas_dir=${KEMU_CUDART_DIR:-$top_builddir/lib/kemu}
+have_cublas=0
+if [ "$native" = 1 ] || [ -f "$cublas_dir/libcublas.so.13" ]; then
+    have_cublas=1
+    build cublas_gemm "$shared -lcublas" cublas_gemm.cu
+    build cublaslt_matmul "$shared -lcublasLt" cublaslt_matmul.cu
+    build cublas_errors "$shared -lcublas -lcublasLt" cublas_errors.cu
+    # a DT_RPATH to the toolkit's libraries outranks LD_LIBRARY_PATH: kemu
+    # exec preloads its libcublasLt then
+    build cublaslt_rpath "$shared -lcublasLt -Xlinker --disable-new-dtags -Xlinker -rpath=$(cd "$(dirname "$NVCC")/../lib64" 2>/dev/null && pwd)" cublaslt_matmul.cu
+fi
 run_builds
 
 # the self-checking programs
@@ -380,6 +394,40 @@ check curand_host_checkers curand_host --tool initcheck,memcheck --error-exitcod
 check curand_host_rpath curand_host_rpath
 expect_message curand_host_unsupported curand_host 0 "kemu: curandCreatePoissonDistribution is not supported yet" -- unsupported
 expect_message curand_host_capture curand_host 0 "kemu: curandGenerateUniform: generating into a stream that is being captured is not supported yet" -- unsupported
+# cuBLAS and cuBLASLt against host loops; a kernel reading a GEMM result
+# is clean under initcheck (the library marks its outputs written); the
+# messages for what kemu's libraries refuse (docs/cudart.md, "cuBLAS")
+if [ "$have_cublas" = 1 ]; then
+    check cublas_gemm cublas_gemm
+    check cublas_gemm_checkers cublas_gemm --tool initcheck,memcheck,racecheck --error-exitcode 9
+    check cublaslt_matmul cublaslt_matmul
+    check cublaslt_rpath cublaslt_rpath
+    check cublas_errors cublas_errors
+    check cublas_threads cublas_errors --threads 1 -- threads 1
+    expect_message cublas_unsupported cublas_errors 0 "kemu: cublasStrsm_v2 is not supported yet" -- unsupported
+    expect_message cublas_row_order cublas_errors 0 "CUBLASLT_ORDER_ROW is not supported" -- row
+    expect_message cublas_bad_pointer cublas_errors 0 "cublasSgemm_v2: argument C: " -- badptr
+    expect_message cublas_capture cublas_errors 0 "kemu does not capture library calls" -- capture
+    expect_message cublas_uninit cublas_errors 9 "Uninitialized __global__ memory read by cublasSgemm_v2 argument B: 1024 of its 1024 bytes never written" --tool initcheck --error-exitcode 9 -- uninit
+    # where kemu's libcublas is missing, kemu exec says so
+    if [ "$native" != 1 ] && selected cublas_missing && built cublas_errors; then
+        mkdir -p "$work/cudart_only"
+        cp "$cublas_dir/libcudart.so.13" "$work/cudart_only/"
+        KEMU_CUDART_DIR="$work/cudart_only" timeout 300 $exec_env "$KEMU" exec "$work/cublas_errors" \
+            > "$work/cublas_missing.out" 2> "$work/cublas_missing.err"
+        if grep -q "links libcublas.so.13, but kemu's was not built" "$work/cublas_missing.err"; then
+            pass cublas_missing
+        else
+            fail cublas_missing "no warning that kemu's libcublas is missing"
+        fi
+    fi
+else
+    for name in cublas_gemm cublaslt_matmul cublas_errors; do
+        selected "$name" || continue
+        skipped=$((skipped + 1))
+        echo "SKIP: $name (kemu's libcublas is not built: configure found no OpenBLAS)"
+    done
+fi
 
 # device printf: the whole stdout, in order
 check printf printf
@@ -521,6 +569,27 @@ if [ "$native" != 1 ] && selected cudart12; then
     else
         skipped=$((skipped + 1))
         echo "SKIP: cudart12 ($dir/libcudart.so.12 or readelf missing)"
+    fi
+fi
+
+# kemu's libcublas / libcublasLt carry the soname and version node of their
+# flavour (what nvcc-built programs import: "Name: libcublas.so.13")
+if [ "$native" != 1 ] && selected cublas_versions; then
+    dir=${KEMU_CUDART_DIR:-$top_builddir/lib/kemu}
+    if [ -f "$dir/libcublas.so.13" ] && command -v readelf > /dev/null 2>&1; then
+        bad=""
+        for lib in libcublas.so.13 libcublas.so.12 libcublasLt.so.13 libcublasLt.so.12; do
+            readelf -dV "$dir/$lib" 2> /dev/null | grep -q "Name: $lib" &&
+                readelf -d "$dir/$lib" | grep -q "SONAME.*\[$lib\]" || bad="$bad $lib"
+        done
+        if [ -z "$bad" ]; then
+            pass cublas_versions
+        else
+            fail cublas_versions "lacking their soname or version node:$bad"
+        fi
+    else
+        skipped=$((skipped + 1))
+        echo "SKIP: cublas_versions (kemu's libcublas or readelf missing)"
     fi
 fi
 

@@ -1,5 +1,6 @@
 /* Unit tests of the checker room (src/check/) through the C API: global
- * initcheck against host copies and memsets, memcheck's leak, invalid and
+ * initcheck against host copies and memsets and noted host reads and
+ * writes (kemu_note_host_read/write), memcheck's leak, invalid and
  * double free reports and accesses to freed memory, register initcheck,
  * racecheck reports that are identical for every thread count and
  * schedule, the racecheck levels, and the finding groups that merge the
@@ -101,6 +102,55 @@ START_TEST(init_global_partial_copy)
         kemu_free(d, out, &err);
         kemu_device_destroy(d);
     }
+}
+END_TEST
+
+/* Host-side library code working in place (kemu's cuBLAS): a noted read of
+ * a pitched range reports its never-written bytes in one finding naming
+ * the reader; a noted write initializes bytes for a later kernel read;
+ * ranges outside an allocation are refused. */
+START_TEST(init_global_host_notes)
+{
+    kemu_device *d = device(KEMU_TOOL_INITCHECK, 1, NULL);
+    kemu_kernel *k = kernel(d, "mem.ptx", "global_read");
+    kemu_error err;
+    uint64_t in, out;
+    ck_assert_int_eq(kemu_malloc(d, 64 * sizeof(float), KEMU_UNINIT_NAN, &in, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(d, 64 * sizeof(float), KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+    /* rows 0 and 2 of a 4-row, 16-byte-pitch view of in are written */
+    ck_assert_int_eq(kemu_note_host_write(d, in, 8, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_note_host_write(d, in + 32, 8, &err), KEMU_OK);
+    /* 3 rows of 8 bytes 16 apart: only row 1 (bytes 16..23) is unwritten */
+    ck_assert_int_eq(kemu_note_host_read(d, in, 8, 3, 16, "lib argument X", &err), KEMU_OK);
+    size_t errors;
+    char *text = results(d, &errors);
+    ck_assert_uint_eq(errors, 1);
+    char line[256];
+    snprintf(line, sizeof line,
+             "========= Error: Uninitialized __global__ memory read by lib argument X: 8 of its 24 bytes never "
+             "written\n=========     Address 0x%llx (allocation #2 + 16) is the first\n",
+             (unsigned long long)(in + 16));
+    HAS(text, line);
+    free(text);
+    /* a read of written bytes only adds nothing */
+    ck_assert_int_eq(kemu_note_host_read(d, in, 8, 2, 32, "lib argument Y", &err), KEMU_OK);
+    text = results(d, &errors);
+    ck_assert_uint_eq(errors, 1);
+    free(text);
+    /* after a noted write of all of it, a kernel's reads are clean */
+    ck_assert_int_eq(kemu_note_host_write(d, in, 64 * sizeof(float), &err), KEMU_OK);
+    void *args[] = {&in, &out};
+    kemu_launch_config lc = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
+    ck_assert_msg(kemu_launch(k, &lc, args, NULL, &err) == KEMU_OK, "%s", err.message);
+    text = results(d, &errors);
+    ck_assert_msg(errors == 1, "%s", text);
+    free(text);
+    /* outside any allocation */
+    ck_assert_int_eq(kemu_note_host_write(d, in + 60 * sizeof(float), 64, &err), KEMU_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(kemu_note_host_read(d, in, 8, 9, 32, "lib", &err), KEMU_ERR_INVALID_ARGUMENT);
+    kemu_free(d, in, &err);
+    kemu_free(d, out, &err);
+    kemu_device_destroy(d);
 }
 END_TEST
 
@@ -491,6 +541,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, init_global_partial_copy);
     tcase_add_test(tc, init_global_kernel_writes);
+    tcase_add_test(tc, init_global_host_notes);
     tcase_add_test(tc, init_register);
     tcase_add_test(tc, mem_leaks_and_frees);
     tcase_add_test(tc, mem_freed_access);
