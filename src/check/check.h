@@ -17,6 +17,12 @@ check_session *check_session_create(const kemu_check_config *cfg);
 void check_session_destroy(check_session *s);
 /* The KEMU_TOOL_* flags the session runs. */
 unsigned check_session_tools(const check_session *s);
+/* The mapped granule of the tools (bytes), or 0: without memcheck, a
+ * global access past an allocation but inside its size rounded up to this
+ * goes on as on a GPU. The device's allocator keeps that range free of
+ * other allocations (mem_space.granule), so such an access, however far
+ * it goes inside the granule, never lands in another allocation. */
+uint64_t check_mapped_granule(unsigned tools);
 
 /* Around each launch: returns the hooks to install in L (NULL when no
  * enabled tool needs them; tools that only look at faults are installed

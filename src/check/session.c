@@ -11,6 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint64_t check_mapped_granule(unsigned tools)
+{
+    return !(tools & KEMU_TOOL_MEMCHECK) && (tools & (KEMU_TOOL_RACECHECK | KEMU_TOOL_INITCHECK | KEMU_TOOL_SYNCCHECK))
+               ? CHECK_MAPPED_GRANULE : 0;
+}
+
 check_session *check_session_create(const kemu_check_config *cfg)
 {
     check_session *s = calloc(1, sizeof *s);
@@ -428,11 +434,11 @@ const vm_hooks *check_launch_begin(check_session *s, vm_launch *L)
     if (tools & KEMU_TOOL_MEMCHECK) {
         h->bad_access = h_bad_access;
         h->heap_misuse = h_heap_misuse;
-    } else if (tools & (KEMU_TOOL_RACECHECK | KEMU_TOOL_INITCHECK | KEMU_TOOL_SYNCCHECK)) {
+    } else if (check_mapped_granule(tools)) {
         /* without memcheck, model the GPU: a read a few bytes past an
          * allocation does not trap there (its pages are mapped), so the
          * launch goes on to the races and syncs after it */
-        L->mapped_granule = CHECK_MAPPED_GRANULE;
+        L->mapped_granule = check_mapped_granule(tools);
         h->mapped_access = h_mapped_access;
     }
     s->cur = cl;

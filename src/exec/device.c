@@ -530,6 +530,8 @@ kemu_status kemu_device_set_checks(kemu_device *dev, const kemu_check_config *cf
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_device_set_checks: NULL argument");
     check_session_destroy(dev->checks);
     dev->checks = NULL;
+    /* allocations made from now on keep their mapped granule to themselves */
+    dev->mem.granule = check_mapped_granule(cfg->tools);
     if (!cfg->tools)
         return KEMU_OK;
     dev->checks = check_session_create(cfg);

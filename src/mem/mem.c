@@ -25,17 +25,21 @@ void mem_space_init(mem_space *m)
 /* Maps `bytes` at the next free deterministic address. */
 static void *map_next(mem_space *m, uint64_t bytes)
 {
+    /* with a granule, the next allocation starts where this one's granule
+     * ends (no guard between: the byte before an allocation is mapped on a
+     * GPU too, in the granule below) */
+    uint64_t span = m->granule ? (bytes + m->granule - 1) / m->granule * m->granule : bytes + MEM_GUARD;
     for (int tries = 0; tries < 64; tries++) {
         void *want = (void *)(uintptr_t)m->next_address;
         void *p = mmap(want, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
                        MAP_FIXED_NOREPLACE, -1, 0);
         if (p == want) {
-            m->next_address += bytes + MEM_GUARD;
+            m->next_address += span;
             return p;
         }
         if (p != MAP_FAILED)
             munmap(p, bytes); /* an old kernel ignored the hint: skip this range */
-        m->next_address += bytes + MEM_GUARD;
+        m->next_address += span;
     }
     return NULL;
 }

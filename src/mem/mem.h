@@ -46,6 +46,11 @@ typedef struct mem_space {
     size_t count, cap;
     uint64_t next_id;
     uint64_t next_address;   /* where the next allocation is mapped */
+    uint64_t granule;        /* 0, or bytes: each later allocation owns the address range of its size
+                              * rounded up to this (the rest unmapped) and the next one starts right
+                              * after it, with no guard (a checker that lets accesses past an
+                              * allocation go on inside that range sets it), so an access there
+                              * never lands in another allocation */
     pthread_mutex_t lock;    /* guards changes; launches read without it */
     mem_allocation *freed;   /* freed allocations, in the order freed; their
                               * address ranges are never mapped again */

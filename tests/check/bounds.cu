@@ -46,3 +46,26 @@ extern "C" __global__ void bounds_far(const float *in, float *out)
     unsigned t = threadIdx.x;
     out[t] = in[t + (4u << 20)];
 }
+
+// Thread t reads in[t * 1024], 4 KiB apart: up to 252 KiB past a small
+// `in` (the graph codes that read nindex[i] with no guard at all overrun as
+// far), then counts into out[0] with an atomic. Race-free whatever those
+// reads return: under racecheck they go on inside in's mapped granule and
+// must not land in `out` (the atomics' target).
+extern "C" __global__ void bounds_far_atomic(const unsigned *in, unsigned *out)
+{
+    unsigned t = threadIdx.x;
+    unsigned v = in[t * 1024u];
+    atomicAdd(&out[0], v & 1u);
+}
+
+// Thread 0 reads in[-1], 4 bytes before `in` (an end - 1 with end == 0:
+// mapped on a GPU, in the granule of the allocation below, `pad`), then
+// every thread updates out[0] with a plain read-modify-write: the race
+// after the read before the allocation must be found.
+extern "C" __global__ void bounds_before_race(const unsigned *pad, const unsigned *in, unsigned *out)
+{
+    int t = (int)threadIdx.x;
+    unsigned v = in[t - 1] + pad[0];
+    out[0] = max(out[0], v);
+}

@@ -34,6 +34,29 @@ START_TEST(alloc_find_free)
 }
 END_TEST
 
+START_TEST(granule_layout)
+{
+    /* with a granule (racecheck without memcheck), each allocation owns its
+     * size rounded up to the granule and the next starts right after it:
+     * an access past one, inside its granule, never lands in another, and
+     * the bytes just before an allocation lie in the granule below */
+    const uint64_t g = 2ull << 20;
+    mem_space m;
+    mem_space_init(&m);
+    m.granule = g;
+    uint64_t a, b, c;
+    ck_assert_int_eq(mem_alloc(&m, 24, 0, MEM_KIND_USER, &a), 0);
+    ck_assert_int_eq(mem_alloc(&m, 3 * g / 2, 0, MEM_KIND_USER, &b), 0);
+    ck_assert_int_eq(mem_alloc(&m, 4, 0, MEM_KIND_USER, &c), 0);
+    ck_assert_uint_eq(b, a + g);
+    ck_assert_uint_eq(c, b + 2 * g);
+    ck_assert_ptr_null(mem_find_containing(&m, a + (1u << 20))); /* 1 MiB past `a`: no allocation */
+    ck_assert_uint_eq(mem_find_below(&m, b - 4)->base, a);
+    ck_assert_uint_eq(mem_find_below(&m, c - 4)->base, b);
+    mem_space_destroy(&m);
+}
+END_TEST
+
 START_TEST(many_allocations_stay_sorted)
 {
     mem_space m;
@@ -57,6 +80,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, alloc_find_free);
     tcase_add_test(tc, many_allocations_stay_sorted);
+    tcase_add_test(tc, granule_layout);
     suite_add_tcase(s, tc);
     return s;
 }
