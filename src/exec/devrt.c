@@ -15,6 +15,7 @@
  * own, since every launch of a block runs in the order the block made it.
  * This file must not run kernels. */
 #include "exec/devrt.h"
+#include "check/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,6 +307,7 @@ static uint64_t launch_device(exec_grid_cdp *g, vm_devrt_request *r)
         c.ctaid[i] = r->b->ctaid[i];
         c.tid[i] = r->w->tid[i][r->lane];
     }
+    check_cdp_mark(g->race, r->b, r->w, r->lane, c.mark);
     pthread_mutex_lock(&g->lock);
     int oom = !c.params || util_grow(&g->children, &g->capchildren, g->nchildren + 1, sizeof *g->children);
     if (!oom) {

@@ -23,6 +23,7 @@ typedef struct exec_cdp_child {
     kemu_launch_config cfg;
     uint8_t *params;             /* the kernel's parameter buffer, copied at the launch */
     unsigned ctaid[3], tid[3];   /* who launched it */
+    uint64_t mark[4];            /* racecheck: the launch's place in the parent grid (check_cdp_mark) */
 } exec_cdp_child;
 
 /* A parameter buffer handed out by GetParameterBuffer, not launched yet. */
@@ -45,6 +46,7 @@ typedef struct exec_grid_cdp {
     uint64_t next_order;
     uint64_t streams, events;    /* handles made by cudaStreamCreateWithFlags / cudaEventCreateWithFlags */
     int uses_pool;
+    struct check_cdp *race;      /* racecheck's record of the grid's accesses, or NULL */
 } exec_grid_cdp;
 
 /* Sets g up for a grid of module mod at nesting depth `depth` (the

@@ -149,7 +149,7 @@ kemu_status exec_validate_launch(kemu_kernel *k, const kemu_launch_config *cfg, 
 }
 
 static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
-                          kemu_error *err, unsigned depth);
+                          kemu_error *err, unsigned depth, check_cdp **race_out);
 
 /* Runs the launches the threads of a grid of kernel `parent` made (CUDA
  * dynamic parallelism), in the order exec_cdp_grid_done put them, each
@@ -173,7 +173,10 @@ static kemu_status run_children(exec_grid_cdp *g, const bc_function *parent, uti
         kemu_report r;
         kemu_error e;
         memset(&e, 0, sizeof e);
-        kemu_status st = launch(c->kernel, &c->cfg, args, &r, &e, g->depth + 1);
+        check_cdp *child_race = NULL;
+        kemu_status st = launch(c->kernel, &c->cfg, args, &r, &e, g->depth + 1, g->race ? &child_race : NULL);
+        check_cdp_child_done(g->race, c->mark, child_race, fn->name);
+        check_cdp_free(child_race);
         if (args != argv)
             free(args);
         free(c->params);
@@ -199,8 +202,10 @@ static kemu_status run_children(exec_grid_cdp *g, const bc_function *parent, uti
 }
 
 static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
-                          kemu_error *err, unsigned depth)
+                          kemu_error *err, unsigned depth, check_cdp **race_out)
 {
+    if (race_out)
+        *race_out = NULL;
     if (report)
         memset(report, 0, sizeof *report);
     if (!k || !cfg)
@@ -395,6 +400,8 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     }
     if (dev->checks)
         L.hooks = check_launch_begin(dev->checks, &L);
+    if (cdp_on && dev->checks)
+        cdp.race = check_cdp_begin(dev->checks, &L);
     /* the debugger (or --trace) wraps the checkers' hooks; the launch
      * then runs on one host thread, so runs replay identically */
     dbg_environment_start();
@@ -424,8 +431,10 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     uint64_t winstr = 0, tinstr = 0;
     int oom = 0;
     if (!outs || !nouts || !capouts) {
-        if (cdp_on)
+        if (cdp_on) {
+            check_cdp_free(cdp.race);
             exec_cdp_free(&cdp);
+        }
         exec_watchdog_disarm(&dev->watchdog, &deadline);
         free(outs);
         free(nouts);
@@ -630,6 +639,10 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     if (cdp_on) {
         if (best_fault_id == UINT64_MAX && !timed_out_between_blocks && !oom && !debugger_end)
             child_st = run_children(&cdp, fn, &text, &winstr, &tinstr, child_fault, sizeof child_fault, err);
+        if (race_out)
+            *race_out = cdp.race;
+        else
+            check_cdp_free(cdp.race);
         exec_cdp_free(&cdp);
     }
     if (report) {
@@ -675,7 +688,7 @@ void kemu_report_free(kemu_report *r)
 kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
                         kemu_error *err)
 {
-    kemu_status st = launch(k, cfg, args, report, err, 0);
+    kemu_status st = launch(k, cfg, args, report, err, 0, NULL);
     dbg_environment_after_launch();
     return st;
 }
