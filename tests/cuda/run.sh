@@ -356,8 +356,9 @@ check cooperative_checkers cooperative --tool racecheck,synccheck,initcheck,memc
 # dynamic parallelism (docs/cudart.md, "Dynamic parallelism")
 check cdp_sort cdp_sort
 check cdp_sort_threads1 cdp_sort --threads 1
+check cdp_sort_racecheck cdp_sort --tool racecheck --error-exitcode 9
 check cdp_streams cdp_streams
-check cdp_streams_checkers cdp_streams --tool memcheck,initcheck,synccheck --error-exitcode 9
+check cdp_streams_checkers cdp_streams --tool racecheck,memcheck,initcheck,synccheck --error-exitcode 9
 check cdp_limits cdp_limits
 check cdp_fault cdp_fault
 [ "$native" != 1 ] && selected cdp_fault && [ -f "$work/cdp_fault.err" ] &&
