@@ -42,6 +42,8 @@ typedef struct cdp_pair {
 struct check_cdp {
     vm_hooks hooks;              /* installed in the launch: records, then forwards to inner */
     const vm_hooks *inner;
+    check_cdp *root;             /* the host launch's: keeps the pairs reported for the whole tree */
+    uint64_t skip_base, skip_size; /* the device launches' parameter buffers: not recorded */
     check_session *s;
     const vm_launch *L;
     pthread_mutex_t lock;
@@ -115,7 +117,7 @@ static void fw_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uin
     pthread_mutex_lock(&c->lock);
     for (uint32_t m = mask; m; m &= m - 1) {
         int l = __builtin_ctz(m);
-        if (lanes->space[l] != BC_SPACE_GLOBAL)
+        if (lanes->space[l] != BC_SPACE_GLOBAL || lanes->where[l] - c->skip_base < c->skip_size)
             continue;
         if (util_grow(&c->own, &c->capown, c->nown + 1, sizeof *c->own))
             break;
@@ -200,7 +202,8 @@ static void fw_fault(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint
     INNER(ctx)->fault(INNER(ctx)->ctx, b, w, f, pc, lane, status, message);
 }
 
-check_cdp *check_cdp_begin(check_session *s, vm_launch *L)
+check_cdp *check_cdp_begin(check_session *s, vm_launch *L, check_cdp *parent, uint64_t skip_base,
+                           uint64_t skip_size)
 {
     if (!s || !L->hooks || !(check_session_tools(s) & KEMU_TOOL_RACECHECK))
         return NULL;
@@ -209,6 +212,9 @@ check_cdp *check_cdp_begin(check_session *s, vm_launch *L)
         return NULL;
     const vm_hooks *in = L->hooks;
     c->inner = in;
+    c->root = parent ? parent->root : c;
+    c->skip_base = skip_base;
+    c->skip_size = skip_size;
     c->s = s;
     c->L = L;
     pthread_mutex_init(&c->lock, NULL);
@@ -262,13 +268,14 @@ static const char *const kind_names[] = {"Read", "Write", "Atomic"};
 
 static void report(check_cdp *c, const cdp_access *p, const cdp_access *x, const char *parent, const char *child)
 {
-    for (size_t i = 0; i < c->nreported; i++)
-        if (c->reported[i].fn1 == p->fn && c->reported[i].pc1 == p->pc && c->reported[i].fn2 == x->fn &&
-            c->reported[i].pc2 == x->pc)
+    check_cdp *r = c->root; /* one report per pair of instructions in the whole tree */
+    for (size_t i = 0; i < r->nreported; i++)
+        if (r->reported[i].fn1 == p->fn && r->reported[i].pc1 == p->pc && r->reported[i].fn2 == x->fn &&
+            r->reported[i].pc2 == x->pc)
             return;
-    if (util_grow(&c->reported, &c->capreported, c->nreported + 1, sizeof *c->reported))
+    if (util_grow(&r->reported, &r->capreported, r->nreported + 1, sizeof *r->reported))
         return;
-    c->reported[c->nreported++] = (cdp_pair){p->fn, x->fn, p->pc, x->pc};
+    r->reported[r->nreported++] = (cdp_pair){p->fn, x->fn, p->pc, x->pc};
     const vm_launch *L = c->L; /* the children are kernels of the same module */
     char d1[512], d2[512], where[128];
     check_describe_op(L, p->fn, p->pc, d1, sizeof d1);

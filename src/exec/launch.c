@@ -149,7 +149,7 @@ kemu_status exec_validate_launch(kemu_kernel *k, const kemu_launch_config *cfg, 
 }
 
 static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
-                          kemu_error *err, unsigned depth, check_cdp **race_out);
+                          kemu_error *err, unsigned depth, check_cdp *race_parent, check_cdp **race_out);
 
 /* Runs the launches the threads of a grid of kernel `parent` made (CUDA
  * dynamic parallelism), in the order exec_cdp_grid_done put them, each
@@ -174,7 +174,8 @@ static kemu_status run_children(exec_grid_cdp *g, const bc_function *parent, uti
         kemu_error e;
         memset(&e, 0, sizeof e);
         check_cdp *child_race = NULL;
-        kemu_status st = launch(c->kernel, &c->cfg, args, &r, &e, g->depth + 1, g->race ? &child_race : NULL);
+        kemu_status st = launch(c->kernel, &c->cfg, args, &r, &e, g->depth + 1, g->race,
+                                g->race ? &child_race : NULL);
         check_cdp_child_done(g->race, c->mark, child_race, fn->name);
         check_cdp_free(child_race);
         if (args != argv)
@@ -202,7 +203,7 @@ static kemu_status run_children(exec_grid_cdp *g, const bc_function *parent, uti
 }
 
 static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
-                          kemu_error *err, unsigned depth, check_cdp **race_out)
+                          kemu_error *err, unsigned depth, check_cdp *race_parent, check_cdp **race_out)
 {
     if (race_out)
         *race_out = NULL;
@@ -401,7 +402,7 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     if (dev->checks)
         L.hooks = check_launch_begin(dev->checks, &L);
     if (cdp_on && dev->checks)
-        cdp.race = check_cdp_begin(dev->checks, &L);
+        cdp.race = check_cdp_begin(dev->checks, &L, race_parent, dev->cdp_pool_base, dev->cdp_pool_size);
     /* the debugger (or --trace) wraps the checkers' hooks; the launch
      * then runs on one host thread, so runs replay identically */
     dbg_environment_start();
@@ -688,7 +689,7 @@ void kemu_report_free(kemu_report *r)
 kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
                         kemu_error *err)
 {
-    kemu_status st = launch(k, cfg, args, report, err, 0, NULL);
+    kemu_status st = launch(k, cfg, args, report, err, 0, NULL, NULL);
     dbg_environment_after_launch();
     return st;
 }
