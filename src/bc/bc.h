@@ -105,7 +105,20 @@ enum { BC_TEX_TEX = 0, BC_TEX_TLD4, BC_TEX_TXQ, BC_TEX_SULD, BC_TEX_SUST };
 enum { BC_GEOM_1D = 1, BC_GEOM_2D = 2, BC_GEOM_3D = 3 };
 
 /* Builtin host functions (CALL_BUILTIN mode). */
-enum { BC_BUILTIN_VPRINTF = 0, BC_BUILTIN_ASSERTFAIL, BC_BUILTIN_MALLOC, BC_BUILTIN_FREE, BC_BUILTIN_NATIVE };
+enum { BC_BUILTIN_VPRINTF = 0, BC_BUILTIN_ASSERTFAIL, BC_BUILTIN_MALLOC, BC_BUILTIN_FREE, BC_BUILTIN_NATIVE,
+       BC_BUILTIN_DEVRT /* a CUDA device runtime function (dynamic parallelism): bc_function.devrt */ };
+
+/* The device runtime functions (cuda_device_runtime_api.h) by what they
+ * do: CDP2's `__cudaCDP2Xxx`, CDP1's plain `cudaXxx` and their `_ptsz`
+ * forms map to the same one. BC_DEVRT_UNSUPPORTED: known by name, refused
+ * by name when called. */
+enum { BC_DEVRT_NONE = 0, BC_DEVRT_GET_PARAMETER_BUFFER, BC_DEVRT_GET_PARAMETER_BUFFER_V2, BC_DEVRT_LAUNCH_DEVICE,
+       BC_DEVRT_LAUNCH_DEVICE_V2, BC_DEVRT_GET_LAST_ERROR, BC_DEVRT_PEEK_AT_LAST_ERROR, BC_DEVRT_GET_DEVICE,
+       BC_DEVRT_GET_DEVICE_COUNT, BC_DEVRT_DEVICE_GET_ATTRIBUTE, BC_DEVRT_DEVICE_GET_LIMIT,
+       BC_DEVRT_DEVICE_GET_CACHE_CONFIG, BC_DEVRT_RUNTIME_GET_VERSION, BC_DEVRT_STREAM_CREATE_WITH_FLAGS,
+       BC_DEVRT_STREAM_DESTROY, BC_DEVRT_STREAM_WAIT_EVENT, BC_DEVRT_EVENT_CREATE_WITH_FLAGS, BC_DEVRT_EVENT_RECORD,
+       BC_DEVRT_EVENT_RECORD_WITH_FLAGS, BC_DEVRT_EVENT_DESTROY, BC_DEVRT_MALLOC, BC_DEVRT_FREE,
+       BC_DEVRT_DEVICE_SYNCHRONIZE, BC_DEVRT_UNSUPPORTED };
 
 /* Special registers (S2R mode). */
 enum { BC_SR_TID = 0, BC_SR_NTID, BC_SR_LANEID, BC_SR_WARPID, BC_SR_NWARPID, BC_SR_CTAID,
@@ -160,6 +173,7 @@ typedef struct bc_function {
     const char *name;
     int index;
     int is_entry, is_extern, builtin; /* builtin: BC_BUILTIN_* + 1 for known externs */
+    int devrt;                    /* BC_BUILTIN_DEVRT: BC_DEVRT_* */
     bc_op *code; uint32_t ncode, capcode;
     uint32_t nslots;              /* 64-bit register slots incl. constants and temps */
     uint32_t npreds;              /* predicate slots */
@@ -224,6 +238,9 @@ kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *n
                              kemu_error *err);
 kemu_status bc_module_lower(bc_module *m, uint64_t global_base, kemu_error *err);
 void bc_module_free(bc_module *m);
+
+/* The BC_DEVRT_* function an .extern .func name stands for, or BC_DEVRT_NONE. */
+int bc_devrt_of(const char *name);
 
 /* Finds a function by name, or NULL. */
 bc_function *bc_module_find(const bc_module *m, const char *name);

@@ -509,6 +509,65 @@ static int builtin_of(const char *name)
     return 0;
 }
 
+/* The device runtime function an .extern .func name stands for (CDP2's
+ * __cudaCDP2 prefix, CDP1's plain name, a _ptsz suffix), or BC_DEVRT_NONE. */
+int bc_devrt_of(const char *name)
+{
+    static const struct { const char *name; int id; } table[] = {
+        {"GetParameterBuffer", BC_DEVRT_GET_PARAMETER_BUFFER},
+        {"GetParameterBufferV2", BC_DEVRT_GET_PARAMETER_BUFFER_V2},
+        {"LaunchDevice", BC_DEVRT_LAUNCH_DEVICE},
+        {"LaunchDeviceV2", BC_DEVRT_LAUNCH_DEVICE_V2},
+        {"GetLastError", BC_DEVRT_GET_LAST_ERROR},
+        {"PeekAtLastError", BC_DEVRT_PEEK_AT_LAST_ERROR},
+        {"GetDevice", BC_DEVRT_GET_DEVICE},
+        {"GetDeviceCount", BC_DEVRT_GET_DEVICE_COUNT},
+        {"DeviceGetAttribute", BC_DEVRT_DEVICE_GET_ATTRIBUTE},
+        {"DeviceGetLimit", BC_DEVRT_DEVICE_GET_LIMIT},
+        {"DeviceGetCacheConfig", BC_DEVRT_DEVICE_GET_CACHE_CONFIG},
+        {"RuntimeGetVersion", BC_DEVRT_RUNTIME_GET_VERSION},
+        {"StreamCreateWithFlags", BC_DEVRT_STREAM_CREATE_WITH_FLAGS},
+        {"StreamDestroy", BC_DEVRT_STREAM_DESTROY},
+        {"StreamWaitEvent", BC_DEVRT_STREAM_WAIT_EVENT},
+        {"EventCreateWithFlags", BC_DEVRT_EVENT_CREATE_WITH_FLAGS},
+        {"EventRecord", BC_DEVRT_EVENT_RECORD},
+        {"EventRecordWithFlags", BC_DEVRT_EVENT_RECORD_WITH_FLAGS},
+        {"EventDestroy", BC_DEVRT_EVENT_DESTROY},
+        {"Malloc", BC_DEVRT_MALLOC},
+        {"Free", BC_DEVRT_FREE},
+        {"DeviceSynchronize", BC_DEVRT_DEVICE_SYNCHRONIZE},
+        {"DeviceGetSharedMemConfig", BC_DEVRT_UNSUPPORTED},
+        {"GetErrorString", BC_DEVRT_UNSUPPORTED},
+        {"GetErrorName", BC_DEVRT_UNSUPPORTED},
+        {"FuncGetAttributes", BC_DEVRT_UNSUPPORTED},
+        {"MemcpyAsync", BC_DEVRT_UNSUPPORTED},
+        {"Memcpy2DAsync", BC_DEVRT_UNSUPPORTED},
+        {"Memcpy3DAsync", BC_DEVRT_UNSUPPORTED},
+        {"MemsetAsync", BC_DEVRT_UNSUPPORTED},
+        {"Memset2DAsync", BC_DEVRT_UNSUPPORTED},
+        {"Memset3DAsync", BC_DEVRT_UNSUPPORTED},
+        {"OccupancyMaxActiveBlocksPerMultiprocessor", BC_DEVRT_UNSUPPORTED},
+        {"OccupancyMaxActiveBlocksPerMultiprocessorWithFlags", BC_DEVRT_UNSUPPORTED},
+        {"GraphLaunch", BC_DEVRT_UNSUPPORTED},
+    };
+    if (!strcmp(name, "__cudaDeviceSynchronizeDeprecationAvoidance"))
+        return BC_DEVRT_DEVICE_SYNCHRONIZE;
+    const char *rest;
+    if (!strncmp(name, "__cudaCDP2", 10))
+        rest = name + 10;
+    else if (!strncmp(name, "cuda", 4))
+        rest = name + 4;
+    else
+        return BC_DEVRT_NONE;
+    size_t n = strlen(rest);
+    if (n > 5 && !strcmp(rest + n - 5, "_ptsz"))
+        n -= 5;
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        if (strlen(table[i].name) == n && !strncmp(table[i].name, rest, n))
+            return table[i].id;
+    return BC_DEVRT_NONE;
+}
+
 static void layout_params(bc_param *out, ptx_var **vars, int n, uint64_t *offset, int entry)
 {
     for (int i = 0; i < n; i++) {
@@ -615,6 +674,8 @@ kemu_status bc_module_layout(ptx_module *ptx, bc_native_query is_native, void *n
         f->is_entry = pf->is_entry;
         f->is_extern = !pf->has_body;
         f->builtin = f->is_extern ? builtin_of(pf->name) : 0;
+        if (f->is_extern && !f->builtin && (f->devrt = bc_devrt_of(pf->name)))
+            f->builtin = BC_BUILTIN_DEVRT + 1;
         if (f->is_extern && is_native && is_native(native_ctx, pf->name))
             f->builtin = BC_BUILTIN_NATIVE + 1; /* a bound host function wins over the built-in one */
         memcpy(f->maxntid, pf->maxntid, sizeof f->maxntid);

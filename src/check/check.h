@@ -67,6 +67,23 @@ size_t check_session_count(check_session *s);
  * count around a hook to stop at a new finding. */
 uint64_t check_new_findings(int *tool, int *severity);
 
+/* Dynamic parallelism under racecheck (race_cdp.c). check_cdp_begin, for
+ * a grid that may launch grids, wraps L->hooks (after check_launch_begin)
+ * to record its global accesses; NULL when racecheck is off. A device
+ * launch by lane `lane` of warp w takes a mark; once the child's subtree
+ * ran, check_cdp_child_done reports its conflicts with the parent's
+ * accesses the mark does not order, and keeps the child's accesses (child
+ * may be NULL) as the parent's descendants'. parent: the launching grid's
+ * (NULL for a host launch); [skip_base, +skip_size): the parameter
+ * buffers of device launches, whose accesses are not recorded. A child's
+ * record must be freed before its parent's. */
+typedef struct check_cdp check_cdp;
+check_cdp *check_cdp_begin(check_session *s, vm_launch *L, check_cdp *parent, uint64_t skip_base,
+                           uint64_t skip_size);
+void check_cdp_mark(check_cdp *c, const vm_block *b, const vm_warp *w, int lane, uint64_t mark[4]);
+void check_cdp_child_done(check_cdp *c, const uint64_t mark[4], check_cdp *child, const char *child_kernel);
+void check_cdp_free(check_cdp *c);
+
 void check_session_report(check_session *s, int print_limit, util_buffer *text, util_buffer *json, size_t *errors,
                           size_t *warnings);
 

@@ -452,6 +452,8 @@ CUDART_API cudaError_t cudaDeviceSetLimit(int limit, size_t value)
         cudart_global.limits[limit] = value;
     if (limit == cudaLimitPrintfFifoSize && cudart_global.device)
         exec_set_printf_fifo(cudart_global.device, value);
+    if (limit == cudaLimitDevRuntimePendingLaunchCount && cudart_global.device)
+        exec_set_device_runtime(cudart_global.device, value, CUDART_VERSION_NUMBER);
     cudart_unlock();
     return cudaSuccess;
 }

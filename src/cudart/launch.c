@@ -63,6 +63,9 @@ static cudaError_t fault_error(const char *message)
         return cudaErrorIllegalAddress;
     if (strstr(what, "illegal instruction"))
         return cudaErrorIllegalInstruction;
+    if (!strncmp(what, "device-side cudaDeviceSynchronize", 33) ||
+        !strncmp(what, "device-side __cudaDeviceSynchronize", 35))
+        return cudaErrorNotSupported;
     return cudaErrorLaunchFailure;
 }
 

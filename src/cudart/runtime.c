@@ -328,6 +328,7 @@ cudaError_t cudart_device(kemu_device **out)
     }
     s->device_sm = (unsigned)arch.sm;
     exec_set_printf_fifo(s->device, s->limits[cudaLimitPrintfFifoSize]);
+    exec_set_device_runtime(s->device, s->limits[cudaLimitDevRuntimePendingLaunchCount], CUDART_VERSION_NUMBER);
     kemu_device_set_progress(s->device, s->progress);
     configure_checks(s->device);
     cudart_trace("device %s", arch.name);

@@ -28,3 +28,11 @@ void exec_set_printf_fifo(kemu_device *dev, size_t bytes)
     if (dev)
         dev->printf_fifo_size = bytes ? bytes : EXEC_PRINTF_FIFO_DEFAULT;
 }
+
+void exec_set_device_runtime(kemu_device *dev, uint64_t pending_launches, int runtime_version)
+{
+    if (dev) {
+        dev->cdp_pending_limit = pending_launches;
+        dev->cdp_runtime_version = runtime_version;
+    }
+}

@@ -197,7 +197,8 @@ kemu_status kemu_device_bind_native(kemu_device *dev, const char *name, void (*f
 static int module_uses_malloc(const bc_module *m)
 {
     for (int i = 0; i < m->nfunctions; i++)
-        if (m->functions[i]->builtin == BC_BUILTIN_MALLOC + 1)
+        if (m->functions[i]->builtin == BC_BUILTIN_MALLOC + 1 ||
+            (m->functions[i]->builtin == BC_BUILTIN_DEVRT + 1 && m->functions[i]->devrt == BC_DEVRT_MALLOC))
             return 1;
     return 0;
 }
@@ -256,6 +257,9 @@ kemu_status kemu_module_load_ptx(kemu_device *dev, const char *text, size_t len,
         if (mod->bc->functions[i]->is_entry)
             mod->kernels[k++] = (kemu_kernel){mod, mod->bc->functions[i]};
     mod->uses_malloc = module_uses_malloc(mod->bc);
+    for (int i = 0; i < mod->bc->nfunctions; i++)
+        if (mod->bc->functions[i]->builtin == BC_BUILTIN_DEVRT + 1)
+            mod->uses_devrt = 1;
     st = exec_natives_prepare(mod, err);
     if (st != KEMU_OK)
         goto fail;

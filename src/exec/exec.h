@@ -68,6 +68,13 @@ struct kemu_device {
     double progress_interval;
     uint64_t step_limit;             /* warp-instructions a block may run before it faults; 0: no limit
                                       * (kemu_device_set_step_limit, KEMU_STEP_LIMIT) */
+    /* dynamic parallelism (devrt.c): device launches made and not started
+     * yet (atomic) and their limit (cudaLimitDevRuntimePendingLaunchCount,
+     * 0: the default 2048); the region parameter buffers are taken from */
+    uint64_t cdp_pending, cdp_pending_limit;
+    uint64_t cdp_pool_base, cdp_pool_size, cdp_pool_used;
+    int cdp_pool_users;                /* grids running that may take parameter buffers */
+    int cdp_runtime_version;           /* cudaRuntimeGetVersion in device code (0: 13000) */
 };
 
 struct kemu_kernel {
@@ -86,6 +93,7 @@ struct kemu_module {
     const char **loc_files;      /* by .file id */
     int nloc_files;
     int uses_malloc;
+    int uses_devrt;              /* calls the device runtime (dynamic parallelism) */
     struct exec_native_call **natives; /* by function index: prepared libffi calls, or NULL */
 };
 
@@ -96,6 +104,11 @@ int exec_call_native(void *mod, int fn_index, void **args, void *ret);
 /* Prepares the libffi calls of the natives a module uses. */
 kemu_status exec_natives_prepare(kemu_module *mod, kemu_error *err);
 void exec_natives_free(kemu_module *mod);
+
+/* Checks a launch of k with cfg against arch and the kernel's directives;
+ * fills the effective grid, block and cluster dimensions. */
+kemu_status exec_validate_launch(kemu_kernel *k, const kemu_launch_config *cfg, unsigned grid[3], unsigned block[3],
+                                 unsigned cluster[3], const exec_arch *arch, kemu_error *err);
 
 /* The architecture a launch of module mod runs as. */
 const exec_arch *exec_module_arch(const kemu_module *mod);

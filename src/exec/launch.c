@@ -5,6 +5,7 @@
  * order and the fault reported is the one of the lowest faulting block. */
 #include "config.h"
 #include "exec/exec.h"
+#include "exec/devrt.h"
 #include "vm/vm.h"
 #include "check/check.h"
 #include "debug/debug.h"
@@ -81,8 +82,8 @@ static int cmp_output(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static kemu_status validate(kemu_kernel *k, const kemu_launch_config *cfg, unsigned grid[3], unsigned block[3],
-                            unsigned cluster[3], const exec_arch *arch, kemu_error *err)
+kemu_status exec_validate_launch(kemu_kernel *k, const kemu_launch_config *cfg, unsigned grid[3], unsigned block[3],
+                                 unsigned cluster[3], const exec_arch *arch, kemu_error *err)
 {
     const bc_function *fn = k->fn;
     static const char axis[3] = {'x', 'y', 'z'};
@@ -148,8 +149,64 @@ static kemu_status validate(kemu_kernel *k, const kemu_launch_config *cfg, unsig
 }
 
 static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
-                        kemu_error *err)
+                          kemu_error *err, unsigned depth, check_cdp *race_parent, check_cdp **race_out);
+
+/* Runs the launches the threads of a grid of kernel `parent` made (CUDA
+ * dynamic parallelism), in the order exec_cdp_grid_done put them, each
+ * with all its own descendants before the next. Their printf output is
+ * appended to text and their instruction counts added. A child's fault
+ * stops the rest and becomes the parent's: KEMU_ERR_KERNEL_FAULT with the
+ * child's message (in msg too), which says who launched it. */
+static kemu_status run_children(exec_grid_cdp *g, const bc_function *parent, util_buffer *text, uint64_t *winstr,
+                                uint64_t *tinstr, char *msg, size_t msg_size, kemu_error *err)
 {
+    for (size_t i = 0; i < g->nchildren; i++) {
+        exec_cdp_child *c = &g->children[i];
+        const bc_function *fn = c->kernel->fn;
+        void *argv[256];
+        void **args = fn->nparams <= 256 ? argv : malloc((size_t)fn->nparams * sizeof *args);
+        if (!args)
+            return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+        for (int p = 0; p < fn->nparams; p++)
+            args[p] = c->params + fn->params[p].offset;
+        exec_cdp_started(g->dev);
+        kemu_report r;
+        kemu_error e;
+        memset(&e, 0, sizeof e);
+        check_cdp *child_race = NULL;
+        kemu_status st = launch(c->kernel, &c->cfg, args, &r, &e, g->depth + 1, g->race,
+                                g->race ? &child_race : NULL);
+        check_cdp_child_done(g->race, c->mark, child_race, fn->name);
+        check_cdp_free(child_race);
+        if (args != argv)
+            free(args);
+        free(c->params);
+        c->params = NULL;
+        if (r.printf_length)
+            util_buffer_append(text, r.printf_output, r.printf_length);
+        *winstr += r.warp_instructions;
+        *tinstr += r.thread_instructions;
+        kemu_report_free(&r);
+        if (st == KEMU_ERR_KERNEL_FAULT) {
+            int len = snprintf(msg, msg_size, "%s\n  in a grid of '%s' launched from device code by block (%u,%u,%u), "
+                     "thread (%u,%u,%u) of kernel '%s'", e.message, fn->name, c->ctaid[0], c->ctaid[1],
+                     c->ctaid[2], c->tid[0], c->tid[1], c->tid[2], parent->name);
+            if (len < 0 || (size_t)len >= msg_size)
+                msg[msg_size - 1] = 0; /* cut: the child's own message comes first */
+            return util_error(err, KEMU_ERR_KERNEL_FAULT, "%s", msg);
+        }
+        if (st)
+            return util_error(err, st, "device launch of '%s' from kernel '%s': %s", fn->name, parent->name,
+                              e.message);
+    }
+    return KEMU_OK;
+}
+
+static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **args, kemu_report *report,
+                          kemu_error *err, unsigned depth, check_cdp *race_parent, check_cdp **race_out)
+{
+    if (race_out)
+        *race_out = NULL;
     if (report)
         memset(report, 0, sizeof *report);
     if (!k || !cfg)
@@ -159,7 +216,7 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     const exec_arch *arch = exec_module_arch(mod);
     vm_launch L;
     memset(&L, 0, sizeof L);
-    kemu_status st = validate(k, cfg, L.grid, L.block, L.cluster, arch, err);
+    kemu_status st = exec_validate_launch(k, cfg, L.grid, L.block, L.cluster, arch, err);
     if (st)
         return st;
     const bc_function *fn = k->fn;
@@ -328,8 +385,24 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
         free(L.params);
         return st;
     }
+    /* dynamic parallelism: the launches the grid's threads make */
+    exec_grid_cdp cdp;
+    int cdp_on = mod->uses_devrt;
+    if (cdp_on) {
+        st = exec_cdp_begin(&cdp, mod, depth, err);
+        if (st) {
+            exec_watchdog_disarm(&dev->watchdog, &deadline);
+            if (coop_workspace)
+                mem_free(&dev->mem, coop_workspace);
+            free(L.params);
+            return st;
+        }
+        L.devrt = &cdp.devrt;
+    }
     if (dev->checks)
         L.hooks = check_launch_begin(dev->checks, &L);
+    if (cdp_on && dev->checks)
+        cdp.race = check_cdp_begin(dev->checks, &L, race_parent, dev->cdp_pool_base, dev->cdp_pool_size);
     /* the debugger (or --trace) wraps the checkers' hooks; the launch
      * then runs on one host thread, so runs replay identically */
     dbg_environment_start();
@@ -359,6 +432,10 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     uint64_t winstr = 0, tinstr = 0;
     int oom = 0;
     if (!outs || !nouts || !capouts) {
+        if (cdp_on) {
+            check_cdp_free(cdp.race);
+            exec_cdp_free(&cdp);
+        }
         exec_watchdog_disarm(&dev->watchdog, &deadline);
         free(outs);
         free(nouts);
@@ -495,6 +572,8 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     int debugger_end = debugger ? dbg_launch_end(debugger, &L, best_fault.faulted ? &best_fault : NULL) : 0;
     if (dev->checks)
         check_launch_end(dev->checks, &L, best_fault.faulted ? &best_fault : NULL);
+    if (cdp_on)
+        exec_cdp_grid_done(&cdp);
     dev->heap_used = L.heap_used;
     /* gather printf output in block order */
     size_t total = 0;
@@ -554,6 +633,19 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     free(nouts);
     free(capouts);
     free(L.params);
+    /* the grid has ended: now the grids its threads launched, unless it
+     * faulted (a GPU's context is lost then) */
+    kemu_status child_st = KEMU_OK;
+    char child_fault[sizeof best_fault.message];
+    if (cdp_on) {
+        if (best_fault_id == UINT64_MAX && !timed_out_between_blocks && !oom && !debugger_end)
+            child_st = run_children(&cdp, fn, &text, &winstr, &tinstr, child_fault, sizeof child_fault, err);
+        if (race_out)
+            *race_out = cdp.race;
+        else
+            check_cdp_free(cdp.race);
+        exec_cdp_free(&cdp);
+    }
     if (report) {
         report->printf_output = text.data;
         report->printf_length = text.len;
@@ -567,6 +659,12 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     }
     if (oom)
         return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory collecting printf output");
+    if (child_st == KEMU_ERR_KERNEL_FAULT && report) {
+        report->faulted = 1;
+        snprintf(report->fault_message, sizeof report->fault_message, "%s", child_fault);
+    }
+    if (child_st)
+        return child_st;
     if (best_fault_id != UINT64_MAX || timed_out_between_blocks) {
         if (report) {
             report->faulted = 1;
@@ -676,7 +774,7 @@ kemu_status kemu_launch(kemu_kernel *k, const kemu_launch_config *cfg, void **ar
         check_mark mark = {0, 0};
         if (checks)
             mark = check_mark_now(checks);
-        st = launch(k, cfg, args, report, err);
+        st = launch(k, cfg, args, report, err, 0, NULL, NULL);
         if (!replayable || !dbg_launch_replay_pending(d))
             break;
         /* the debugger goes back inside this launch: run it again from

@@ -857,6 +857,7 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
         w->rotate = 0;
         w->rotate_pc = 0;
         w->cluster_phase = 0;
+        memset(w->devrt_error, 0, sizeof w->devrt_error);
         w->local = NULL;
         w->root = NULL;
         /* the switch points of a random schedule: 16 to 512 back edges */

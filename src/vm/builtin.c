@@ -92,6 +92,24 @@ static void lane_notes_flush(lane_notes *n, vm_block *b, vm_warp *w, const vm_fr
         vm_note(b, w, f, pc, (uint32_t)n->lane, "%s", n->first);
 }
 
+uint64_t vm_heap_alloc(vm_block *b, vm_warp *w, int lane, uint64_t size)
+{
+    vm_launch *L = b->launch;
+    pthread_mutex_t *lock = L->heap_lock;
+    uint64_t p = 0;
+    if (lock) pthread_mutex_lock(lock);
+    /* memcheck keeps a red zone after each allocation */
+    uint64_t need = ((size + 15) & ~15ull) + (L->heap_table ? VM_HEAP_REDZONE : 0);
+    if (size && L->heap_base && L->heap_used + need <= L->heap_size) {
+        p = L->heap_base + L->heap_used;
+        L->heap_used += need;
+        if (L->heap_table)
+            vm_heap_record(L->heap_table, p, size, b, w, lane);
+    }
+    if (lock) pthread_mutex_unlock(lock);
+    return p;
+}
+
 int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
 {
     vm_launch *L = b->launch;
@@ -171,22 +189,13 @@ int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *o
         util_buffer_free(&msg);
         return -1;
     }
+    case BC_BUILTIN_DEVRT:
+        return vm_devrt_call(b, w, f, pc, op, m);
     case BC_BUILTIN_MALLOC: {
-        pthread_mutex_t *lock = L->heap_lock;
         for (uint32_t mm = m; mm; mm &= mm - 1) {
             int l = __builtin_ctz(mm);
             uint64_t size = call->nargs ? arg64(w, L, f, l, &call->args[0]) : 0;
-            uint64_t p = 0;
-            if (lock) pthread_mutex_lock(lock);
-            /* memcheck keeps a red zone after each allocation */
-            uint64_t need = ((size + 15) & ~15ull) + (L->heap_table ? VM_HEAP_REDZONE : 0);
-            if (size && L->heap_base && L->heap_used + need <= L->heap_size) {
-                p = L->heap_base + L->heap_used;
-                L->heap_used += need;
-                if (L->heap_table)
-                    vm_heap_record(L->heap_table, p, size, b, w, l);
-            }
-            if (lock) pthread_mutex_unlock(lock);
+            uint64_t p = vm_heap_alloc(b, w, l, size);
             if (call->nrets > 0)
                 set_ret(w, L, f, l, &call->rets[0], p);
         }

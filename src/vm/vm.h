@@ -61,6 +61,7 @@ typedef struct vm_warp {
     uint32_t rotate_pc;
     uint32_t cluster_phase;  /* barrier.cluster phase this warp last arrived in */
     uint32_t yield_at;       /* back edges before the warp yields (random schedules vary it) */
+    uint16_t devrt_error[VM_WARP]; /* per thread: the device runtime's last error (cudaGetLastError) */
 } vm_warp;
 
 typedef struct vm_barrier {
@@ -179,6 +180,36 @@ static inline int vm_oob_fill_class(int ptx_type)
     }
 }
 
+/* A device runtime call (CUDA dynamic parallelism) of one thread that the
+ * launch layer answers (src/exec/devrt.c): lane `lane` of warp w called
+ * function `which` (BC_DEVRT_*, named `name`) with the raw bytes of its
+ * arguments. */
+typedef struct vm_devrt_request {
+    struct vm_block *b;
+    struct vm_warp *w;
+    const struct vm_frame *f;
+    uint32_t pc;
+    int lane;
+    int which;
+    const char *name;
+    int nargs;
+    uint8_t args[8][16];
+} vm_devrt_request;
+
+typedef struct vm_devrt {
+    void *ctx;
+    /* Returns the call's result: a cudaError_t, or the pointer
+     * GetParameterBuffer returns (0 with *error set when it fails); sets
+     * *error to what the thread's last error becomes (0: unchanged). */
+    uint64_t (*call)(void *ctx, vm_devrt_request *r, int *error);
+    int runtime_version;     /* cudaRuntimeGetVersion in device code */
+} vm_devrt;
+
+/* Writes n bytes to the generic address addr as lane `lane` of warp w of
+ * block b sees it (global, shared or its own local memory): 0, or -1 when
+ * addr is no writable address. For the device runtime's out-parameters. */
+int vm_devrt_write(struct vm_block *b, struct vm_warp *w, int lane, uint64_t addr, const void *src, size_t n);
+
 typedef struct vm_launch {
     const bc_module *mod;
     const bc_function *kernel;
@@ -240,6 +271,7 @@ typedef struct vm_launch {
      * brkpt_resumes: brkpt stops in the debugger and then does nothing */
     int debug_kill;                /* 1: end the launch; 2: the warp yields before the op (scheduler-locking) */
     int brkpt_resumes;
+    const vm_devrt *devrt;         /* the device runtime of dynamic parallelism, or NULL */
 } vm_launch;
 
 /* Device heap (heap.c; the caller holds the heap lock): records an

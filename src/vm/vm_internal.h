@@ -200,6 +200,10 @@ void vm_fma_f32_lanes(uint64_t *D, const uint64_t *A, const uint64_t *B, const u
 
 /* Host functions called from kernels. */
 int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
+/* The device runtime calls of dynamic parallelism (devrt.c), as vm_builtin. */
+int vm_devrt_call(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
+/* size bytes of the device heap for lane `lane` (malloc), or 0 when it is full. */
+uint64_t vm_heap_alloc(vm_block *b, vm_warp *w, int lane, uint64_t size);
 
 static inline vm_round vm_rnd(int bc_rnd)
 {

@@ -313,6 +313,12 @@ if [ "$native" = 1 ] || [ -f "$cublas_dir/libcublas.so.13" ]; then
     # exec preloads its libcublasLt then
     build cublaslt_rpath "$shared -lcublasLt -Xlinker --disable-new-dtags -Xlinker -rpath=$(cd "$(dirname "$NVCC")/../lib64" 2>/dev/null && pwd)" cublaslt_matmul.cu
 fi
+build cdp_sort "$shared -rdc=true -lcudadevrt" cdp_sort.cu
+build cdp_streams "$shared -rdc=true -lcudadevrt" cdp_streams.cu
+build cdp_limits "$shared -rdc=true -lcudadevrt" cdp_limits.cu
+build cdp_fault "$shared -rdc=true -lcudadevrt" cdp_fault.cu
+build cdp_fault_cdp1 "$shared -rdc=true -lcudadevrt -DCUDA_FORCE_CDP1_IF_SUPPORTED -D__CDPRT_SUPPRESS_SYNC_DEPRECATION_WARNING" cdp_fault.cu
+build cdp_race "$shared -rdc=true -lcudadevrt" cdp_race.cu
 run_builds
 
 # the self-checking programs
@@ -366,6 +372,20 @@ check tma_checkers tma --tool racecheck,synccheck,initcheck,memcheck --error-exi
 # co-resident (docs/cudart.md, "Cooperative launches")
 check cooperative cooperative
 check cooperative_checkers cooperative --tool racecheck,synccheck,initcheck,memcheck --error-exitcode 9
+# dynamic parallelism (docs/cudart.md, "Dynamic parallelism")
+check cdp_sort cdp_sort
+check cdp_sort_threads1 cdp_sort --threads 1
+check cdp_sort_racecheck cdp_sort --tool racecheck --error-exitcode 9
+check cdp_streams cdp_streams
+check cdp_streams_checkers cdp_streams --tool racecheck,memcheck,initcheck,synccheck --error-exitcode 9
+check cdp_limits cdp_limits
+check cdp_fault cdp_fault
+[ "$native" != 1 ] && selected cdp_fault && [ -f "$work/cdp_fault.err" ] &&
+    ! grep -q "launched from device code by block (0,0,0), thread (0,0,0) of kernel '_Z6parentPiS_'" "$work/cdp_fault.err" &&
+    fail cdp_fault "the fault message does not name the launching kernel"
+expect_message cdp_fault_cdp1 cdp_fault_cdp1 0 "device-side cudaDeviceSynchronize is not supported" -- sync
+check cdp_race_clean cdp_race --tool racecheck --error-exitcode 9 -- clean
+expect_message cdp_race_planted cdp_race 9 "after it launched" --tool racecheck --error-exitcode 9 -- racy
 for mode in illegal misaligned assert trap reset; do
     if [ "$native" = 1 ] && [ "$mode" = reset ]; then
         # kemu recovers as the documentation says; on the H200 tried, it did not

@@ -192,6 +192,36 @@ START_TEST(calls_copy_parameters)
 }
 END_TEST
 
+/* The device runtime's .extern functions (dynamic parallelism) lower to
+ * CALL_BUILTIN: CDP2's __cudaCDP2 names, CDP1's plain names and _ptsz forms
+ * alike; other cuda* names stay unknown externs. */
+START_TEST(device_runtime_names)
+{
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2GetParameterBufferV2"), BC_DEVRT_GET_PARAMETER_BUFFER_V2);
+    ck_assert_int_eq(bc_devrt_of("cudaGetParameterBufferV2"), BC_DEVRT_GET_PARAMETER_BUFFER_V2);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2LaunchDeviceV2_ptsz"), BC_DEVRT_LAUNCH_DEVICE_V2);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2GetLastError"), BC_DEVRT_GET_LAST_ERROR);
+    ck_assert_int_eq(bc_devrt_of("cudaDeviceSynchronize"), BC_DEVRT_DEVICE_SYNCHRONIZE);
+    ck_assert_int_eq(bc_devrt_of("__cudaDeviceSynchronizeDeprecationAvoidance"), BC_DEVRT_DEVICE_SYNCHRONIZE);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2MemcpyAsync"), BC_DEVRT_UNSUPPORTED);
+    ck_assert_int_eq(bc_devrt_of("cudaLaunchKernel"), BC_DEVRT_NONE);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2"), BC_DEVRT_NONE);
+    ck_assert_int_eq(bc_devrt_of("vprintf"), BC_DEVRT_NONE);
+    bc_module *m = lower(H ".extern .func (.param .b32 r) __cudaCDP2GetLastError();\n"
+                           ".visible .entry k()\n{\n .reg .b32 %r;\n {\n .param .b32 rv;\n"
+                           " call.uni (rv), __cudaCDP2GetLastError, ();\n ld.param.b32 %r, [rv];\n }\n ret;\n}\n");
+    bc_function *k = bc_module_find(m, "k"), *f = bc_module_find(m, "__cudaCDP2GetLastError");
+    ck_assert_int_eq(f->builtin, BC_BUILTIN_DEVRT + 1);
+    ck_assert_int_eq(f->devrt, BC_DEVRT_GET_LAST_ERROR);
+    int found = 0;
+    for (uint32_t pc = 0; pc < k->ncode; pc++)
+        if (k->code[pc].code == BC_CALL_BUILTIN && k->code[pc].mode == BC_BUILTIN_DEVRT)
+            found = 1;
+    ck_assert_int_eq(found, 1);
+    release(m);
+}
+END_TEST
+
 /* ld.param by name keeps the unchecked uniform LD_KPARAM only when the
  * whole access lies in the parameter block, known at load time; the rest
  * lowers to the checked LD, which faults at run time. */
@@ -231,6 +261,7 @@ static Suite *suite(void)
     tcase_add_test(tc, calls_copy_parameters);
     tcase_add_test(tc, kernel_param_fast_path_stays_in_block);
     tcase_add_test(tc, many_constants_are_pooled);
+    tcase_add_test(tc, device_runtime_names);
     suite_add_tcase(s, tc);
     return s;
 }
