@@ -93,3 +93,20 @@ extern "C" __global__ void surf2d_layered_fill(cudaSurfaceObject_t s, int w, int
     if (x < w && y < h)
         surf2DLayeredwrite(l * 1000 + y * 10 + x, s, x * (int)sizeof(int), y, l);
 }
+
+// tld4_layered_red: out[4i..4i+3] = tld4.r.a2d gather of layer layer[i] at (x[i], y[i]): the red channel of the 2x2 footprint, counter-clockwise from the lower left.
+extern "C" __global__ void tld4_layered_red(cudaTextureObject_t tex, const float *x, const float *y, const int *layer,
+                                            float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float a, b, c, d;
+    asm("tld4.r.a2d.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];"
+        : "=f"(a), "=f"(b), "=f"(c), "=f"(d)
+        : "l"(tex), "r"(layer[i]), "f"(x[i]), "f"(y[i]));
+    out[4 * i] = a;
+    out[4 * i + 1] = b;
+    out[4 * i + 2] = c;
+    out[4 * i + 3] = d;
+}

@@ -413,6 +413,39 @@ START_TEST(layered_surface)
 }
 END_TEST
 
+/* tld4 on a layered texture: the 2x2 footprint of the layer, counter-
+ * clockwise from the lower left: (x0,y0+1), (x0+1,y0+1), (x0+1,y0), (x0,y0)
+ * with x0 = floor(x - 0.5), clamped at the edges. */
+START_TEST(gather_layered)
+{
+    enum { W = 4, H = 3, L = 2, N = 3 };
+    float img[L][H][W];
+    for (int l = 0; l < L; l++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                img[l][y][x] = (float)(l * 100 + y * 10 + x);
+    kemu_texture_desc d = desc(upload(img, sizeof img), W, H, 1, 32, KEMU_CHANNEL_FLOAT);
+    d.depth = L;
+    d.layout = KEMU_TEXTURE_LAYERED;
+    uint64_t tex;
+    kemu_error err;
+    ck_assert_int_eq(kemu_texture_create(dev, &d, &tex, &err), KEMU_OK);
+    float xs[N] = {1.75f, 0.1f, 3.9f}, ys[N] = {1.25f, 2.9f, 0.2f};
+    int ls[N] = {1, 0, 5};
+    float want[N][4] = {{111, 112, 102, 101}, {20, 20, 20, 20}, {103, 103, 103, 103}};
+    uint64_t dx = upload(xs, sizeof xs), dy = upload(ys, sizeof ys), dl = upload(ls, sizeof ls),
+             out = device_buffer(N * 16);
+    int n = N;
+    void *args[] = {&tex, &dx, &dy, &dl, &out, &n};
+    run("tld4_layered_red", args, 1, 32, 1);
+    float res[N][4];
+    kemu_memcpy_dtoh(dev, res, out, sizeof res, &err);
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 4; k++)
+            ck_assert_msg(res[i][k] == want[i][k], "[%d][%d] %g != %g", i, k, res[i][k], want[i][k]);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("texture");
@@ -428,6 +461,7 @@ static Suite *suite(void)
     tcase_add_test(tc, cubemap_faces);
     tcase_add_test(tc, mipmap_levels);
     tcase_add_test(tc, layered_surface);
+    tcase_add_test(tc, gather_layered);
     suite_add_tcase(s, tc);
     return s;
 }
