@@ -167,6 +167,18 @@ static float texel_coord(const tex_sampler *s, int d, float x)
     return x * (float)dim_size(s->lv, d);
 }
 
+/* floor(x) as a texel index; NaN and far-out coordinates (whose
+ * conversion C leaves undefined) become indices far outside any texture,
+ * which the address modes then clamp, wrap or turn into the border. */
+static long long texel_index(float x)
+{
+    if (!(x > -1e15f))
+        return x != x ? 0 : -1000000000000000LL;
+    if (x > 1e15f)
+        return 1000000000000000LL;
+    return (long long)floorf(x);
+}
+
 static int filters_linearly(const vm_texture *t)
 {
     return t->filter_mode == KEMU_FILTER_LINEAR &&
@@ -180,14 +192,14 @@ static int sample(vm_launch *L, const tex_sampler *s, int dims, const float *coo
     for (int d = 0; d < dims; d++)
         u[d] = texel_coord(s, d, coord[d]);
     if (!filters_linearly(s->t))
-        return fetch_float(L, s, dims, (long long)floorf(u[0]), (long long)floorf(u[1]),
-                           dims > 2 ? (long long)floorf(u[2]) : layer, out);
+        return fetch_float(L, s, dims, texel_index(u[0]), texel_index(u[1]), dims > 2 ? texel_index(u[2]) : layer,
+                           out);
     long long i0[3] = {0, 0, 0};
     float a[3] = {0, 0, 0};
     for (int d = 0; d < dims; d++) {
         float ub = u[d] - 0.5f;
         float fl = floorf(ub);
-        i0[d] = (long long)fl;
+        i0[d] = texel_index(ub);
         a[d] = roundf((ub - fl) * 256.0f) / 256.0f; /* 8 fractional bits */
     }
     memset(out, 0, sizeof(float) * 4);
@@ -408,7 +420,7 @@ int vm_texture_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op
             if (op->mode2 == BC_TEX_TLD4) {
                 tex_sampler s = sampler_of(t, 0, cube);
                 float ux = texel_coord(&s, 0, c[0]) - 0.5f, uy = texel_coord(&s, 1, c[1]) - 0.5f;
-                long long x0 = (long long)floorf(ux), y0 = (long long)floorf(uy);
+                long long x0 = texel_index(ux), y0 = texel_index(uy);
                 long long xs[4] = {x0, x0 + 1, x0 + 1, x0}, ys[4] = {y0 + 1, y0 + 1, y0, y0};
                 for (int k = 0; k < 4 && !rc; k++) {
                     float v[4];
