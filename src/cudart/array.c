@@ -311,6 +311,27 @@ CUDART_API cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, stru
     return a ? cudaSuccess : cudart_result(cudaErrorInvalidResourceHandle);
 }
 
+/* Memory requirements exist for deferred-mapping arrays only; kemu makes
+ * none (cudaArrayDeferredMapping is refused), so every array gets the
+ * documented cudaErrorInvalidValue. */
+CUDART_API cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *out, cudaArray_t array,
+                                                      int device)
+{
+    (void)out;
+    (void)array;
+    (void)device;
+    return cudart_result(cudaErrorInvalidValue);
+}
+
+CUDART_API cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *out,
+                                                               cudaMipmappedArray_t mipmap, int device)
+{
+    (void)out;
+    (void)mipmap;
+    (void)device;
+    return cudart_result(cudaErrorInvalidValue);
+}
+
 CUDART_API cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
     if (!desc)

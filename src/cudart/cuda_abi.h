@@ -407,6 +407,12 @@ struct cudaResourceDesc {
     unsigned int flags;
 };
 
+struct cudaArrayMemoryRequirements {
+    size_t size;
+    size_t alignment;
+    unsigned int reserved[4];
+};
+
 struct cudaResourceViewDesc {
     int format;
     size_t width, height, depth;

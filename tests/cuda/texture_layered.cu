@@ -509,6 +509,8 @@ static void errors()
     EXPECT_ERROR(cudaMalloc3DArray(&a, &float_format, make_cudaExtent(4, 4, 0), cudaArrayLayered),
                  cudaErrorInvalidValue); // no layers
     CHECK(cudaMalloc3DArray(&a, &float_format, make_cudaExtent(4, 4, 12), cudaArrayCubemap | cudaArrayLayered));
+    cudaArrayMemoryRequirements req;
+    EXPECT_ERROR(cudaArrayGetMemoryRequirements(&req, a, 0), cudaErrorInvalidValue); // not deferred-mapping
     cudaResourceDesc res = array_resource(a);
     cudaSurfaceObject_t s;
     EXPECT_ERROR(cudaCreateSurfaceObject(&s, &res), cudaErrorInvalidValue); // no cudaArraySurfaceLoadStore
