@@ -132,8 +132,8 @@ static cudaError_t create_object(unsigned long long *out, const struct cudaResou
         d.lod_bias = texture->mipmapLevelBias;
         d.min_lod = texture->minMipmapLevelClamp;
         d.max_lod = texture->maxMipmapLevelClamp;
-        if (d.filter_mode < 0 || d.filter_mode > 1 || d.mipmap_filter_mode < 0 || d.mipmap_filter_mode > 1 ||
-            d.read_mode < 0 || d.read_mode > 1)
+        if (d.filter_mode < 0 || d.filter_mode > 1 || d.read_mode < 0 || d.read_mode > 1 ||
+            (d.num_levels > 1 && (d.mipmap_filter_mode < 0 || d.mipmap_filter_mode > 1)))
             e = cudaErrorInvalidValue;
         for (int i = 0; i < 3; i++)
             if (d.address_mode[i] < 0 || d.address_mode[i] > 3)
