@@ -224,6 +224,21 @@ enum { KEMU_READ_ELEMENT_TYPE = 0, KEMU_READ_NORMALIZED_FLOAT = 1 };
 /* Channel kinds (cudaChannelFormatKind values). */
 enum { KEMU_CHANNEL_SIGNED = 0, KEMU_CHANNEL_UNSIGNED = 1, KEMU_CHANNEL_FLOAT = 2 };
 
+/* Layout flags of a texture (kemu_texture_desc.layout): a layered texture
+ * has `depth` layers of 1D (height 0) or 2D images; a cubemap has six
+ * square faces as layers 0-5 (+x, -x, +y, -y, +z, -z); a layered cubemap
+ * has depth = 6 * cubemaps. */
+enum { KEMU_TEXTURE_LAYERED = 1, KEMU_TEXTURE_CUBEMAP = 4 };
+#define KEMU_TEXTURE_MAX_LEVELS 16
+
+/* One mipmap level below the base level: its own memory and extent (the
+ * layer count stays the base level's depth for layered textures). */
+typedef struct kemu_texture_level {
+    uint64_t address;
+    unsigned width, height, depth;
+    size_t pitch;                    /* 0: packed */
+} kemu_texture_level;
+
 /* A texture or surface over device memory: width (x height x depth)
  * elements of `channels` channels of `channel_bits` bits each, rows
  * `pitch` bytes apart (0: packed), slices pitch * height apart. */
@@ -239,6 +254,15 @@ typedef struct kemu_texture_desc {
     int read_mode;                   /* KEMU_READ_* */
     int normalized_coords;
     float border_color[4];
+    unsigned layout;                 /* KEMU_TEXTURE_LAYERED | KEMU_TEXTURE_CUBEMAP, or 0 */
+    /* mipmaps: levels[0..num_levels-2] are levels 1.. (num_levels 0 or 1:
+     * only the base level); the level of detail is clamped to
+     * [min_lod, max_lod] after adding lod_bias; mipmap_filter_mode is
+     * KEMU_FILTER_POINT (nearest level) or KEMU_FILTER_LINEAR (blend two) */
+    int num_levels;
+    kemu_texture_level levels[KEMU_TEXTURE_MAX_LEVELS - 1];
+    int mipmap_filter_mode;
+    float lod_bias, min_lod, max_lod;
 } kemu_texture_desc;
 
 /* Creates a texture/surface object; *handle is the 64-bit value kernels

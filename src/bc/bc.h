@@ -102,7 +102,16 @@ enum { BC_MB_INIT = 0, BC_MB_INVAL, BC_MB_ARRIVE, BC_MB_ARRIVE_DROP, BC_MB_TEST_
 
 /* Texture ops (TEXTURE mode2) and geometries (mode). */
 enum { BC_TEX_TEX = 0, BC_TEX_TLD4, BC_TEX_TXQ, BC_TEX_SULD, BC_TEX_SUST };
-enum { BC_GEOM_1D = 1, BC_GEOM_2D = 2, BC_GEOM_3D = 3 };
+enum { BC_GEOM_1D = 1, BC_GEOM_2D = 2, BC_GEOM_3D = 3, BC_GEOM_A1D, BC_GEOM_A2D, BC_GEOM_CUBE, BC_GEOM_ACUBE };
+/* A TEXTURE op's imm: the low byte is the tld4 component, the surface
+ * out-of-range mode or the txq query; then the coordinate count, the
+ * gradient vector length (tex.grad: the list holds dPdx then dPdy after
+ * the coordinates) and whether an explicit level of detail follows the
+ * coordinates in the list (tex.level; txq.level reads it from b). */
+#define BC_TEX_SUB(imm) ((int)((imm) & 0xff))
+#define BC_TEX_NCOORD(imm) ((int)(((imm) >> 8) & 0xff))
+#define BC_TEX_NGRAD(imm) ((int)(((imm) >> 16) & 0xff))
+#define BC_TEX_HAS_LOD(imm) ((int)(((imm) >> 24) & 1))
 
 /* Builtin host functions (CALL_BUILTIN mode). */
 enum { BC_BUILTIN_VPRINTF = 0, BC_BUILTIN_ASSERTFAIL, BC_BUILTIN_MALLOC, BC_BUILTIN_FREE, BC_BUILTIN_NATIVE,

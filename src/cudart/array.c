@@ -1,8 +1,10 @@
 /* CUDA arrays in kemu's libcudart replacement: an array is linear device
  * memory with a channel format and an extent (rows packed, no padding), so
  * that copies into and out of it are pitched copies and texture objects
- * over it are textures over pitched memory; plus cudaMemcpy3D, whose sides
- * may be arrays or pitched pointers. */
+ * over it are textures over pitched memory. Layered and cubemap arrays
+ * keep their layers (faces) as the depth dimension, as CUDA lays them out
+ * for cudaMemcpy3D. A mipmapped array is a list of such arrays, one per
+ * level. Plus cudaMemcpy3D, whose sides may be arrays or pitched pointers. */
 #include "config.h"
 #include "cudart/runtime.h"
 
@@ -21,6 +23,24 @@ struct cudaArray {
     size_t pitch;                /* bytes per row */
     struct cudaChannelFormatDesc desc;
     unsigned flags;
+    int mipmap_level;            /* a level of a mipmapped array: freed with it, not by cudaFreeArray */
+};
+
+#define MIPMAP_MAGIC 0x6d69706du /* "mipm" */
+#define MIPMAP_MAX_LEVELS 16
+
+struct cudaMipmappedArray {
+    unsigned magic;
+    unsigned levels;
+    struct cudaArray *level[MIPMAP_MAX_LEVELS];
+};
+
+static cudart_ptrmap mipmaps; /* live mipmapped arrays; guarded by the runtime lock */
+
+/* Flags cudaMalloc3DArray accepts (driver_types.h values). */
+enum {
+    ARRAY_LAYERED = 0x01, ARRAY_SURFACE = 0x02, ARRAY_CUBEMAP = 0x04, ARRAY_GATHER = 0x08,
+    ARRAY_SPARSE = 0x40, ARRAY_DEFERRED = 0x80
 };
 
 /* The array behind a handle, or NULL. Call locked. */
@@ -33,7 +53,7 @@ static struct cudaArray *array_of(cudaArray_const_t handle)
 }
 
 int cudart_array_describe(cudaArray_const_t handle, uint64_t *address, size_t *width, size_t *height,
-                          size_t *depth, size_t *pitch, struct cudaChannelFormatDesc *desc)
+                          size_t *depth, size_t *pitch, struct cudaChannelFormatDesc *desc, unsigned *flags)
 {
     struct cudaArray *a = array_of(handle);
     if (!a)
@@ -44,7 +64,35 @@ int cudart_array_describe(cudaArray_const_t handle, uint64_t *address, size_t *w
     *depth = a->depth;
     *pitch = a->pitch;
     *desc = a->desc;
+    *flags = a->flags;
     return 0;
+}
+
+/* The extent and flag rules of cudaMalloc3DArray (and cudaMallocArray,
+ * which knows no layers or cubemaps): cudaSuccess, cudaErrorInvalidValue,
+ * or cudaErrorNotSupported for sparse and deferred-mapping arrays. */
+static cudaError_t array_check(size_t width, size_t height, size_t depth, unsigned flags, int three_d)
+{
+    unsigned known = ARRAY_SURFACE | ARRAY_GATHER | ARRAY_SPARSE | ARRAY_DEFERRED |
+                     (three_d ? ARRAY_LAYERED | ARRAY_CUBEMAP : 0);
+    if (!width || (flags & ~known))
+        return cudaErrorInvalidValue;
+    if (flags & (ARRAY_SPARSE | ARRAY_DEFERRED)) {
+        cudart_warn_unsupported("sparse and deferred-mapping CUDA arrays (cudaArraySparse, cudaArrayDeferredMapping)");
+        return cudaErrorNotSupported;
+    }
+    if (flags & ARRAY_CUBEMAP) {
+        if (width != height || !depth || depth % 6 || (!(flags & ARRAY_LAYERED) && depth != 6))
+            return cudaErrorInvalidValue;
+    } else if (flags & ARRAY_LAYERED) {
+        if (!depth)
+            return cudaErrorInvalidValue;
+    } else if (depth && !height) {
+        return cudaErrorInvalidValue; /* a 3D array needs a height */
+    }
+    if ((flags & ARRAY_GATHER) && (!height || depth || (flags & (ARRAY_LAYERED | ARRAY_CUBEMAP))))
+        return cudaErrorInvalidValue; /* gather: 2D arrays only */
+    return cudaSuccess;
 }
 
 CUDART_API struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, int f)
@@ -93,13 +141,138 @@ static cudaError_t array_create(cudaArray_t *out, const struct cudaChannelFormat
 CUDART_API cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width,
                                        size_t height, unsigned int flags)
 {
+    cudaError_t e = array_check(width, height, 0, flags, 0);
+    if (e)
+        return cudart_result(e);
     return array_create(array, desc, width, height, 0, flags);
 }
 
 CUDART_API cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
                                          struct cudaExtent extent, unsigned int flags)
 {
+    cudaError_t e = array_check(extent.width, extent.height, extent.depth, flags, 1);
+    if (e)
+        return cudart_result(e);
     return array_create(array, desc, extent.width, extent.height, extent.depth, flags);
+}
+
+static void mipmap_release(struct cudaMipmappedArray *m)
+{
+    for (unsigned i = 0; i < m->levels; i++) {
+        struct cudaArray *a = m->level[i];
+        cudart_lock();
+        cudart_ptrmap_remove(&cudart_global.arrays, a);
+        cudart_unlock();
+        cudart_release(a->data, CUDART_MEM_ARRAY, CUDART_MEM_ARRAY, 1);
+        a->magic = 0;
+        free(a);
+    }
+    m->magic = 0;
+    free(m);
+}
+
+/* numLevels is clamped to [1, 1 + floor(log2(largest dimension))]; each
+ * level halves width, height and (3D only) depth, rounding down, to no
+ * less than 1; layered and cubemap levels keep the layer count. */
+CUDART_API cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *out, const struct cudaChannelFormatDesc *desc,
+                                                struct cudaExtent extent, unsigned int levels, unsigned int flags)
+{
+    if (!out || !desc)
+        return cudart_result(cudaErrorInvalidValue);
+    cudaError_t e = array_check(extent.width, extent.height, extent.depth, flags, 1);
+    if (e)
+        return cudart_result(e);
+    int layered = (flags & (ARRAY_LAYERED | ARRAY_CUBEMAP)) != 0;
+    size_t largest = extent.width;
+    if (extent.height > largest)
+        largest = extent.height;
+    if (!layered && extent.depth > largest)
+        largest = extent.depth;
+    unsigned most = 1;
+    while ((largest >> most) > 0 && most < MIPMAP_MAX_LEVELS)
+        most++;
+    if (levels < 1)
+        levels = 1;
+    if (levels > most)
+        levels = most;
+    struct cudaMipmappedArray *m = calloc(1, sizeof *m);
+    if (!m)
+        return cudart_result(cudaErrorMemoryAllocation);
+    m->magic = MIPMAP_MAGIC;
+    for (unsigned i = 0; i < levels; i++) {
+        size_t w = extent.width >> i, h = extent.height >> i, d = layered ? extent.depth : extent.depth >> i;
+        w = w ? w : 1;
+        h = extent.height ? (h ? h : 1) : 0;
+        d = extent.depth ? (d ? d : 1) : 0;
+        cudaArray_t a;
+        e = array_create(&a, desc, w, h, d, flags);
+        if (e) {
+            mipmap_release(m);
+            return e;
+        }
+        a->mipmap_level = 1;
+        m->level[m->levels++] = a;
+    }
+    cudart_lock();
+    int bad = cudart_ptrmap_put(&mipmaps, m, m);
+    cudart_unlock();
+    if (bad) {
+        mipmap_release(m);
+        return cudart_result(cudaErrorMemoryAllocation);
+    }
+    *out = m;
+    return cudaSuccess;
+}
+
+static struct cudaMipmappedArray *mipmap_of(cudaMipmappedArray_const_t handle)
+{
+    struct cudaMipmappedArray *m = (struct cudaMipmappedArray *)handle;
+    if (!m || !cudart_ptrmap_get(&mipmaps, m) || m->magic != MIPMAP_MAGIC)
+        return NULL;
+    return m;
+}
+
+int cudart_mipmap_level(cudaMipmappedArray_const_t handle, unsigned level, cudaArray_t *array, unsigned *levels)
+{
+    struct cudaMipmappedArray *m = mipmap_of(handle);
+    if (!m || level >= m->levels)
+        return -1;
+    *array = m->level[level];
+    *levels = m->levels;
+    return 0;
+}
+
+CUDART_API cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *out, cudaMipmappedArray_const_t mipmap, unsigned int level)
+{
+    if (!out)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    unsigned levels = 0;
+    cudaArray_t a = NULL;
+    int known = mipmap_of(mipmap) != NULL;
+    int bad = cudart_mipmap_level(mipmap, level, &a, &levels);
+    cudart_unlock();
+    if (!known)
+        return cudart_result(cudaErrorInvalidResourceHandle);
+    if (bad)
+        return cudart_result(cudaErrorInvalidValue);
+    *out = a;
+    return cudaSuccess;
+}
+
+CUDART_API cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmap)
+{
+    if (!mipmap)
+        return cudaSuccess;
+    cudart_lock();
+    struct cudaMipmappedArray *m = mipmap_of(mipmap);
+    if (m)
+        cudart_ptrmap_remove(&mipmaps, m);
+    cudart_unlock();
+    if (!m)
+        return cudart_result(cudaErrorInvalidValue);
+    mipmap_release(m);
+    return cudaSuccess;
 }
 
 CUDART_API cudaError_t cudaFreeArray(cudaArray_t array)
@@ -108,6 +281,8 @@ CUDART_API cudaError_t cudaFreeArray(cudaArray_t array)
         return cudaSuccess;
     cudart_lock();
     struct cudaArray *a = array_of(array);
+    if (a && a->mipmap_level)
+        a = NULL; /* freed with its mipmapped array */
     if (a)
         cudart_ptrmap_remove(&cudart_global.arrays, a);
     cudart_unlock();
@@ -134,6 +309,27 @@ CUDART_API cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, stru
     }
     cudart_unlock();
     return a ? cudaSuccess : cudart_result(cudaErrorInvalidResourceHandle);
+}
+
+/* Memory requirements exist for deferred-mapping arrays only; kemu makes
+ * none (cudaArrayDeferredMapping is refused), so every array gets the
+ * documented cudaErrorInvalidValue. */
+CUDART_API cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *out, cudaArray_t array,
+                                                      int device)
+{
+    (void)out;
+    (void)array;
+    (void)device;
+    return cudart_result(cudaErrorInvalidValue);
+}
+
+CUDART_API cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *out,
+                                                               cudaMipmappedArray_t mipmap, int device)
+{
+    (void)out;
+    (void)mipmap;
+    (void)device;
+    return cudart_result(cudaErrorInvalidValue);
 }
 
 CUDART_API cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
@@ -222,12 +418,16 @@ typedef struct copy_side {
 } copy_side;
 
 static cudaError_t side_of(cudaArray_t array, struct cudaPos pos, struct cudaPitchedPtr ptr, copy_side *side,
-                           size_t *element)
+                           size_t *element, struct cudaExtent extent)
 {
     if (array) {
         struct cudaArray *a = array_of(array);
         if (!a)
             return cudaErrorInvalidResourceHandle;
+        /* layers and cubemap faces are the depth dimension */
+        size_t rows = a->height ? a->height : 1, slices = a->depth ? a->depth : 1;
+        if (pos.x + extent.width > a->width || pos.y + extent.height > rows || pos.z + extent.depth > slices)
+            return cudaErrorInvalidValue;
         side->pitch = a->pitch;
         side->rows_per_slice = a->height ? a->height : 1;
         side->base = (char *)a->data + (pos.z * side->rows_per_slice + pos.y) * a->pitch + pos.x * a->element_size;
@@ -257,9 +457,9 @@ static cudaError_t memcpy3d_common(const struct cudaMemcpy3DParms *p, int sync, 
     copy_side src, dst;
     size_t element = 1; /* extents count elements when an array is involved, else bytes */
     if (!e)
-        e = side_of(p->srcArray, p->srcPos, p->srcPtr, &src, &element);
+        e = side_of(p->srcArray, p->srcPos, p->srcPtr, &src, &element, p->extent);
     if (!e)
-        e = side_of(p->dstArray, p->dstPos, p->dstPtr, &dst, &element);
+        e = side_of(p->dstArray, p->dstPos, p->dstPtr, &dst, &element, p->extent);
     size_t width = p->extent.width * element;
     for (size_t z = 0; !e && z < p->extent.depth; z++)
         e = cudart_copy_2d(dev, dst.base + z * dst.rows_per_slice * dst.pitch, dst.pitch,

@@ -54,6 +54,8 @@ typedef struct CUevent_st *cudaEvent_t;
 typedef struct cudart_kernel_record *cudaKernel_t;
 typedef struct cudaArray *cudaArray_t;
 typedef const struct cudaArray *cudaArray_const_t;
+typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
+typedef const struct cudaMipmappedArray *cudaMipmappedArray_const_t;
 typedef unsigned long long cudaTextureObject_t;
 typedef void (*cudaHostFn_t)(void *user_data);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *user_data);
@@ -403,6 +405,12 @@ struct cudaResourceDesc {
         } reserved;
     } res;
     unsigned int flags;
+};
+
+struct cudaArrayMemoryRequirements {
+    size_t size;
+    size_t alignment;
+    unsigned int reserved[4];
 };
 
 struct cudaResourceViewDesc {

@@ -307,10 +307,14 @@ cudaError_t cudart_copy_2d(kemu_device *dev, void *dst, size_t dpitch, const voi
                            size_t height, int kind);
 
 /* The memory behind a CUDA array handle: address, extent in elements
- * (height/depth 0 for fewer dimensions), row pitch in bytes and channel
- * format. Returns 0, or -1 for an unknown handle. Call locked. */
+ * (height/depth 0 for fewer dimensions; layered: depth counts layers),
+ * row pitch in bytes, channel format and cudaArray* flags. Returns 0, or
+ * -1 for an unknown handle. Call locked. */
 int cudart_array_describe(cudaArray_const_t array, uint64_t *address, size_t *width, size_t *height,
-                          size_t *depth, size_t *pitch, struct cudaChannelFormatDesc *desc);
+                          size_t *depth, size_t *pitch, struct cudaChannelFormatDesc *desc, unsigned *flags);
+/* Level `level` of a mipmapped array and the level count; returns 0, or -1
+ * for an unknown handle or a level past the last. Call locked. */
+int cudart_mipmap_level(cudaMipmappedArray_const_t mipmap, unsigned level, cudaArray_t *array, unsigned *levels);
 
 /* Facts about the emulated architecture and kernels that the public kemu
  * API does not give (introspect.c, which reads libkemu's internals). */

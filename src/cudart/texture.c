@@ -1,8 +1,9 @@
 /* Texture and surface objects of kemu's libcudart replacement: the CUDA
  * resource and texture descriptors (linear memory, pitched 2D memory, CUDA
  * arrays) are translated into kemu texture objects, whose 64-bit handles
- * kernels receive as cudaTextureObject_t / cudaSurfaceObject_t. The
- * descriptors are kept so that the cudaGet*ObjectResourceDesc queries
+ * kernels receive as cudaTextureObject_t / cudaSurfaceObject_t: layered
+ * and cubemap arrays and mipmapped arrays too (each level its own array).
+ * The descriptors are kept so that the cudaGet*ObjectResourceDesc queries
  * return what the program passed. */
 #include "config.h"
 #include "cudart/runtime.h"
@@ -26,10 +27,12 @@ static void *handle_key(uint64_t handle)
     return (void *)(uintptr_t)handle;
 }
 
-/* Fills the memory part of a kemu descriptor from a CUDA resource. Locked. */
-static cudaError_t describe_resource(const struct cudaResourceDesc *r, kemu_texture_desc *d)
+/* Fills the memory part of a kemu descriptor from a CUDA resource, and
+ * *flags with the array's cudaArray* flags (0 for memory). Locked. */
+static cudaError_t describe_resource(const struct cudaResourceDesc *r, kemu_texture_desc *d, unsigned *flags)
 {
     struct cudaChannelFormatDesc cf;
+    *flags = 0;
     switch (r->resType) {
     case cudaResourceTypeLinear:
         cf = r->res.linear.desc;
@@ -44,7 +47,7 @@ static cudaError_t describe_resource(const struct cudaResourceDesc *r, kemu_text
         break;
     case cudaResourceTypeArray: {
         size_t w, h, z, pitch;
-        if (cudart_array_describe(r->res.array.array, &d->address, &w, &h, &z, &pitch, &cf))
+        if (cudart_array_describe(r->res.array.array, &d->address, &w, &h, &z, &pitch, &cf, flags))
             return cudaErrorInvalidResourceHandle;
         d->width = (unsigned)w;
         d->height = (unsigned)h;
@@ -52,10 +55,36 @@ static cudaError_t describe_resource(const struct cudaResourceDesc *r, kemu_text
         d->pitch = pitch;
         break;
     }
-    default:
-        cudart_warn_unsupported("cudaCreateTextureObject over mipmapped arrays");
-        return cudaErrorNotSupported;
+    case cudaResourceTypeMipmappedArray: {
+        unsigned levels = 0;
+        for (unsigned i = 0; i == 0 || i < levels; i++) {
+            cudaArray_t level;
+            size_t w, h, z, pitch;
+            uint64_t address;
+            if (cudart_mipmap_level(r->res.mipmap.mipmap, i, &level, &levels) ||
+                cudart_array_describe(level, &address, &w, &h, &z, &pitch, &cf, flags) ||
+                levels > KEMU_TEXTURE_MAX_LEVELS)
+                return cudaErrorInvalidResourceHandle;
+            if (i == 0) {
+                d->address = address;
+                d->width = (unsigned)w;
+                d->height = (unsigned)h;
+                d->depth = (unsigned)z;
+                d->pitch = pitch;
+            } else {
+                d->levels[i - 1] = (kemu_texture_level){address, (unsigned)w, (unsigned)h, (unsigned)z, pitch};
+            }
+        }
+        d->num_levels = (int)levels;
+        break;
     }
+    default:
+        return cudaErrorInvalidValue;
+    }
+    if (*flags & 0x01) /* cudaArrayLayered */
+        d->layout |= KEMU_TEXTURE_LAYERED;
+    if (*flags & 0x04) /* cudaArrayCubemap */
+        d->layout |= KEMU_TEXTURE_CUBEMAP;
     int channels = (cf.x > 0) + (cf.y > 0) + (cf.z > 0) + (cf.w > 0);
     if (channels == 3 || channels == 0 || (cf.y && cf.y != cf.x) || (cf.z && cf.z != cf.x) || (cf.w && cf.w != cf.x) ||
         (cf.x != 8 && cf.x != 16 && cf.x != 32) || cf.f < 0 || cf.f > 2)
@@ -86,9 +115,11 @@ static cudaError_t create_object(unsigned long long *out, const struct cudaResou
         e = cudart_check_sticky();
     kemu_texture_desc d;
     memset(&d, 0, sizeof d);
+    unsigned flags = 0;
     if (!e)
-        e = describe_resource(resource, &d);
-    if (!e && surface && resource->resType != cudaResourceTypeArray)
+        e = describe_resource(resource, &d, &flags);
+    /* surfaces: arrays made with cudaArraySurfaceLoadStore only */
+    if (!e && surface && (resource->resType != cudaResourceTypeArray || !(flags & 0x02)))
         e = cudaErrorInvalidValue;
     if (!e && texture) {
         for (int i = 0; i < 3; i++)
@@ -97,6 +128,29 @@ static cudaError_t create_object(unsigned long long *out, const struct cudaResou
         d.read_mode = texture->readMode;
         d.normalized_coords = texture->normalizedCoords;
         memcpy(d.border_color, texture->borderColor, sizeof d.border_color);
+        d.mipmap_filter_mode = texture->mipmapFilterMode;
+        d.lod_bias = texture->mipmapLevelBias;
+        d.min_lod = texture->minMipmapLevelClamp;
+        d.max_lod = texture->maxMipmapLevelClamp;
+        if (d.filter_mode < 0 || d.filter_mode > 1 || d.read_mode < 0 || d.read_mode > 1 ||
+            (d.num_levels > 1 && (d.mipmap_filter_mode < 0 || d.mipmap_filter_mode > 1)))
+            e = cudaErrorInvalidValue;
+        for (int i = 0; i < 3; i++)
+            if (d.address_mode[i] < 0 || d.address_mode[i] > 3)
+                e = cudaErrorInvalidValue;
+        /* no anisotropic filtering: a filter of more than one sample is refused */
+        if (!e && texture->maxAnisotropy > 1) {
+            cudart_warn_unsupported("anisotropic texture filtering (cudaTextureDesc.maxAnisotropy > 1)");
+            e = cudaErrorNotSupported;
+        }
+        if (!e && texture->seamlessCubemap && (d.layout & KEMU_TEXTURE_CUBEMAP)) {
+            cudart_warn_unsupported("seamless cubemap filtering (cudaTextureDesc.seamlessCubemap)");
+            e = cudaErrorNotSupported;
+        }
+        if (!e && texture->sRGB) {
+            cudart_warn_unsupported("sRGB texture reads (cudaTextureDesc.sRGB)");
+            e = cudaErrorNotSupported;
+        }
     }
     kemu_error err;
     if (!e && kemu_texture_create(dev, &d, &rec->handle, &err)) {

@@ -587,6 +587,25 @@ void kemu_check_summary_free(kemu_check_summary *s)
 
 /* ---- textures and surfaces ------------------------------------------------ */
 
+/* Checks one level's extent against the device allocations and fills it
+ * in; the caller names the level in the error. */
+static int texture_level_fill(kemu_device *dev, vm_texture_level *lv, uint64_t address, unsigned width,
+                              unsigned height, unsigned depth, size_t pitch, uint64_t elem)
+{
+    uint64_t p = pitch ? pitch : width * elem;
+    uint64_t rows = height ? height : 1, slices = depth ? depth : 1;
+    uint64_t extent = p * rows * (slices - 1) + p * (rows - 1) + width * elem;
+    if (width == 0 || p < width * elem || !mem_find(&dev->mem, address, extent))
+        return -1;
+    lv->address = address;
+    lv->width = width;
+    lv->height = height;
+    lv->depth = depth;
+    lv->pitch = p;
+    lv->slice = p * rows;
+    return 0;
+}
+
 kemu_status kemu_texture_create(kemu_device *dev, const kemu_texture_desc *d, uint64_t *handle, kemu_error *err)
 {
     if (!dev || !d || !handle)
@@ -597,35 +616,52 @@ kemu_status kemu_texture_create(kemu_device *dev, const kemu_texture_desc *d, ui
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
                           "kemu_texture_create: unsupported format (%d channels of %d bits, kind %d, width %u)",
                           d->channels, d->channel_bits, d->channel_kind, d->width);
-    uint64_t elem = (uint64_t)d->channels * (uint64_t)d->channel_bits / 8;
-    uint64_t pitch = d->pitch ? d->pitch : d->width * elem;
-    uint64_t rows = d->height ? d->height : 1, slices = d->depth ? d->depth : 1;
-    uint64_t extent = pitch * rows * (slices - 1) + pitch * (rows - 1) + d->width * elem;
-    if (pitch < d->width * elem || !mem_find(&dev->mem, d->address, extent))
+    if (d->layout & ~(unsigned)(KEMU_TEXTURE_LAYERED | KEMU_TEXTURE_CUBEMAP) || d->num_levels < 0 ||
+        d->num_levels > KEMU_TEXTURE_MAX_LEVELS)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_texture_create: layout 0x%x with %d levels",
+                          d->layout, d->num_levels);
+    if ((d->layout & KEMU_TEXTURE_LAYERED) && d->depth == 0)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_texture_create: a layered texture needs depth layers");
+    if ((d->layout & KEMU_TEXTURE_CUBEMAP) &&
+        (d->width != d->height || d->depth == 0 || d->depth % 6 ||
+         (!(d->layout & KEMU_TEXTURE_LAYERED) && d->depth != 6)))
         return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
-                          "kemu_texture_create: [0x%llx, +%llu) is not inside one device allocation",
-                          (unsigned long long)d->address, (unsigned long long)extent);
+                          "kemu_texture_create: a cubemap needs square faces and depth 6 (layered: a multiple of 6), "
+                          "not %ux%ux%u", d->width, d->height, d->depth);
+    uint64_t elem = (uint64_t)d->channels * (uint64_t)d->channel_bits / 8;
+    vm_texture t;
+    memset(&t, 0, sizeof t);
+    if (texture_level_fill(dev, &t.level[0], d->address, d->width, d->height, d->depth, d->pitch, elem))
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
+                          "kemu_texture_create: [0x%llx, %ux%ux%u, pitch %zu) is not inside one device allocation",
+                          (unsigned long long)d->address, d->width, d->height, d->depth, d->pitch);
+    t.num_levels = d->num_levels > 1 ? d->num_levels : 1;
+    for (int i = 1; i < t.num_levels; i++) {
+        const kemu_texture_level *l = &d->levels[i - 1];
+        if (texture_level_fill(dev, &t.level[i], l->address, l->width, l->height, l->depth, l->pitch, elem))
+            return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
+                              "kemu_texture_create: mipmap level %d [0x%llx, %ux%ux%u) is not inside one device "
+                              "allocation", i, (unsigned long long)l->address, l->width, l->height, l->depth);
+    }
     vm_texture *n = realloc(dev->textures, (size_t)(dev->ntextures + 1) * sizeof *n);
     if (!n)
         return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
     dev->textures = n;
-    vm_texture *t = &n[dev->ntextures++];
-    memset(t, 0, sizeof *t);
-    t->live = 1;
-    t->address = d->address;
-    t->width = d->width;
-    t->height = d->height;
-    t->depth = d->depth;
-    t->pitch = pitch;
-    t->slice = pitch * rows;
-    t->channels = d->channels;
-    t->channel_bits = d->channel_bits;
-    t->channel_kind = d->channel_kind;
-    memcpy(t->address_mode, d->address_mode, sizeof t->address_mode);
-    t->filter_mode = d->filter_mode;
-    t->read_mode = d->read_mode;
-    t->normalized_coords = d->normalized_coords;
-    memcpy(t->border, d->border_color, sizeof t->border);
+    t.live = 1;
+    t.layout = d->layout;
+    t.channels = d->channels;
+    t.channel_bits = d->channel_bits;
+    t.channel_kind = d->channel_kind;
+    memcpy(t.address_mode, d->address_mode, sizeof t.address_mode);
+    t.filter_mode = d->filter_mode;
+    t.read_mode = d->read_mode;
+    t.normalized_coords = d->normalized_coords;
+    memcpy(t.border, d->border_color, sizeof t.border);
+    t.mipmap_filter = d->mipmap_filter_mode;
+    t.lod_bias = d->lod_bias;
+    t.min_lod = d->min_lod;
+    t.max_lod = d->max_lod;
+    n[dev->ntextures++] = t;
     *handle = (uint64_t)dev->ntextures;
     return KEMU_OK;
 }

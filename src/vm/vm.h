@@ -76,14 +76,23 @@ struct vm_launch;
 struct vm_cluster;
 
 /* A texture or surface object as kernels see it (from kemu_texture_desc). */
-typedef struct vm_texture {
-    int live;
+/* One mipmap level: memory and extent (layered: depth counts layers). */
+typedef struct vm_texture_level {
     uint64_t address;
     unsigned width, height, depth;
     uint64_t pitch, slice;
+} vm_texture_level;
+
+typedef struct vm_texture {
+    int live;
+    vm_texture_level level[KEMU_TEXTURE_MAX_LEVELS]; /* [0]: the base level */
+    int num_levels;                                  /* >= 1 */
+    unsigned layout;                                 /* KEMU_TEXTURE_LAYERED | KEMU_TEXTURE_CUBEMAP */
     int channels, channel_bits, channel_kind;
     int address_mode[3], filter_mode, read_mode, normalized_coords;
     float border[4];
+    int mipmap_filter;
+    float lod_bias, min_lod, max_lod;
 } vm_texture;
 
 typedef struct vm_fault {

@@ -289,6 +289,7 @@ build device_api "$shared" device_api.cu
 build memory_api "$shared" memory_api.cu
 build launch_api "$shared" launch_api.cu
 build texture "$shared" texture.cu
+build texture_layered "$shared" texture_layered.cu
 build cluster "-cudart shared -arch=sm_90" cluster.cu
 build cooperative "$shared" cooperative.cu
 build cubin_only "-cudart shared -gencode arch=compute_80,code=sm_80" cubin_only.cu
@@ -363,6 +364,7 @@ check device_api device_api
 check memory_api memory_api
 check launch_api launch_api
 check texture texture
+check texture_layered texture_layered
 check cluster cluster
 check async_copy async_copy
 check async_copy_racecheck async_copy --tool racecheck,synccheck --error-exitcode 9

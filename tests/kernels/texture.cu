@@ -58,3 +58,55 @@ extern "C" __global__ void surf2d_clamp_read(cudaSurfaceObject_t src, unsigned *
     uchar4 v = surf2Dread<uchar4>(src, (x + dx) * 4, y + dy, cudaBoundaryModeZero);
     out[y * w + x] = v.x | (v.y << 8) | (v.z << 16) | ((unsigned)v.w << 24);
 }
+
+// tex2d_layered_read: out[i] = tex2DLayered<float>(tex, x[i], y[i], layer[i]) (a layered texture; the layer index is an integer).
+extern "C" __global__ void tex2d_layered_read(cudaTextureObject_t tex, const float *x, const float *y, const int *layer,
+                                              float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2DLayered<float>(tex, x[i], y[i], layer[i]);
+}
+
+// texcube_read: out[i] = texCubemap<float>(tex, d[3i], d[3i+1], d[3i+2]) (the direction picks a face).
+extern "C" __global__ void texcube_read(cudaTextureObject_t tex, const float *d, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = texCubemap<float>(tex, d[3 * i], d[3 * i + 1], d[3 * i + 2]);
+}
+
+// tex2d_grad_read: out[i] = tex2DGrad<float>(tex, u, v, (dxu, dxv), (dyu, dyv)) with the six values at q[6i].
+extern "C" __global__ void tex2d_grad_read(cudaTextureObject_t tex, const float *q, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const float *r = q + 6 * i;
+        out[i] = tex2DGrad<float>(tex, r[0], r[1], make_float2(r[2], r[3]), make_float2(r[4], r[5]));
+    }
+}
+
+// surf2d_layered_fill: surf2DLayeredwrite(layer*1000 + y*10 + x) at (x*4, y, layer) for blockIdx.x = layer, threadIdx = (x, y).
+extern "C" __global__ void surf2d_layered_fill(cudaSurfaceObject_t s, int w, int h)
+{
+    int x = threadIdx.x, y = threadIdx.y, l = blockIdx.x;
+    if (x < w && y < h)
+        surf2DLayeredwrite(l * 1000 + y * 10 + x, s, x * (int)sizeof(int), y, l);
+}
+
+// tld4_layered_red: out[4i..4i+3] = tld4.r.a2d gather of layer layer[i] at (x[i], y[i]): the red channel of the 2x2 footprint, counter-clockwise from the lower left.
+extern "C" __global__ void tld4_layered_red(cudaTextureObject_t tex, const float *x, const float *y, const int *layer,
+                                            float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float a, b, c, d;
+    asm("tld4.r.a2d.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];"
+        : "=f"(a), "=f"(b), "=f"(c), "=f"(d)
+        : "l"(tex), "r"(layer[i]), "f"(x[i]), "f"(y[i]));
+    out[4 * i] = a;
+    out[4 * i + 1] = b;
+    out[4 * i + 2] = c;
+    out[4 * i + 3] = d;
+}

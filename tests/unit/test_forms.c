@@ -316,6 +316,75 @@ START_TEST(txq_tld4_and_brkpt)
 }
 END_TEST
 
+/* Cubemap arrays with mipmaps: txq of the layer count, levels and a
+ * level's width; tex.acube at a face centre (cube index clamped to the
+ * last cube), tex.level.acube, and tex.grad.acube whose gradient along the
+ * face (d(-z)/2 per unit on face +x, times 2 texels) selects level 1. */
+START_TEST(cubemap_array_forms)
+{
+    float lv0[12 * 4], lv1[12];
+    for (int l = 0; l < 12; l++) {
+        for (int i = 0; i < 4; i++)
+            lv0[l * 4 + i] = (float)(l * 10 + i); /* texel (x,y) = l*10 + y*2 + x */
+        lv1[l] = (float)(1000 + l);
+    }
+    kemu_error err;
+    uint64_t m0, m1, h;
+    ck_assert_int_eq(kemu_malloc(dev, sizeof lv0, KEMU_UNINIT_ZERO, &m0, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(dev, sizeof lv1, KEMU_UNINIT_ZERO, &m1, &err), KEMU_OK);
+    kemu_memcpy_htod(dev, m0, lv0, sizeof lv0, &err);
+    kemu_memcpy_htod(dev, m1, lv1, sizeof lv1, &err);
+    kemu_texture_desc d;
+    memset(&d, 0, sizeof d);
+    d.address = m0;
+    d.width = d.height = 2;
+    d.depth = 12;
+    d.channels = 1;
+    d.channel_bits = 32;
+    d.channel_kind = KEMU_CHANNEL_FLOAT;
+    d.layout = KEMU_TEXTURE_LAYERED | KEMU_TEXTURE_CUBEMAP;
+    d.num_levels = 2;
+    d.levels[0] = (kemu_texture_level){m1, 1, 1, 12, 0};
+    d.max_lod = 10.0f;
+    ck_assert_int_eq(kemu_texture_create(dev, &d, &h, &err), KEMU_OK);
+    uint32_t out[8];
+    void *extra[] = {&h};
+    ck_assert_int_eq(run1(H ".visible .entry k(.param .u64 out, .param .u64 t)\n{\n" PROLOGUE
+                          " .reg .f32 %g<5>;\n ld.param.u64 %rd4, [t];\n"
+                          " txq.array_size.b32 %r9, [%rd4];\n"
+                          " setp.eq.u32 %p1, %r1, 1;\n @%p1 txq.num_mipmap_levels.b32 %r9, [%rd4];\n"
+                          " setp.eq.u32 %p1, %r1, 2;\n @%p1 txq.level.width.b32 %r9, [%rd4], 1;\n"
+                          " setp.eq.u32 %p1, %r1, 3;\n @%p1 txq.depth.b32 %r9, [%rd4];\n"
+                          " mov.u32 %r2, 1;\n mov.f32 %f1, 0f3F800000;\n mov.f32 %f2, 0f00000000;\n"
+                          " setp.eq.u32 %p1, %r1, 4;\n"
+                          " @%p1 tex.acube.v4.f32.f32 {%g1, %g2, %g3, %g4}, [%rd4, {%r2, %f1, %f2, %f2}];\n"
+                          " @%p1 mov.b32 %r9, %g1;\n"
+                          " setp.eq.u32 %p1, %r1, 5;\n"
+                          " @%p1 tex.level.acube.v4.f32.f32 {%g1, %g2, %g3, %g4}, [%rd4, {%r2, %f1, %f2, %f2}], %f1;\n"
+                          " @%p1 mov.b32 %r9, %g1;\n"
+                          " setp.eq.u32 %p1, %r1, 6;\n mov.f32 %f3, 0f40000000;\n"
+                          " @%p1 tex.grad.acube.v4.f32.f32 {%g1, %g2, %g3, %g4}, [%rd4, {%r2, %f1, %f2, %f2}],"
+                          " {%f2, %f2, %f3, %f2}, {%f2, %f2, %f2, %f2};\n"
+                          " @%p1 mov.b32 %r9, %g1;\n"
+                          " setp.eq.u32 %p1, %r1, 7;\n mov.u32 %r2, 7;\n mov.f32 %f1, 0fBF800000;\n"
+                          " @%p1 tex.acube.v4.f32.f32 {%g1, %g2, %g3, %g4}, [%rd4, {%r2, %f2, %f2, %f1}];\n"
+                          " @%p1 mov.b32 %r9, %g1;\n"
+                          EPILOGUE, "k", 8, 0, out, 8, extra, 1, NULL), KEMU_OK);
+    ck_assert_uint_eq(out[0], 2); /* cubemaps */
+    ck_assert_uint_eq(out[1], 2);
+    ck_assert_uint_eq(out[2], 1);
+    ck_assert_uint_eq(out[3], 0);
+    float f[4];
+    memcpy(f, &out[4], 16);
+    ck_assert_msg(f[0] == 63.0f, "%g", f[0]);    /* cube 1, face +x (layer 6), texel (1,1) */
+    ck_assert_msg(f[1] == 1006.0f, "%g", f[1]);  /* level 1 */
+    ck_assert_msg(f[2] == 1006.0f, "%g", f[2]);  /* |d(-z)/2| * 2 texels = 2: level 1 */
+    float g;
+    memcpy(&g, &out[7], 4);
+    ck_assert_msg(g == 113.0f, "%g", g);         /* cube 7 -> 1, face -z (layer 11), texel (1,1) */
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("forms");
@@ -328,6 +397,7 @@ static Suite *suite(void)
     tcase_add_test(tc, vote_uni_and_specials);
     tcase_add_test(tc, indirect_call_via_prototype);
     tcase_add_test(tc, named_barrier_with_count_and_mbarrier);
+    tcase_add_test(tc, cubemap_array_forms);
     tcase_add_test(tc, block_scoped_labels);
     tcase_add_test(tc, proxy_fences_and_hints);
     tcase_add_test(tc, txq_tld4_and_brkpt);
