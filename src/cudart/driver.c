@@ -865,8 +865,9 @@ static int side(int type, const void *host, CUdeviceptr device, void *array, siz
         uint64_t address;
         size_t width, height, depth, row;
         struct cudaChannelFormatDesc desc;
+        unsigned flags;
         cudart_lock();
-        int bad = !array || cudart_array_describe(array, &address, &width, &height, &depth, &row, &desc);
+        int bad = !array || cudart_array_describe(array, &address, &width, &height, &depth, &row, &desc, &flags);
         cudart_unlock();
         if (bad)
             return -2;
