@@ -31,6 +31,12 @@ while IFS='|' read -r name pattern sources flags check; do
     fi
     pattern=$(trim "$pattern")
     check=$(trim "$check")
+    case $flags in *-lcublas*)
+        if [ ! -f "${KEMU_CUDART_DIR:-$top_builddir/lib/kemu}/libcublas.so.13" ]; then
+            echo "SKIP: corpus $name ($pattern): kemu's libcublas was not built (no OpenBLAS)"
+            continue
+        fi ;;
+    esac
     srcs=
     for s in $sources; do srcs="$srcs $top_srcdir/$s"; done
     # shellcheck disable=SC2086
