@@ -13,6 +13,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 if importlib.util.find_spec("numba") is None:
     pytest.skip("numba-cuda is not installed", allow_module_level=True)
+if os.environ.get("KEMU_TEST_NO_TRITON"):  # tests/python.sh in a sanitizer build
+    pytest.skip("a sanitizer build: Numba's LLVM under a preloaded sanitizer runtime is not tested here "
+                "(tests/driver/numba.sh covers kemu exec python)", allow_module_level=True)
 
 import kemu.numba  # noqa: E402
 
