@@ -11,8 +11,11 @@ Frameworks, each where it is importable:
 - Triton: kemu.triton (Triton compiles to PTX for sm_80, kemu runs it) vs
   TRITON_INTERPRET=1 (Triton's NumPy interpreter);
 - JAX Pallas (Triton lowering): kemu.pallas vs pallas_call(interpret=True);
-- Numba: only listed; its kemu path is the driver-API library (docs/driver.md)
-  and NUMBA_ENABLE_CUDASIM=1 is timed only when numba is importable.
+- Numba: kemu.numba (unmodified @cuda.jit kernels on kemu's driver API,
+  docs/python/numba.md) vs NUMBA_ENABLE_CUDASIM=1 (Numba's simulator, each
+  thread as Python code); float32 throughout; the simulator gets sizes
+  divided by --sim-div (it is slow), and its times are scaled back up
+  (marked "x") so the rows compare per element.
 Each configuration runs in a process of its own (the interpreters are chosen
 by environment variables read at import). Times are the best of --repeat
 runs after one warm-up run (which compiles), launch plus copies in and out;
@@ -191,6 +194,109 @@ def run_pallas(args, mode):
     return res
 
 
+def run_numba(args, mode):
+    if mode == "kemu":
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+        import kemu.numba
+        kemu.numba.enable()
+    global cuda, float32  # module globals, so that the simulator can swap them in the kernels
+    from numba import cuda, float32
+    import math
+    div = args.sim_div if mode == "sim" else 1
+    n = max(1024, args.n // div)
+    rows = max(1, args.rows // div)
+    cols = args.cols
+    mnk = args.mnk if mode != "sim" else max(32, args.mnk // max(1, int(round(div ** (1 / 3)))) // 16 * 16)
+
+    @cuda.jit
+    def add(x, y, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] + y[i]
+
+    @cuda.jit
+    def softmax(x, out):  # a block per row, 128 threads striding over it
+        row = cuda.blockIdx.x
+        t = cuda.threadIdx.x
+        red = cuda.shared.array(128, dtype=float32)
+        m = -3.0e38
+        for j in range(t, x.shape[1], 128):
+            m = max(m, x[row, j])
+        red[t] = m
+        cuda.syncthreads()
+        s = 64
+        while s > 0:
+            if t < s:
+                red[t] = max(red[t], red[t + s])
+            cuda.syncthreads()
+            s //= 2
+        m = red[0]
+        cuda.syncthreads()
+        acc = 0.0
+        for j in range(t, x.shape[1], 128):
+            acc += math.exp(x[row, j] - m)
+        red[t] = acc
+        cuda.syncthreads()
+        s = 64
+        while s > 0:
+            if t < s:
+                red[t] += red[t + s]
+            cuda.syncthreads()
+            s //= 2
+        total = red[0]
+        for j in range(t, x.shape[1], 128):
+            out[row, j] = math.exp(x[row, j] - m) / total
+
+    @cuda.jit
+    def matmul(a, b, c):  # 16x16 shared-memory tiles
+        sa = cuda.shared.array((16, 16), dtype=float32)
+        sb = cuda.shared.array((16, 16), dtype=float32)
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        row, col = cuda.blockIdx.y * 16 + ty, cuda.blockIdx.x * 16 + tx
+        acc = float32(0.0)
+        for k0 in range(0, a.shape[1], 16):
+            sa[ty, tx] = a[row, k0 + tx]
+            sb[ty, tx] = b[k0 + ty, col]
+            cuda.syncthreads()
+            for k in range(16):
+                acc += sa[ty, k] * sb[k, tx]
+            cuda.syncthreads()
+        c[row, col] = acc
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    sm = rng.standard_normal((rows, cols)).astype(np.float32)
+    a = rng.standard_normal((mnk, mnk)).astype(np.float32)
+    b = rng.standard_normal((mnk, mnk)).astype(np.float32)
+    got = {}
+
+    def k_add():
+        out = cuda.device_array_like(x)
+        add[(n + 255) // 256, 256](cuda.to_device(x), cuda.to_device(y), out)
+        got["add"] = out.copy_to_host()
+
+    def k_softmax():
+        out = cuda.device_array_like(sm)
+        softmax[rows, 128](cuda.to_device(sm), out)
+        got["softmax"] = out.copy_to_host()
+
+    def k_matmul():
+        c = cuda.device_array((mnk, mnk), dtype=np.float32)
+        matmul[(mnk // 16, mnk // 16), (16, 16)](cuda.to_device(a), cuda.to_device(b), c)
+        got["matmul"] = c.copy_to_host()
+
+    res = {"vector add": best(k_add, args.repeat) * args.n / n,
+           "row softmax": best(k_softmax, args.repeat) * args.rows / rows,
+           "matmul": best(k_matmul, args.repeat) * (args.mnk / mnk) ** 3}
+    np.testing.assert_allclose(got["add"], x + y, rtol=1e-6)
+    e = np.exp(sm - sm.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(got["softmax"], e / e.sum(axis=1, keepdims=True), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(got["matmul"], a @ b, rtol=1e-3, atol=1e-3)
+    res["scaled"] = div > 1
+    return res
+
+
 # ---------------------------------------------------------------------------
 
 CONFIGS = [  # (framework, mode, environment, what must import)
@@ -198,10 +304,13 @@ CONFIGS = [  # (framework, mode, environment, what must import)
     ("triton", "interpreter", {"TRITON_INTERPRET": "1"}, ["triton", "torch"]),
     ("pallas", "kemu", {}, ["jax", "triton"]),
     ("pallas", "interpret", {}, ["jax"]),
+    ("numba", "kemu", {}, ["numba"]),
+    ("numba", "sim", {"NUMBA_ENABLE_CUDASIM": "1"}, ["numba"]),
 ]
 
 LABELS = {("triton", "kemu"): "Triton on kemu", ("triton", "interpreter"): "TRITON_INTERPRET=1",
-          ("pallas", "kemu"): "Pallas on kemu", ("pallas", "interpret"): "Pallas interpret=True"}
+          ("pallas", "kemu"): "Pallas on kemu", ("pallas", "interpret"): "Pallas interpret=True",
+          ("numba", "kemu"): "Numba on kemu", ("numba", "sim"): "NUMBA_ENABLE_CUDASIM=1"}
 
 
 def importable(name):
@@ -216,14 +325,15 @@ def main():
     p.add_argument("--cols", type=int, default=1024)
     p.add_argument("--mnk", type=int, default=256)
     p.add_argument("--repeat", type=int, default=2)
-    p.add_argument("--only", default="", help="frameworks to run: triton,pallas")
+    p.add_argument("--only", default="", help="frameworks to run: triton,pallas,numba")
+    p.add_argument("--sim-div", type=int, default=64, help="size divisor for Numba's simulator")
     p.add_argument("--run", help=argparse.SUPPRESS)  # FRAMEWORK:MODE, in a child process
     args = p.parse_args()
     if args.mnk % 64 or args.n % 1024:
         p.error("--mnk must be a multiple of 64 and --n of 1024")
     if args.run:
         fw, mode = args.run.split(":")
-        res = (run_triton if fw == "triton" else run_pallas)(args, mode)
+        res = {"triton": run_triton, "pallas": run_pallas, "numba": run_numba}[fw](args, mode)
         print("RESULT " + json.dumps(res))
         return 0
     only = set(filter(None, args.only.split(",")))
@@ -237,7 +347,7 @@ def main():
             continue
         argv = [sys.executable, os.path.abspath(__file__), "--run", f"{fw}:{mode}", "--n", str(args.n),
                 "--rows", str(args.rows), "--cols", str(args.cols), "--mnk", str(args.mnk),
-                "--repeat", str(args.repeat)]
+                "--repeat", str(args.repeat), "--sim-div", str(args.sim_div)]
         out = subprocess.run(argv, env={**os.environ, **env}, capture_output=True, text=True)
         line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
         if out.returncode or line is None:
@@ -245,10 +355,6 @@ def main():
             rows.append((LABELS[fw, mode], None, f"failed: {tail}"))
             continue
         rows.append((LABELS[fw, mode], json.loads(line[7:]), ""))
-    if importable("numba"):
-        rows.append(("NUMBA_ENABLE_CUDASIM=1", None, "not timed here yet (kemu runs Numba through docs/driver.md)"))
-    else:
-        rows.append(("Numba (either way)", None, "numba is not installed"))
     kernels = ["vector add", "row softmax", "matmul"]
     head = f"{'':24}" + "".join(f"{k:>14}" for k in kernels)
     print(f"sizes: vector add n={args.n}, row softmax {args.rows}x{args.cols}, matmul {args.mnk}^3; "
@@ -258,7 +364,8 @@ def main():
         if res is None:
             print(f"{label:24}  {note}")
         else:
-            print(f"{label:24}" + "".join(f"{res[k]:14.4f}" for k in kernels))
+            mark = " (x: scaled from --sim-div smaller sizes)" if res.get("scaled") else ""
+            print(f"{label:24}" + "".join(f"{res[k]:14.4f}" for k in kernels) + mark)
     return 0
 
 
