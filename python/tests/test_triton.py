@@ -152,6 +152,32 @@ def test_row_softmax(on_kemu):
     np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
 
 
+@triton.jit
+def layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, stride, n, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + row * stride + offs, mask=m, other=0.0)
+    mean = tl.sum(x, axis=0) / n
+    d = tl.where(m, x - mean, 0.0)
+    var = tl.sum(d * d, axis=0) / n
+    w = tl.load(w_ptr + offs, mask=m, other=0.0)
+    b = tl.load(b_ptr + offs, mask=m, other=0.0)
+    tl.store(y_ptr + row * stride + offs, d * tl.rsqrt(var + eps) * w + b, mask=m)
+
+
+def test_layernorm(on_kemu):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((19, 300)) * 3 + 1).astype(np.float32)
+    w = rng.standard_normal(300).astype(np.float32)
+    b = rng.standard_normal(300).astype(np.float32)
+    y = np.empty_like(x)
+    layernorm_kernel[(x.shape[0],)](x, y, w, b, x.shape[1], x.shape[1], 1e-5, BLOCK=512)
+    mean = x.mean(axis=1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    np.testing.assert_allclose(y, (x - mean) / np.sqrt(var + 1e-5) * w + b, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("num_stages", [1, 3])
 def test_matmul_sm80_mma(on_kemu, num_stages):
     rng = np.random.default_rng(3)
