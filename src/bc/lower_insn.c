@@ -190,18 +190,30 @@ static int lower_logic(lowerer *L, const char *opc)
         int nsrc = !strcmp(opc, "not") ? 1 : 2;
         if (!want_ops(L, 1 + nsrc, 1 + nsrc))
             return 0;
-        uint32_t d = lower_pred_dst(L, &OPS[0]);
-        uint32_t a = lower_pred(L, &OPS[1]);
-        uint32_t b = nsrc == 2 ? lower_pred(L, &OPS[2]) : BC_NONE;
-        if (!ok(L, d) || !ok(L, a) || (nsrc == 2 && !ok(L, b)))
+        /* a source may be an integer literal (nvcc writes xor.pred d, p, -1
+         * for a negation): no slot, read as 0, negated when nonzero */
+        uint32_t d = lower_pred_dst(L, &OPS[0]), src[2] = {BC_NONE, BC_NONE};
+        int neg[2] = {0, 0};
+        for (int i = 0; i < nsrc; i++) {
+            const ptx_operand *o = &OPS[1 + i];
+            if (o->kind == PTX_OP_IMM_INT) {
+                neg[i] = (o->imm != 0) != (o->negate != 0);
+            } else {
+                src[i] = lower_pred(L, o);
+                neg[i] = o->negate != 0;
+                if (!ok(L, src[i]))
+                    return 0;
+            }
+        }
+        if (!ok(L, d))
             return 0;
         bc_op *op = lower_emit(L, BC_PSETP);
         op->d = d;
-        op->a = a;
-        op->b = b;
+        op->a = src[0];
+        op->b = nsrc == 2 ? src[1] : BC_NONE;
         op->mode = !strcmp(opc, "and") ? 1 : !strcmp(opc, "or") ? 2 : !strcmp(opc, "xor") ? 3 : 4;
-        if (OPS[1].negate) op->flags |= 1u << 20;
-        if (nsrc == 2 && OPS[2].negate) op->flags |= 1u << 21;
+        if (neg[0]) op->flags |= 1u << 20;
+        if (nsrc == 2 && neg[1]) op->flags |= 1u << 21;
         return 1;
     }
     bc_opcode code = !strcmp(opc, "and") ? BC_AND : !strcmp(opc, "or") ? BC_OR :

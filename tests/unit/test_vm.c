@@ -167,6 +167,42 @@ START_TEST(oob_fault_before_and_freed)
 }
 END_TEST
 
+/* Predicate logic with an integer literal source, as nvcc writes it
+ * (xor.pred %p2, %p1, -1 for a negation; cdpAdvancedQuicksort): a literal
+ * is true when nonzero. Each lane stores the bits of eight results. */
+START_TEST(pred_logic_immediates)
+{
+    kemu_kernel *k = load(HEADER
+        ".visible .entry plog(.param .u64 out)\n{\n .reg .pred %p<10>; .reg .b32 %r<12>; .reg .b64 %rd<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n and.b32 %r2, %r1, 1;\n"
+        " setp.ne.u32 %p1, %r2, 0;\n"
+        " xor.pred %p2, %p1, -1;\n xor.pred %p3, %p1, 0;\n and.pred %p4, %p1, 0;\n and.pred %p5, 1, %p1;\n"
+        " or.pred %p6, %p1, -1;\n or.pred %p7, 0, %p1;\n not.pred %p8, 0;\n xor.pred %p9, !%p1, 1;\n"
+        " selp.u32 %r3, 1, 0, %p2;\n selp.u32 %r4, 2, 0, %p3;\n selp.u32 %r5, 4, 0, %p4;\n"
+        " selp.u32 %r6, 8, 0, %p5;\n selp.u32 %r7, 16, 0, %p6;\n selp.u32 %r8, 32, 0, %p7;\n"
+        " selp.u32 %r9, 64, 0, %p8;\n selp.u32 %r10, 128, 0, %p9;\n"
+        " or.b32 %r3, %r3, %r4;\n or.b32 %r3, %r3, %r5;\n or.b32 %r3, %r3, %r6;\n or.b32 %r3, %r3, %r7;\n"
+        " or.b32 %r3, %r3, %r8;\n or.b32 %r3, %r3, %r9;\n or.b32 %r3, %r3, %r10;\n"
+        " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r3;\n ret;\n}\n",
+        "plog");
+    kemu_error err;
+    uint64_t out;
+    ck_assert_int_eq(kemu_malloc(dev, 8, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+    void *args[] = {&out};
+    kemu_launch_config lc = {{1, 1, 1}, {2, 1, 1}, {0, 0, 0}, 0, 0};
+    ck_assert_int_eq(kemu_launch(k, &lc, args, NULL, &err), KEMU_OK);
+    uint32_t got[2];
+    kemu_memcpy_dtoh(dev, got, out, sizeof got, &err);
+    for (int t = 0; t < 2; t++) {
+        int p = t & 1;
+        uint32_t want = (uint32_t)(!p) | (uint32_t)p << 1 | 0u << 2 | (uint32_t)p << 3 | 1u << 4 | (uint32_t)p << 5 |
+                        1u << 6 | (uint32_t)(!p ^ 1) << 7;
+        ck_assert_uint_eq(got[t], want);
+    }
+    kemu_free(dev, out, &err);
+}
+END_TEST
+
 /* ld.param [a+imm]: inside the parameter block it reads the parameter
  * there; outside it faults like the register form, never reading the host
  * memory around the block. */
@@ -521,6 +557,7 @@ static Suite *suite(void)
     tcase_add_test(tc, shared_reduction);
     tcase_add_test(tc, oob_fault_message);
     tcase_add_test(tc, oob_fault_before_and_freed);
+    tcase_add_test(tc, pred_logic_immediates);
     tcase_add_test(tc, param_immediate_offsets);
     tcase_add_test(tc, deadlock_diagnosed);
     tcase_add_test(tc, native_function_via_libffi);
