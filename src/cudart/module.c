@@ -19,11 +19,27 @@
 
 /* ---- registration ---------------------------------------------------------- */
 
-/* The highest SM of any PTX in a registered fatbin (0 if none). */
+/* Whether a container is libcudadevrt's, which an -rdc program's wrapper
+ * also lists: its PTX (the device runtime, whose kernels nvcc names after
+ * cuda_device_runtime.cu) is for the newest SM the toolkit knows and must
+ * not choose the emulated GPU. */
+static int container_is_device_runtime(const cudart_fatbin_entry *entries, int count)
+{
+    char *ptx = NULL;
+    char msg[256];
+    if (cudart_fatbin_extract_ptx(entries, count, ~0u, &ptx, NULL, msg, sizeof msg))
+        return 0;
+    int is = strstr(ptx, "_cuda_device_runtime_cu_") != NULL;
+    free(ptx);
+    return is;
+}
+
+/* The highest SM of any PTX in a registered fatbin (0 if none), leaving out
+ * libcudadevrt's container when the program has PTX of its own. */
 static unsigned fatbin_max_ptx_sm(const void *wrapper)
 {
     int n = 0;
-    unsigned best = 0;
+    unsigned best = 0, best_kernels = 0;
     cudart_fatbin_from_wrapper(wrapper, NULL, 0, &n, NULL, 0);
     const void **containers = calloc((size_t)(n > 0 ? n : 1), sizeof *containers);
     if (!containers || cudart_fatbin_from_wrapper(wrapper, containers, n, &n, NULL, 0)) {
@@ -38,15 +54,21 @@ static unsigned fatbin_max_ptx_sm(const void *wrapper)
         cudart_fatbin_entry *entries = calloc((size_t)count, sizeof *entries);
         if (!entries)
             continue;
-        if (!cudart_fatbin_parse(containers[c], 0, entries, count, &count, NULL, 0))
+        if (!cudart_fatbin_parse(containers[c], 0, entries, count, &count, NULL, 0)) {
+            unsigned here = 0;
             for (int i = 0; i < count; i++)
-                if (entries[i].kind == CUDART_FATBIN_KIND_PTX && entries[i].sm > best &&
+                if (entries[i].kind == CUDART_FATBIN_KIND_PTX && entries[i].sm > here &&
                     !(entries[i].flags & (CUDART_FATBIN_FLAG_ARCH_SPECIFIC | CUDART_FATBIN_FLAG_FAMILY_SPECIFIC)))
-                    best = entries[i].sm;
+                    here = entries[i].sm;
+            if (here > best)
+                best = here;
+            if (here > best_kernels && (n == 1 || !container_is_device_runtime(entries, count)))
+                best_kernels = here;
+        }
         free(entries);
     }
     free(containers);
-    return best;
+    return best_kernels ? best_kernels : best;
 }
 
 

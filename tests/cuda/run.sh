@@ -378,6 +378,8 @@ check cooperative_checkers cooperative --tool racecheck,synccheck,initcheck,memc
 check cdp_sort cdp_sort
 check cdp_sort_threads1 cdp_sort --threads 1
 check cdp_sort_racecheck cdp_sort --tool racecheck --error-exitcode 9
+# libcudadevrt's container (PTX for the newest SM) does not choose the emulated GPU
+expect_message cdp_default_arch cdp_sort 0 "(highest PTX: compute_80)" --trace --
 check cdp_streams cdp_streams
 check cdp_streams_checkers cdp_streams --tool racecheck,memcheck,initcheck,synccheck --error-exitcode 9
 check cdp_limits cdp_limits
