@@ -19,6 +19,14 @@ if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
     echo "SKIP: nvcc not found; the corpus needs it"
     exit 77
 fi
+# in a sanitizer build, the program needs the sanitizer runtimes preloaded
+# for kemu's instrumented libcudart (as tests/cuda/run.sh does)
+exec_env=
+libkemu=$(ls "$top_builddir"/.libs/libkemu.so.[0-9]* 2>/dev/null | head -n 1)
+if [ -n "$libkemu" ] && ldd "$libkemu" 2>/dev/null | grep -q libasan; then
+    preload=$(ldd "$libkemu" | awk '/libasan|libubsan/ {printf "%s:", $3}')
+    exec_env="env LD_PRELOAD=${preload%:} ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+fi
 work=$(mktemp -d)
 [ "${KEMU_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 pass=0 failed=0
@@ -48,7 +56,8 @@ while IFS='|' read -r name pattern sources flags check; do
         continue
     fi
     mkdir -p "$work/$name.ptx"
-    timeout 600 "$KEMU" exec --dump-ptx "$work/$name.ptx" "$work/$name" >"$work/$name.out" 2>&1
+    # shellcheck disable=SC2086
+    timeout 600 $exec_env "$KEMU" exec --dump-ptx "$work/$name.ptx" "$work/$name" >"$work/$name.out" 2>&1
     st=$?
     cat "$work/$name.ptx"/*.ptx >"$work/$name.allptx" 2>/dev/null
     problem=
