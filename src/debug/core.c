@@ -896,101 +896,64 @@ int dbg_set_focus(dbg *d, const unsigned *block, const unsigned *thread, int war
 
 /* ---- memory ------------------------------------------------------------------------ */
 
-int dbg_read_memory(dbg *d, int space, uint64_t addr, void *buf, size_t n, int lane)
+/* Where n bytes at addr in space lie as lane sees them (GENERIC resolves
+ * windows; local memory is per lane, shared per block), or NULL when that
+ * is not memory the launch can reach. */
+static uint8_t *memory_at(dbg *d, int space, uint64_t addr, size_t n, int lane)
 {
     vm_launch *L = d->L;
     if (!L)
-        return -1;
+        return NULL;
     if (space == BC_SPACE_GENERIC) {
         uint64_t off;
         space = vm_generic_space(addr, &off);
         if (space == BC_SPACE_GENERIC)
-            return -1;
+            return NULL;
         if (space == BC_SPACE_SHARED_CLUSTER)
             space = BC_SPACE_SHARED;
         addr = off;
     }
     switch (space) {
-    case BC_SPACE_GLOBAL: {
-        if (!mem_find(L->mem, addr, n ? n : 1))
-            return -1;
-        memcpy(buf, (const void *)(uintptr_t)addr, n);
-        return 0;
-    }
+    case BC_SPACE_GLOBAL:
+        return mem_find(L->mem, addr, n ? n : 1) ? (uint8_t *)(uintptr_t)addr : NULL;
     case BC_SPACE_SHARED:
     case BC_SPACE_SHARED_CLUSTER: {
         vm_block *b = d->focus.b ? d->focus.b : d->cur_b;
         if (!b || !b->shared || addr > b->shared_size || n > b->shared_size - addr)
-            return -1;
-        memcpy(buf, b->shared + addr, n);
-        return 0;
+            return NULL;
+        return b->shared + addr;
     }
     case BC_SPACE_LOCAL: {
         vm_warp *w = d->focus.w;
         if (!w || !w->local || addr > L->local_stride || n > L->local_stride - addr || lane < 0 || lane >= VM_WARP)
-            return -1;
-        memcpy(buf, w->local + (size_t)lane * L->local_stride + addr, n);
-        return 0;
+            return NULL;
+        return w->local + (size_t)lane * L->local_stride + addr;
     }
     case BC_SPACE_CONST:
         if (!L->const_bank || addr > L->const_size || n > L->const_size - addr)
-            return -1;
-        memcpy(buf, L->const_bank + addr, n);
-        return 0;
+            return NULL;
+        return L->const_bank + addr;
     case BC_SPACE_PARAM_KERNEL:
         if (!L->params || addr > L->param_size || n > L->param_size - addr)
-            return -1;
-        memcpy(buf, L->params + addr, n);
-        return 0;
+            return NULL;
+        return L->params + addr;
     default:
-        return -1;
+        return NULL;
     }
+}
+
+int dbg_read_memory(dbg *d, int space, uint64_t addr, void *buf, size_t n, int lane)
+{
+    const uint8_t *from = memory_at(d, space, addr, n, lane);
+    if (!from)
+        return -1;
+    memcpy(buf, from, n);
+    return 0;
 }
 
 int dbg_write_memory(dbg *d, int space, uint64_t addr, const void *buf, size_t n, int lane)
 {
-    vm_launch *L = d->L;
-    if (!L)
-        return -1;
-    if (space == BC_SPACE_GENERIC) {
-        uint64_t off;
-        space = vm_generic_space(addr, &off);
-        if (space == BC_SPACE_GENERIC)
-            return -1;
-        if (space == BC_SPACE_SHARED_CLUSTER)
-            space = BC_SPACE_SHARED;
-        addr = off;
-    }
-    uint8_t *to = NULL;
-    switch (space) {
-    case BC_SPACE_GLOBAL:
-        if (mem_find(L->mem, addr, n ? n : 1))
-            to = (uint8_t *)(uintptr_t)addr;
-        break;
-    case BC_SPACE_SHARED:
-    case BC_SPACE_SHARED_CLUSTER: {
-        vm_block *b = d->focus.b ? d->focus.b : d->cur_b;
-        if (b && b->shared && addr <= b->shared_size && n <= b->shared_size - addr)
-            to = b->shared + addr;
-        break;
-    }
-    case BC_SPACE_LOCAL: {
-        vm_warp *w = d->focus.w;
-        if (w && w->local && addr <= L->local_stride && n <= L->local_stride - addr && lane >= 0 && lane < VM_WARP)
-            to = w->local + (size_t)lane * L->local_stride + addr;
-        break;
-    }
-    case BC_SPACE_CONST:
-        if (L->const_bank && addr <= L->const_size && n <= L->const_size - addr)
-            to = (uint8_t *)L->const_bank + addr;
-        break;
-    case BC_SPACE_PARAM_KERNEL:
-        if (L->params && addr <= L->param_size && n <= L->param_size - addr)
-            to = (uint8_t *)L->params + addr;
-        break;
-    default:
-        break;
-    }
+    uint8_t *to = memory_at(d, space, addr, n, lane);
     if (!to)
         return -1;
     memcpy(to, buf, n);
