@@ -209,24 +209,6 @@ static char *ptx_of_image(const void *image, size_t size, const jit_logs *logs, 
     return text;
 }
 
-static void dump_ptx(const char *name, const char *ptx)
-{
-    const char *dir = cudart_global.dump_ptx_dir;
-    if (!dir[0])
-        return;
-    mkdir(dir, 0777);
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "kemu: cannot write %s: %s\n", path, strerror(errno));
-        return;
-    }
-    fputs(ptx, f);
-    fclose(f);
-    fprintf(stderr, "kemu: wrote %s\n", path);
-}
-
 /* Loads an image as a module (or library). Locked inside. */
 static CUresult load_image(struct drv_module **out, const void *image, size_t size, unsigned nopts,
                            const int *options, void **values, int is_library, const char *what)
@@ -262,7 +244,7 @@ static CUresult load_image(struct drv_module **out, const void *image, size_t si
     int index = module_counter++;
     char name[64];
     snprintf(name, sizeof name, "drv%d.ptx", index);
-    dump_ptx(name, ptx);
+    cudart_dump_ptx(name, ptx, strlen(ptx));
     kemu_error kerr;
     memset(&kerr, 0, sizeof kerr);
     kemu_status st = kemu_module_load_ptx(dev, ptx, strlen(ptx), name, &mods[0], &kerr);

@@ -290,7 +290,7 @@ static void load_failed(cudart_fatbin_record *fb, cudaError_t code, const char *
     fflush(stderr);
 }
 
-static void dump_ptx(const char *name, const char *ptx, size_t len)
+void cudart_dump_ptx(const char *name, const char *ptx, size_t len)
 {
     const char *dir = cudart_global.dump_ptx_dir;
     if (!dir[0])
@@ -357,7 +357,7 @@ static void unbind_variables(cudart_fatbin_record *fb)
 static int load_module(cudart_fatbin_record *fb, kemu_device *dev, char *ptx, const char *name, unsigned sm)
 {
     size_t len = strlen(ptx);
-    dump_ptx(name, ptx, len);
+    cudart_dump_ptx(name, ptx, len);
     kemu_module *mod = NULL;
     kemu_error kerr;
     memset(&kerr, 0, sizeof kerr);

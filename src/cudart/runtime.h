@@ -257,6 +257,9 @@ void cudart_check_snapshot(void);
 
 /* Writes pending device printf output to stdout. Call locked. */
 void cudart_flush_printf(void);
+/* With --dump-ptx DIR (KEMU_DUMP_PTX): writes len bytes of PTX to DIR/name
+ * and says so on stderr. */
+void cudart_dump_ptx(const char *name, const char *ptx, size_t len);
 
 /* Prints "kemu: cudaXxx is not supported yet" once per name (thread-safe). */
 void cudart_warn_unsupported(const char *name);
