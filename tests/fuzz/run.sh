@@ -108,6 +108,11 @@ else
     jansson_cflags=()
 fi
 
+# libkemu itself uses jansson (the debugger's DAP server), so every target
+# links it, and the library's sources see its headers.
+libs+=("${jansson_libs[@]}")
+pkgcflags+=("${jansson_cflags[@]}")
+
 # The library gets coverage instrumentation (fuzzer-no-link); only the
 # target links libFuzzer's main.
 sanitizers="address,undefined"
@@ -130,11 +135,10 @@ printf '%s\n' $sources | TOP="$top" WORK="$work" xargs -P "$(nproc)" -I{} sh -c 
 for t in $targets; do
     # the call target also takes the kemu program's spec reader, and jansson
     more=()
-    [ "$t" = call ] && more=("$top/src/call/spec.c" "${jansson_cflags[@]}" "${jansson_libs[@]}")
+    [ "$t" = call ] && more=("$top/src/call/spec.c")
     if [ "$t" = run ]; then
-        more=("$here/cli_main.c" "${jansson_cflags[@]}" -DFUZZ_RUN_PTX="\"$here/fuzz_run.ptx\"")
+        more=("$here/cli_main.c" -DFUZZ_RUN_PTX="\"$here/fuzz_run.ptx\"")
         for src in $cli_sources; do more+=("$top/$src"); done
-        more+=("${jansson_libs[@]}")
         # kemu debug's prompt uses libedit where configure found it
         # shellcheck disable=SC2207
         grep -q 'HAVE_LIBEDIT 1' "${incdirs[2]#-I}/config.h" 2>/dev/null && more+=($(pkg-config --libs libedit 2>/dev/null || echo -ledit))
