@@ -1,7 +1,9 @@
 /* Benchmark suite of issue 8: kemu against native C on the same algorithms.
  *
  * For each kernel (saxpy, reduce, sgemm, histogram, softmax, scan,
- * transpose, mandelbrot, half_axpby) the driver builds input data once,
+ * transpose, mandelbrot, half_axpby, and issue 27's one-element-per-thread
+ * kernels block_sum, warp_max, row_softmax and launches, a short kernel
+ * launched 10,000 times) the driver builds input data once,
  * runs the native twin (bench/native/native.c, one core, -O2) and the PTX
  * kernel through the public C API on emulated devices with 1 host thread,
  * all host threads, racecheck and memcheck (both with 1 host thread), checks
@@ -72,6 +74,7 @@ typedef struct bench_case {
     int arg_count;
     bench_arg args[8];
     int output_buffer;
+    unsigned launches;        /* kernel launches per timed run (0 means 1); the native twin repeats as often */
     void (*native_prepare)(struct bench_case *); /* untimed, before each native run */
     void (*native_run)(struct bench_case *);
     bench_check_fn check;
@@ -452,15 +455,126 @@ static void setup_half(bench_case *b, double scale)
     b->native_run = half_native; b->check = half_check;
 }
 
+/* ---- one element per thread (issue 27): against the sequential C ---------- */
+
+enum { STYLE_BLOCK = 256 };
+static void block_sum_native(bench_case *b) { native_block_sums(b->data[0], b->data[1], b->u[0], STYLE_BLOCK); }
+static int block_sum_check(const bench_case *b, const void *out, char *m, size_t l)
+{
+    /* tree order against left-to-right: each sum of 256 values in [-1, 1] */
+    return compare_floats(out, b->data[1], b->u[0] / STYLE_BLOCK, 1e-4, 1e-5, m, l);
+}
+static void setup_block_sum(bench_case *b, double scale)
+{
+    unsigned blocks = scaled(scale, 262144, 1), n = blocks * STYLE_BLOCK;
+    b->name = "block_sum"; b->ptx = "bench/kernels/styles.ptx"; b->entry = "block_sum";
+    snprintf(b->size_text, sizeof b->size_text, "%u blocks", blocks);
+    b->tolerance = "abs 1e-4 + rel 1e-5 (tree against sequential summation order)";
+    b->u[0] = n;
+    b->data[0] = random_floats(n, -1, 1);
+    b->data[1] = checked_malloc((size_t)blocks * 4);
+    b->native_output = b->data[1];
+    b->launch = (kemu_launch_config){ .grid = { blocks, 1, 1 }, .block = { STYLE_BLOCK, 1, 1 } };
+    b->buffer_count = 2;
+    b->buffers[0] = (bench_buffer){ b->data[0], (size_t)n * 4 };
+    b->buffers[1] = (bench_buffer){ NULL, (size_t)blocks * 4 };
+    b->arg_count = 3;
+    b->args[0] = (bench_arg){ 0, NULL }; b->args[1] = (bench_arg){ 1, NULL };
+    b->args[2] = (bench_arg){ -1, &b->u[0] };
+    b->output_buffer = 1;
+    b->native_run = block_sum_native; b->check = block_sum_check;
+}
+
+static void warp_max_native(bench_case *b) { native_group_max(b->data[0], b->data[1], b->u[0], 32); }
+static int warp_max_check(const bench_case *b, const void *out, char *m, size_t l)
+{
+    return compare_exact(out, b->data[1], (size_t)b->u[0] / 32 * 4, m, l);
+}
+static void setup_warp_max(bench_case *b, double scale)
+{
+    unsigned blocks = scaled(scale, 131072, 1), n = blocks * STYLE_BLOCK;
+    b->name = "warp_max"; b->ptx = "bench/kernels/styles.ptx"; b->entry = "warp_max";
+    snprintf(b->size_text, sizeof b->size_text, "%u blocks", blocks);
+    b->tolerance = "exact";
+    b->u[0] = n;
+    b->data[0] = random_floats(n, -1000, 1000);
+    b->data[1] = checked_malloc((size_t)n / 32 * 4);
+    b->native_output = b->data[1];
+    b->launch = (kemu_launch_config){ .grid = { blocks, 1, 1 }, .block = { STYLE_BLOCK, 1, 1 } };
+    b->buffer_count = 2;
+    b->buffers[0] = (bench_buffer){ b->data[0], (size_t)n * 4 };
+    b->buffers[1] = (bench_buffer){ NULL, (size_t)n / 32 * 4 };
+    b->arg_count = 3;
+    b->args[0] = (bench_arg){ 0, NULL }; b->args[1] = (bench_arg){ 1, NULL };
+    b->args[2] = (bench_arg){ -1, &b->u[0] };
+    b->output_buffer = 1;
+    b->native_run = warp_max_native; b->check = warp_max_check;
+}
+
+static void setup_row_softmax(bench_case *b, double scale)
+{
+    unsigned rows = scaled(scale, 8192, 1), cols = 1024;
+    b->name = "row_softmax"; b->ptx = "bench/kernels/styles.ptx"; b->entry = "row_softmax";
+    snprintf(b->size_text, sizeof b->size_text, "%ux%u", rows, cols);
+    b->tolerance = "abs 1e-9 + rel 1e-5 (ex2.approx vs expf)";
+    b->u[0] = rows; b->u[1] = cols;
+    b->data[0] = random_floats((size_t)rows * cols, -8, 8);
+    b->data[1] = checked_malloc((size_t)rows * cols * 4);
+    b->native_output = b->data[1];
+    b->launch = (kemu_launch_config){ .grid = { rows, 1, 1 }, .block = { STYLE_BLOCK, 1, 1 } };
+    b->buffer_count = 2;
+    b->buffers[0] = (bench_buffer){ b->data[0], (size_t)rows * cols * 4 };
+    b->buffers[1] = (bench_buffer){ NULL, (size_t)rows * cols * 4 };
+    b->arg_count = 3;
+    b->args[0] = (bench_arg){ 0, NULL }; b->args[1] = (bench_arg){ 1, NULL };
+    b->args[2] = (bench_arg){ -1, &b->u[1] };
+    b->output_buffer = 1;
+    b->native_run = softmax_native; b->check = softmax_check;
+}
+
+static void launches_native(bench_case *b)
+{
+    for (unsigned r = 0; r < b->launches; r++)
+        native_scale_add(b->u[0], b->f[0], b->f[1], b->data[0], b->data[1]);
+}
+static int launches_check(const bench_case *b, const void *out, char *m, size_t l)
+{
+    return compare_floats(out, b->data[1], b->u[0], 1e-6, 1e-6, m, l);
+}
+static void setup_launches(bench_case *b, double scale)
+{
+    unsigned n = 4096;
+    b->name = "launches"; b->ptx = "bench/kernels/styles.ptx"; b->entry = "scale_add";
+    b->launches = scaled(scale, 10000, 1);
+    snprintf(b->size_text, sizeof b->size_text, "%u x n=%u", b->launches, n);
+    b->tolerance = "abs 1e-6 + rel 1e-6 (nvcc may contract to fma)";
+    b->u[0] = n; b->f[0] = 1.5f; b->f[1] = -0.25f;
+    b->data[0] = random_floats(n, -1, 1);
+    b->data[1] = checked_malloc((size_t)n * 4);
+    b->native_output = b->data[1];
+    b->launch = (kemu_launch_config){ .grid = { n / 256, 1, 1 }, .block = { 256, 1, 1 } };
+    b->buffer_count = 2;
+    b->buffers[0] = (bench_buffer){ b->data[0], (size_t)n * 4 };
+    b->buffers[1] = (bench_buffer){ NULL, (size_t)n * 4 };
+    b->arg_count = 5;
+    b->args[0] = (bench_arg){ 0, NULL }; b->args[1] = (bench_arg){ 1, NULL };
+    b->args[2] = (bench_arg){ -1, &b->f[0] }; b->args[3] = (bench_arg){ -1, &b->f[1] };
+    b->args[4] = (bench_arg){ -1, &b->u[0] };
+    b->output_buffer = 1;
+    b->native_run = launches_native; b->check = launches_check;
+}
+
 static void (*const case_setups[])(bench_case *, double) = {
     setup_saxpy, setup_reduce, setup_sgemm, setup_histogram, setup_softmax,
     setup_scan, setup_transpose, setup_mandelbrot, setup_half,
+    setup_block_sum, setup_warp_max, setup_row_softmax, setup_launches,
 };
 enum { CASE_COUNT = sizeof case_setups / sizeof case_setups[0] };
 /* The case names, in the order of case_setups (for --only, which skips
  * building the other cases' inputs). */
 static const char *const case_names[CASE_COUNT] = {
     "saxpy", "reduce", "sgemm", "histogram", "softmax", "scan", "transpose", "mandelbrot", "half_axpby",
+    "block_sum", "warp_max", "row_softmax", "launches",
 };
 
 /* ---- measuring -------------------------------------------------------------- */
@@ -527,9 +641,20 @@ static int time_kemu(bench_case *b, const char *srcdir, int mode, int runs, void
         }
         kemu_report report;
         memset(&report, 0, sizeof report);
+        uint64_t lane_instructions = 0;
+        unsigned launches = b->launches ? b->launches : 1;
+        kemu_status status = KEMU_OK;
         double start = seconds_now();
-        kemu_status status = kemu_launch(kernel, &b->launch, args, &report, &err);
+        for (unsigned l = 0; l < launches && status == KEMU_OK; l++) {
+            if (l) {
+                lane_instructions += report.thread_instructions;
+                kemu_report_free(&report);
+                memset(&report, 0, sizeof report);
+            }
+            status = kemu_launch(kernel, &b->launch, args, &report, &err);
+        }
         double elapsed = seconds_now() - start;
+        report.thread_instructions += lane_instructions;
         if (status != KEMU_OK) {
             fprintf(stderr, "suite: %s (%s): %s %s\n", b->name, mode_names[mode], err.message, report.fault_message);
             kemu_report_free(&report);

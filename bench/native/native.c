@@ -157,3 +157,29 @@ void native_half_axpby(unsigned n, uint16_t a, uint16_t b, const uint16_t *x, co
         z[i] = native_float_to_half(fa * native_half_to_float(x[i]) + product);
     }
 }
+
+void native_block_sums(const float *x, float *out, unsigned n, unsigned block)
+{
+    for (unsigned b = 0; b * block < n; b++) {
+        float sum = 0.0f;
+        for (unsigned i = b * block; i < n && i < (b + 1) * block; i++)
+            sum += x[i];
+        out[b] = sum;
+    }
+}
+
+void native_group_max(const float *x, float *out, unsigned n, unsigned group)
+{
+    for (unsigned g = 0; g * group < n; g++) {
+        float m = x[g * group];
+        for (unsigned i = g * group + 1; i < n && i < (g + 1) * group; i++)
+            m = x[i] > m ? x[i] : m;
+        out[g] = m;
+    }
+}
+
+void native_scale_add(unsigned n, float a, float b, const float *x, float *y)
+{
+    for (unsigned i = 0; i < n; i++)
+        y[i] = a * x[i] + b;
+}

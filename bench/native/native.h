@@ -40,6 +40,17 @@ void native_mandelbrot(unsigned *iters, unsigned width, unsigned height, unsigne
  * uint16_t bits (products and sum rounded to half as the kernel does). */
 void native_half_axpby(unsigned n, uint16_t a, uint16_t b, const uint16_t *x, const uint16_t *y, uint16_t *z);
 
+/* out[b] = sum of x[b*block .. b*block+block-1] (sequential, in float),
+ * for each block of the n elements. */
+void native_block_sums(const float *x, float *out, unsigned n, unsigned block);
+
+/* out[g] = max of x[g*group .. g*group+group-1] for each group of the n
+ * elements. */
+void native_group_max(const float *x, float *out, unsigned n, unsigned group);
+
+/* y[i] = a * x[i] + b for i < n. */
+void native_scale_add(unsigned n, float a, float b, const float *x, float *y);
+
 /* Conversions between binary16 bits and float (round to nearest even). */
 float native_half_to_float(uint16_t bits);
 uint16_t native_float_to_half(float value);

@@ -251,6 +251,14 @@ void bc_module_free(bc_module *m);
 /* The BC_DEVRT_* function an .extern .func name stands for, or BC_DEVRT_NONE. */
 int bc_devrt_of(const char *name);
 
+/* Copy propagation and removal of the copies it makes dead (optimize.c),
+ * run by bc_module_lower on each kernel unless turned off: by
+ * bc_optimize_set(0) (the debugger), KEMU_OPTIMIZE=0 or KEMU_DEBUG (read
+ * at the first load unless bc_optimize_set came first). */
+void bc_optimize_function(bc_function *f);
+void bc_optimize_set(int on);
+int bc_optimize_enabled(void);
+
 /* Finds a function by name, or NULL. */
 bc_function *bc_module_find(const bc_module *m, const char *name);
 

@@ -1171,6 +1171,8 @@ kemu_status bc_module_lower(bc_module *m, uint64_t global_base, kemu_error *err)
         lower_function(&L, f);
         for (int k = 0; k < (int)f->ncalls; k++)
             f->uses_calls = 1;
+        if (!L.oom && !L.diag.nerrors)
+            bc_optimize_function(f);
     }
     kemu_status st = KEMU_OK;
     if (L.oom) {

@@ -216,6 +216,9 @@ dbg *dbg_create(const dbg_frontend *fe)
     dbg *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
+    /* modules loaded from now on keep every copy the PTX makes, so that
+     * each register shown holds what the PTX wrote */
+    bc_optimize_set(0);
     if (fe) {
         d->fe = *fe;
         d->has_fe = 1;

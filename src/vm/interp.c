@@ -714,6 +714,59 @@ static int warp_sync_ready(vm_warp *w, vm_group *g, uint32_t membermask)
     return 0;
 }
 
+/* The common shuffle: all 32 lanes take part, the lane operand b and the
+ * clamp c are the same in every lane, and the shuffle is not segmented
+ * (c's segment mask is 0: width 32). Then the source lane is a fixed
+ * function of the lane, computed without a per-lane switch. Returns 0 (and
+ * does nothing) when the shuffle is not of that shape. */
+static inline int shfl_full_uniform(const bc_op *op, const uint64_t *B, const uint64_t *C, const uint64_t *src,
+                                    uint64_t *D, uint32_t *pmask)
+{
+    uint32_t b0 = (uint32_t)B[0], c0 = (uint32_t)C[0], differ = 0;
+    for (int l = 1; l < VM_WARP; l++)
+        differ |= ((uint32_t)B[l] ^ b0) | ((uint32_t)C[l] ^ c0);
+    if (differ || ((c0 >> 8) & 31))
+        return 0;
+    uint32_t bval = b0 & 31, cval = c0 & 31, ok = 0;
+    switch (op->mode) {
+    case BC_SHFL_BFLY:
+        /* j = l ^ b: in range when j <= c */
+        for (uint32_t l = 0; l < VM_WARP; l++) {
+            uint32_t j = l ^ bval, in = j <= cval;
+            D[l] = (uint32_t)src[in ? j : l];
+            ok |= in << l;
+        }
+        break;
+    case BC_SHFL_DOWN:
+        for (uint32_t l = 0; l < VM_WARP; l++) {
+            uint32_t j = l + bval, in = j <= cval;
+            D[l] = (uint32_t)src[in ? j : l];
+            ok |= in << l;
+        }
+        break;
+    case BC_SHFL_UP:
+        for (uint32_t l = 0; l < VM_WARP; l++) {
+            uint32_t in = l >= bval && l - bval >= cval;
+            D[l] = (uint32_t)src[in ? l - bval : l];
+            ok |= in << l;
+        }
+        break;
+    default: /* idx: every lane reads lane b when b <= c */
+        if (bval <= cval) {
+            uint64_t v = (uint32_t)src[bval];
+            for (int l = 0; l < VM_WARP; l++)
+                D[l] = v;
+            ok = VM_FULL;
+        } else {
+            for (int l = 0; l < VM_WARP; l++)
+                D[l] = (uint32_t)src[l];
+        }
+        break;
+    }
+    *pmask = ok;
+    return 1;
+}
+
 /* shfl, vote, elect, match or redux for the lanes `lanes`, which all name
  * membermask `member`: the op over the non-exited lanes of member among
  * `present` (the group's lanes at this instruction). src holds operand a
@@ -730,6 +783,11 @@ __attribute__((always_inline)) static inline void warp_sync_lanes(const vm_warp 
     switch (op->code) {
     case BC_SHFL: {
         uint32_t pmask = 0;
+        if (lanes == VM_FULL && shfl_full_uniform(op, B, C, src, D, &pmask)) {
+            if (op->flags & BC_F_PRED_OUT)
+                P[op->list] = (P[op->list] & ~lanes) | (pmask & lanes);
+            break;
+        }
         LANES(lanes, {
             uint32_t bval = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
             uint32_t cval = c & 31, seg = (c >> 8) & 31;

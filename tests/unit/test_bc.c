@@ -249,6 +249,70 @@ START_TEST(kernel_param_fast_path_stays_in_block)
 }
 END_TEST
 
+/* The copy propagation of optimize.c: which copies go, which stay, and
+ * that branch targets follow the ops that moved. */
+static int count_op(const bc_function *f, int code)
+{
+    int n = 0;
+    for (uint32_t pc = 0; pc < f->ncode; pc++)
+        n += f->code[pc].code == code;
+    return n;
+}
+
+#define COPIES H ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<12>; .reg .b64 %rd<3>; .reg .pred %p<2>;\n" \
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n" \
+    /* an immediate: goes, its readers read the constant */ \
+    " mov.u32 %r2, 7;\n add.u32 %r3, %r1, %r2;\n" \
+    /* a register read in the same block: goes */ \
+    " mov.b32 %r4, %r3;\n mul.lo.u32 %r5, %r4, %r4;\n" \
+    /* the source written before the read: stays */ \
+    " mov.b32 %r6, %r5;\n add.u32 %r5, %r5, 1;\n add.u32 %r7, %r6, %r5;\n" \
+    /* read in another block: stays */ \
+    " mov.b32 %r8, %r7;\n setp.eq.u32 %p1, %r1, 0;\n @%p1 bra $skip;\n add.u32 %r7, %r7, 2;\n" \
+    "$skip:\n add.u32 %r9, %r8, %r7;\n" \
+    " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd2, %rd1, %rd2;\n st.global.u32 [%rd2], %r9;\n ret;\n}\n"
+
+START_TEST(copy_propagation)
+{
+    bc_optimize_set(0);
+    bc_module *m0 = lower(COPIES);
+    bc_optimize_set(1);
+    bc_module *m1 = lower(COPIES);
+    bc_function *k0 = bc_module_find(m0, "k"), *k1 = bc_module_find(m1, "k");
+    /* without the pass: the four copies (mov %r1, %tid.x is an S2R) */
+    ck_assert_int_eq(count_op(k0, BC_MOV), 4);
+    /* with it: the immediate and the same-block copy are gone */
+    ck_assert_int_eq(count_op(k1, BC_MOV), 2);
+    ck_assert_uint_eq(k1->ncode, k0->ncode - 2);
+    /* add %r3 reads the constant 7 */
+    int found = 0;
+    for (uint32_t pc = 0; pc < k1->ncode; pc++) {
+        const bc_op *op = &k1->code[pc];
+        if (op->code != BC_ADD || op->b == BC_NONE)
+            continue;
+        for (uint32_t c = 0; c < k1->nconsts; c++)
+            if (k1->const_slots[c] == op->b && k1->const_values[c] == 7)
+                found = 1;
+    }
+    ck_assert_msg(found, "no add reads the constant 7");
+    /* the mul reads the copy's source twice */
+    for (uint32_t pc = 0; pc < k1->ncode; pc++)
+        if (k1->code[pc].code == BC_MUL_LO)
+            ck_assert_uint_eq(k1->code[pc].a, k1->code[pc].b);
+    /* the branch lands on the op after $skip, two ops earlier than before */
+    uint32_t skip0 = 0, skip1 = 0;
+    ck_assert(bc_function_label_pc(k0, "$skip", &skip0) == 0);
+    ck_assert(bc_function_label_pc(k1, "$skip", &skip1) == 0);
+    ck_assert_uint_eq(skip1, skip0 - 2);
+    for (uint32_t pc = 0; pc < k1->ncode; pc++)
+        if (k1->code[pc].code == BC_BRA)
+            ck_assert_int_eq(k1->code[pc].imm, (int64_t)skip1);
+    ck_assert_int_eq(k1->code[skip1].code, BC_ADD);
+    release(m0);
+    release(m1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("bc");
@@ -262,6 +326,7 @@ static Suite *suite(void)
     tcase_add_test(tc, kernel_param_fast_path_stays_in_block);
     tcase_add_test(tc, many_constants_are_pooled);
     tcase_add_test(tc, device_runtime_names);
+    tcase_add_test(tc, copy_propagation);
     suite_add_tcase(s, tc);
     return s;
 }

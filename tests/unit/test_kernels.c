@@ -44,6 +44,9 @@ static Suite *kernels_suite(int with_pending)
         {"elementwise", test_vadd, KT_VARIANTS, 0},
         {"elementwise", test_grid_stride, KT_O3_SCHEDULES, 0},
         {"elementwise", test_index_grids, KT_ALL, 0},
+        /* copyprop.cu */
+        {"copyprop", test_copy_cases, KT_ALL, 0},
+        {"copyprop", test_warp_bitcast_sum, KT_ALL, 0},
         /* reduce.cu */
         {"reduce", test_reduce_tree, KT_ALL, 0},
         {"reduce", test_reduce_warp, KT_ALL, 0},

@@ -649,4 +649,63 @@ START_TEST(test_mbarrier)
 }
 END_TEST
 
+/* ---- copyprop.cu: what the copy propagation of src/bc/optimize.c must keep */
+
+/* copy_cases: copies whose source or destination is written again, read
+ * across a branch, or copied from an immediate (see copyprop.cu). */
+START_TEST(test_copy_cases)
+{
+    enum { N = 128 };
+    static uint32_t in[N], got[5 * N], want[5 * N];
+    kt_rng r = {27};
+    for (int i = 0; i < N; i++) {
+        uint32_t a = in[i] = kt_rand(&r) >> 4, odd = (uint32_t)i & 1;
+        want[5 * i + 0] = 2 * a + 1;
+        want[5 * i + 1] = odd ? 2 * a + 7 : 2 * a;
+        want[5 * i + 2] = odd ? 6 : a + 1;
+        want[5 * i + 3] = odd ? 4 * a : 2 * a;
+        want[5 * i + 4] = 9 * a + 9;
+    }
+    kt_ctx c;
+    kt_open(&c, "copyprop", _i, 0);
+    uint64_t di = kt_buf(&c, in, sizeof in), dout = kt_buf(&c, NULL, sizeof got);
+    void *args[] = {&di, &dout};
+    kt_run(&c, "copy_cases", KT_D1(2), KT_D1(64), 0, args);
+    kt_get(&c, got, dout, sizeof got);
+    KT_EXPECT(&c, "copy_cases", got, want, 5 * N, 5);
+    kt_close(&c);
+}
+END_TEST
+
+/* warp_bitcast_sum: a butterfly sum of f32 over each warp by shuffles, with
+ * nvcc's mov.b32 bit casts around each (the copies the pass removes); the
+ * reference adds in the same order, so the bits agree. */
+START_TEST(test_warp_bitcast_sum)
+{
+    enum { N = 96 };
+    static float in[N], got[N], want[N];
+    kt_rng r = {28};
+    for (int i = 0; i < N; i++)
+        in[i] = kt_randf(&r, -100, 100);
+    for (int w = 0; w < N / 32; w++) {
+        float v[32], n[32];
+        memcpy(v, in + 32 * w, sizeof v);
+        for (int o = 16; o > 0; o >>= 1) {
+            for (int l = 0; l < 32; l++)
+                n[l] = v[l] + v[l ^ o];
+            memcpy(v, n, sizeof v);
+        }
+        memcpy(want + 32 * w, v, sizeof v);
+    }
+    kt_ctx c;
+    kt_open(&c, "copyprop", _i, 0);
+    uint64_t di = kt_buf(&c, in, sizeof in), dout = kt_buf(&c, NULL, sizeof got);
+    void *args[] = {&di, &dout};
+    kt_run(&c, "warp_bitcast_sum", KT_D1(1), KT_D1(N), 0, args);
+    kt_get(&c, got, dout, sizeof got);
+    KT_EXPECT(&c, "warp_bitcast_sum", (uint32_t *)got, (uint32_t *)want, N, 1);
+    kt_close(&c);
+}
+END_TEST
+
 #endif /* KT_BASIC_H */

@@ -1,0 +1,244 @@
+/* Copy propagation over a lowered function (issue 27): fewer ops per
+ * result. nvcc writes a `mov` for every bit cast around a shuffle
+ * (`mov.b32 %r, %f` before `shfl.sync`, `mov.b32 %f, %r` after it) and
+ * for every immediate it wants in a register (the shuffle's lane and
+ * clamp, the address of a shared array); each costs a full lane loop in
+ * the interpreter. This pass makes the readers of such a copy read its
+ * source and deletes the copy when nothing else reads it.
+ *
+ * Only what is certain is changed:
+ * - the copy is an unguarded MOV, and it is the only op that writes its
+ *   destination register;
+ * - a copy of a constant slot (an immediate) can be read anywhere, since
+ *   the register can never hold another value once written;
+ * - a copy of a register is forwarded only to readers in the same basic
+ *   block, after the copy, with no write to the source in between, and
+ *   only when those are all the readers the destination has;
+ * - a reader is rewritten only where this file knows exactly which of its
+ *   fields are register reads (the table below); any other op that names
+ *   the register in a field counts as reading and writing it, and a
+ *   register named in an operand list (vectors, matrices, textures) is
+ *   never touched. Only kernels are changed, and not those that call,
+ *   branch indirectly or have multi-slot registers (.b128, vectors).
+ * Deleting ops renumbers the pcs of branch targets and labels. The
+ * debugger turns the pass off (bc_optimize_set(0)), so that every PTX
+ * register it shows holds what the PTX wrote; KEMU_OPTIMIZE=0 turns it off
+ * too (to compare). */
+#include "bc/bc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int optimize_state = -1; /* -1: not decided yet (KEMU_OPTIMIZE), 0 off, 1 on */
+
+void bc_optimize_set(int on) { optimize_state = on != 0; }
+
+int bc_optimize_enabled(void)
+{
+    if (optimize_state < 0) {
+        const char *v = getenv("KEMU_OPTIMIZE");
+        const char *dbg = getenv("KEMU_DEBUG");
+        optimize_state = !(v && !strcmp(v, "0")) && !(dbg && *dbg && strcmp(dbg, "0"));
+    }
+    return optimize_state;
+}
+
+/* Which fields of op are register reads and whether d is a register write,
+ * for the ops whose fields this pass knows exactly. Returns 0 for any
+ * other op. */
+enum { R_A = 1, R_B = 2, R_C = 4, R_E = 8, W_D = 16 };
+static int known_fields(const bc_op *op)
+{
+    switch ((bc_opcode)op->code) {
+    case BC_MOV: case BC_ABS: case BC_NEG: case BC_NOT: case BC_CNOT: case BC_POPC: case BC_CLZ:
+    case BC_BREV: case BC_BFIND: case BC_SZEXT: case BC_FABS: case BC_FNEG: case BC_FUNARY:
+    case BC_CVT: case BC_CVTA:
+        return R_A | W_D;
+    case BC_ADD: case BC_SUB: case BC_MUL_LO: case BC_MUL_HI: case BC_MUL_WIDE: case BC_DIV: case BC_REM:
+    case BC_MIN: case BC_MAX: case BC_AND: case BC_OR: case BC_XOR: case BC_SHL: case BC_SHR:
+    case BC_BMSK: case BC_ADD_F32: case BC_MUL_F32: case BC_FADD: case BC_FSUB: case BC_FMUL:
+    case BC_FDIV: case BC_FMIN: case BC_FMAX: case BC_COPYSIGN: case BC_MUL24:
+        return R_A | R_B | W_D;
+    case BC_MAD_LO: case BC_MAD_HI: case BC_MAD_WIDE: case BC_MAD24: case BC_SAD: case BC_FNS: case BC_BFE:
+    case BC_PRMT: case BC_LOP3: case BC_SHF: case BC_FMA_F32: case BC_FFMA: case BC_SLCT:
+        return R_A | R_B | R_C | W_D;
+    case BC_BFI:
+        return R_A | R_B | R_C | R_E | W_D;
+    case BC_SELP: case BC_SET: /* c is a predicate */
+        return R_A | R_B | W_D;
+    case BC_SETP: /* d, e and c are predicates */
+        return R_A | R_B;
+    case BC_S2R: case BC_LD_KPARAM: case BC_LOCALADDR:
+        return W_D;
+    case BC_LD: /* a scalar load: a is the address, d the value */
+        return op->n <= 1 ? R_A | W_D : 0;
+    case BC_ST:
+        return op->n <= 1 ? R_A | R_B : 0;
+    case BC_SHFL: /* the predicate output (if any) is in list */
+        return R_A | R_B | R_C | R_E | W_D;
+    case BC_BRA: case BC_EXIT: case BC_RET: case BC_NOP: case BC_FENCE: case BC_TRAP:
+        return 0x100; /* known, touches no register */
+    default:
+        return 0;
+    }
+}
+
+static uint32_t *field(bc_op *op, int bit)
+{
+    switch (bit) {
+    case R_A: return &op->a;
+    case R_B: return &op->b;
+    case R_C: return &op->c;
+    case R_E: return &op->e;
+    default: return &op->d;
+    }
+}
+
+/* Whether op may write slot s (exactly for known ops, any field naming it
+ * otherwise). */
+static int may_write(const bc_op *op, int known, uint32_t s)
+{
+    if (known)
+        return (known & W_D) && op->d == s;
+    return op->d == s || op->a == s || op->b == s || op->c == s || op->e == s;
+}
+
+void bc_optimize_function(bc_function *f)
+{
+    /* kernels only: a .func's parameters and return values are copied
+     * between frames by its callers, outside the ops seen here */
+    if (!bc_optimize_enabled() || !f->is_entry || f->ncode < 2)
+        return;
+    const ptx_function *pf = f->ptx;
+    for (int i = 0; pf && i < pf->nregs; i++)
+        if (pf->regs[i]->type == PTX_T_B128 || pf->regs[i]->vec > 1)
+            return;
+    for (uint32_t pc = 0; pc < f->ncode; pc++) {
+        bc_opcode c = (bc_opcode)f->code[pc].code;
+        if (c == BC_CALL || c == BC_CALL_INDIRECT || c == BC_CALL_BUILTIN || c == BC_BRX)
+            return;
+    }
+    uint32_t n = f->nslots, ncode = f->ncode;
+    unsigned char *flags = calloc(n ? n : 1, 1); /* 1: constant slot, 2: named in a list */
+    uint32_t *uses = calloc(n ? n : 1, sizeof *uses), *defs = calloc(n ? n : 1, sizeof *defs);
+    unsigned char *leader = calloc(ncode + 1, 1), *dead = calloc(ncode, 1);
+    int *known = calloc(ncode, sizeof *known);
+    if (!flags || !uses || !defs || !leader || !dead || !known)
+        goto out;
+    for (uint32_t i = 0; i < f->nconsts; i++)
+        if (f->const_slots[i] < n)
+            flags[f->const_slots[i]] |= 1;
+    for (uint32_t i = 0; i < f->nlists; i++)
+        if (f->lists[i] < n)
+            flags[f->lists[i]] |= 2;
+    leader[0] = 1;
+    for (uint32_t i = 0; i < f->nlabels; i++)
+        if (f->labels[i].pc <= ncode)
+            leader[f->labels[i].pc] = 1;
+    for (uint32_t pc = 0; pc < ncode; pc++) {
+        bc_op *op = &f->code[pc];
+        int k = known[pc] = known_fields(op);
+        if (op->code == BC_BRA || op->code == BC_EXIT || op->code == BC_RET || op->code == BC_TRAP) {
+            leader[pc + 1] = 1;
+            if (op->code == BC_BRA && op->imm >= 0 && (uint64_t)op->imm <= ncode)
+                leader[op->imm] = 1;
+        }
+        if (k) {
+            for (int bit = R_A; bit <= R_E; bit <<= 1)
+                if ((k & bit) && *field(op, bit) < n)
+                    uses[*field(op, bit)]++;
+            if ((k & W_D) && op->d < n)
+                defs[op->d]++;
+        } else {
+            uint32_t fs[5] = { op->d, op->a, op->b, op->c, op->e };
+            for (int i = 0; i < 5; i++)
+                if (fs[i] < n) {
+                    uses[fs[i]]++;
+                    defs[fs[i]]++;
+                }
+        }
+    }
+
+    for (uint32_t pc = 0; pc < ncode; pc++) {
+        bc_op *mv = &f->code[pc];
+        if (mv->code != BC_MOV || mv->guard != BC_NONE || mv->d >= n || mv->a >= n || mv->d == mv->a)
+            continue;
+        uint32_t d = mv->d, s = mv->a;
+        if (flags[d] || defs[d] != 1)
+            continue;
+        int from_const = flags[s] & 1;
+        if (!from_const && (flags[s] & 2))
+            continue;
+        /* the readers to rewrite: for a constant, every reader in the
+         * function; for a register, the rest of this block until s is
+         * written again */
+        uint32_t found = 0, end = ncode;
+        int ok = 1;
+        if (!from_const) {
+            for (end = pc + 1; end < ncode && !leader[end]; end++)
+                if (may_write(&f->code[end], known[end], s))
+                    break;
+            /* the op that writes s may read d first: include it */
+            if (end < ncode && !leader[end])
+                end++;
+        }
+        for (uint32_t q = from_const ? 0 : pc + 1; q < end && ok; q++) {
+            bc_op *op = &f->code[q];
+            if (q == pc || dead[q])
+                continue;
+            int k = known[q];
+            if (!k) {
+                if (op->d == d || op->a == d || op->b == d || op->c == d || op->e == d)
+                    ok = 0;
+                continue;
+            }
+            for (int bit = R_A; bit <= R_E; bit <<= 1)
+                if ((k & bit) && *field(op, bit) == d)
+                    found++;
+        }
+        if (!ok || found != uses[d])
+            continue;
+        for (uint32_t q = from_const ? 0 : pc + 1; q < end; q++) {
+            bc_op *op = &f->code[q];
+            if (q == pc || dead[q] || !known[q])
+                continue;
+            for (int bit = R_A; bit <= R_E; bit <<= 1)
+                if ((known[q] & bit) && *field(op, bit) == d) {
+                    *field(op, bit) = s;
+                }
+        }
+        uses[s] += found;
+        uses[d] = 0;
+        dead[pc] = 1;
+        uses[s]--; /* the copy itself no longer reads s */
+    }
+
+    /* delete the dead copies and renumber pcs */
+    uint32_t *newpc = malloc((ncode + 1) * sizeof *newpc);
+    if (!newpc)
+        goto out;
+    uint32_t at = 0;
+    for (uint32_t pc = 0; pc < ncode; pc++) {
+        newpc[pc] = at;
+        if (!dead[pc])
+            f->code[at++] = f->code[pc];
+    }
+    newpc[ncode] = at;
+    if (at != ncode) {
+        for (uint32_t pc = 0; pc < at; pc++)
+            if (f->code[pc].code == BC_BRA && f->code[pc].imm >= 0 && (uint64_t)f->code[pc].imm <= ncode)
+                f->code[pc].imm = newpc[f->code[pc].imm];
+        for (uint32_t i = 0; i < f->nlabels; i++)
+            if (f->labels[i].pc <= ncode)
+                f->labels[i].pc = newpc[f->labels[i].pc];
+        f->ncode = at;
+    }
+    free(newpc);
+out:
+    free(flags);
+    free(uses);
+    free(defs);
+    free(leader);
+    free(dead);
+    free(known);
+}
