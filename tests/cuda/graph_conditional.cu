@@ -375,12 +375,23 @@ static void test_switch(void)
     cudaGraphNode_t sw;
     CHECK(add_conditional(&sw, g, &set, 1, handle, cudaGraphCondTypeSwitch, 4, body));
     int marks[4] = {10, 11, 12, 13};
+    cudaGraphNode_t marker[4];
     for (int i = 0; i < 4; i++) {
         void *args[] = {&out, &marks[i]};
-        add_kernel(body[i], nullptr, 0, (void *)mark, dim3(1), dim3(1), args);
+        marker[i] = add_kernel(body[i], nullptr, 0, (void *)mark, dim3(1), dim3(1), args);
     }
     cudaGraphExec_t exec;
     CHECK(cudaGraphInstantiate(&exec, g, 0));
+    // a kernel node inside a body, changed in the executable graph only
+    marks[2] = 42;
+    void *args2[] = {&out, &marks[2]};
+    cudaKernelNodeParams kp;
+    memset(&kp, 0, sizeof kp);
+    kp.func = (void *)mark;
+    kp.gridDim = dim3(1);
+    kp.blockDim = dim3(1);
+    kp.kernelParams = args2;
+    CHECK(cudaGraphExecKernelNodeSetParams(exec, marker[2], &kp));
     for (int v = 0; v <= 4; v++) {
         int none = -1;
         CHECK(cudaMemcpy(value, &v, sizeof v, cudaMemcpyHostToDevice));
@@ -550,6 +561,18 @@ static void test_errors(void)
     cudaGraph_t body[2];
     CHECK(add_conditional(&node, g, nullptr, 0, h, cudaGraphCondTypeIf, 2, body));
     EXPECT(body[0] != nullptr && body[1] != nullptr && body[0] != body[1]);
+    int type = -1;
+    CHECK(cudaGraphNodeGetType(node, (cudaGraphNodeType *)&type));
+    EXPECT(type == cudaGraphNodeTypeConditional);
+    // its parameters cannot change; its bodies belong to it
+    cudaGraphNodeParams cp = {cudaGraphNodeTypeConditional};
+    cp.conditional.handle = h;
+    cp.conditional.type = cudaGraphCondTypeIf;
+    cp.conditional.size = 1;
+    EXPECT(cudaGraphNodeSetParams(node, &cp) != cudaSuccess);
+    cudaGetLastError();
+    EXPECT(cudaGraphDestroy(body[0]) != cudaSuccess);
+    cudaGetLastError();
     // no cloning, no child graph with conditional nodes
     cudaGraph_t clone;
     EXPECT(cudaGraphClone(&clone, g) != cudaSuccess);
@@ -598,5 +621,18 @@ int main(int argc, char **argv)
     test_nested();
     test_update();
     test_errors();
+
+    // a graph made before cudaDeviceReset does not run after it
+    cudaGraph_t g;
+    CHECK(cudaGraphCreate(&g, 0));
+    cudaGraphConditionalHandle h;
+    CHECK(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault));
+    cudaGraphNode_t node;
+    CHECK(add_conditional(&node, g, nullptr, 0, h, cudaGraphCondTypeIf, 1, nullptr));
+    cudaGraphExec_t exec;
+    CHECK(cudaGraphInstantiate(&exec, g, 0));
+    CHECK(cudaDeviceReset());
+    EXPECT(cudaGraphLaunch(exec, 0) != cudaSuccess);
+    cudaGetLastError();
     return finish("graph_conditional");
 }
