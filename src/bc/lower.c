@@ -540,15 +540,16 @@ int bc_devrt_of(const char *name)
         {"GetErrorString", BC_DEVRT_UNSUPPORTED},
         {"GetErrorName", BC_DEVRT_UNSUPPORTED},
         {"FuncGetAttributes", BC_DEVRT_UNSUPPORTED},
-        {"MemcpyAsync", BC_DEVRT_UNSUPPORTED},
-        {"Memcpy2DAsync", BC_DEVRT_UNSUPPORTED},
+        {"MemcpyAsync", BC_DEVRT_MEMCPY_ASYNC},
+        {"Memcpy2DAsync", BC_DEVRT_MEMCPY_2D_ASYNC},
         {"Memcpy3DAsync", BC_DEVRT_UNSUPPORTED},
-        {"MemsetAsync", BC_DEVRT_UNSUPPORTED},
-        {"Memset2DAsync", BC_DEVRT_UNSUPPORTED},
+        {"MemsetAsync", BC_DEVRT_MEMSET_ASYNC},
+        {"Memset2DAsync", BC_DEVRT_MEMSET_2D_ASYNC},
         {"Memset3DAsync", BC_DEVRT_UNSUPPORTED},
         {"OccupancyMaxActiveBlocksPerMultiprocessor", BC_DEVRT_UNSUPPORTED},
         {"OccupancyMaxActiveBlocksPerMultiprocessorWithFlags", BC_DEVRT_UNSUPPORTED},
         {"GraphLaunch", BC_DEVRT_UNSUPPORTED},
+        {"GraphSetConditional", BC_DEVRT_GRAPH_SET_CONDITIONAL},
     };
     if (!strcmp(name, "__cudaDeviceSynchronizeDeprecationAvoidance"))
         return BC_DEVRT_DEVICE_SYNCHRONIZE;

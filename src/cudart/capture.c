@@ -447,14 +447,18 @@ static cudaError_t check_joined(const cudart_capture *c)
 
 CUDART_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
 {
-    if (!graph)
-        return cudart_result(cudaErrorInvalidValue);
     cudart_lock();
     struct CUstream_st *s = NULL;
     cudaError_t e = capturable(stream, &s);
     if (e == cudaErrorStreamCaptureUnsupported || (!e && !s->capture))
         e = cudaErrorIllegalState;
     cudart_capture *c = e ? NULL : s->capture;
+    /* a capture into the program's own graph (cudaStreamBeginCaptureToGraph,
+     * e.g. a conditional node's body) need not return it */
+    if (!graph && (!c || c->owns_graph)) {
+        cudart_unlock();
+        return cudart_result(cudaErrorInvalidValue);
+    }
     if (c && c->origin != s) {
         c->invalidated = 1;
         e = cudaErrorStreamCaptureUnmatched;
@@ -462,7 +466,8 @@ CUDART_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *gr
         e = cudaErrorStreamCaptureWrongThread;
     } else if (c) {
         e = c->invalidated ? cudaErrorStreamCaptureInvalidated : check_joined(c);
-        *graph = e ? NULL : c->graph;
+        if (graph)
+            *graph = e ? NULL : c->graph;
         finish(c, e != cudaSuccess);
     }
     cudart_trace("end capture on stream %p: %s", (void *)stream, cudart_error_name(e));

@@ -521,7 +521,8 @@ enum cudaGraphInstantiateResult {
     cudaGraphInstantiateError = 1,
     cudaGraphInstantiateInvalidStructure = 2,
     cudaGraphInstantiateNodeOperationNotSupported = 3,
-    cudaGraphInstantiateMultipleDevicesNotSupported = 4
+    cudaGraphInstantiateMultipleDevicesNotSupported = 4,
+    cudaGraphInstantiateConditionalHandleUnused = 5
 };
 
 enum cudaGraphInstantiateFlags {
@@ -583,6 +584,26 @@ typedef struct cudaGraphExecUpdateResultInfo_st {
     cudaGraphNode_t errorNode;
     cudaGraphNode_t errorFromNode;
 } cudaGraphExecUpdateResultInfo;
+
+/* Conditional nodes (CUDA 12.4+; if/else and switch: 12.8+). */
+typedef unsigned long long cudaGraphConditionalHandle;
+
+enum cudaGraphConditionalHandleFlags {
+    cudaGraphCondAssignDefault = 1
+};
+
+enum cudaGraphConditionalNodeType {
+    cudaGraphCondTypeIf = 0,
+    cudaGraphCondTypeWhile = 1,
+    cudaGraphCondTypeSwitch = 2
+};
+
+struct cudaConditionalNodeParams {
+    cudaGraphConditionalHandle handle;
+    int type;             /* enum cudaGraphConditionalNodeType */
+    unsigned int size;    /* body graphs: 1 (while), 1 or 2 (if, else), any above 0 (switch) */
+    cudaGraph_t *phGraph_out; /* set by the runtime: the node's body graphs */
+};
 
 /* ---- stream-ordered memory pools ---- */
 
@@ -675,6 +696,7 @@ struct cudaGraphNodeParams {
         struct {
             void *dptr;
         } free;
+        struct cudaConditionalNodeParams conditional;
     };
     long long reserved2;
 };
@@ -824,5 +846,7 @@ _Static_assert(sizeof(cudaGraphInstantiateParams) == 32, "cudaGraphInstantiatePa
 _Static_assert(sizeof(struct cudaMemPoolProps) == 88, "cudaMemPoolProps");
 _Static_assert(sizeof(struct cudaMemAllocNodeParams) == 120, "cudaMemAllocNodeParams");
 _Static_assert(sizeof(struct cudaGraphNodeParams) == 256, "cudaGraphNodeParams");
+_Static_assert(sizeof(struct cudaConditionalNodeParams) == 24, "cudaConditionalNodeParams");
+_Static_assert(offsetof(struct cudaGraphNodeParams, conditional) == 16, "cudaGraphNodeParams.conditional");
 
 #endif /* KEMU_CUDART_CUDA_ABI_H */

@@ -430,6 +430,7 @@ CUDART_API cudaError_t cudaDeviceReset(void)
     }
     cudart_allocations_clear();
     cudart_pools_reset();
+    cudart_graph_conditionals_reset();
     s->sticky_error = cudaSuccess;
     cudart_unlock();
     return cudaSuccess;

@@ -1,11 +1,13 @@
 /* CUDA graphs in kemu's libcudart replacement: graph and node records,
  * creating nodes (kernel, memcpy, memset, host, empty, event record /
- * wait, child graph, memory allocation and free; one call per type and
- * the generic cudaGraphAddNode and cudaGraphNodeSetParams). A node keeps
- * its own copy of everything it was given (kernel arguments, child graphs),
- * as CUDA does. The per-type parameter calls are in graph_params.c; edges,
- * queries, clones and DOT output in graph_structure.c; instantiation and
- * launches in graph_exec.c; stream capture in capture.c. */
+ * wait, child graph, memory allocation and free, conditional; one call
+ * per type and the generic cudaGraphAddNode and cudaGraphNodeSetParams). A
+ * node keeps its own copy of everything it was given (kernel arguments,
+ * child graphs), as CUDA does. The per-type parameter calls are in
+ * graph_params.c; edges, queries, clones and DOT output in
+ * graph_structure.c; instantiation and launches in graph_exec.c;
+ * conditional handles and nodes in graph_cond.c; stream capture in
+ * capture.c. */
 #include "config.h"
 #include "cudart/graph.h"
 
@@ -50,6 +52,13 @@ static void node_clear(struct CUgraphNode_st *n)
     } else if (n->type == cudaGraphNodeTypeGraph && n->u.child) {
         cudart_graph_free(n->u.child);
         n->u.child = NULL;
+    } else if (n->type == cudaGraphNodeTypeConditional) {
+        for (unsigned i = 0; n->u.cond.bodies && i < n->u.cond.size; i++)
+            cudart_graph_free(n->u.cond.bodies[i]);
+        free(n->u.cond.bodies);
+        n->u.cond.bodies = NULL;
+        cudart_cond_release(n->u.cond.handle);
+        n->u.cond.handle = NULL;
     }
 }
 
@@ -72,6 +81,9 @@ void cudart_graph_free(struct CUgraph_st *g)
     for (size_t i = 0; i < g->nuser_refs; i++)
         cudart_user_object_release(g->user_refs[i].object, g->user_refs[i].count);
     free(g->user_refs);
+    for (size_t i = 0; i < g->nhandles; i++)
+        cudart_cond_release(g->handles[i]);
+    free(g->handles);
     cudart_ptrmap_remove(&cudart_global.graphs, g);
     g->magic = 0;
     free(g);
@@ -191,7 +203,8 @@ cudaError_t cudart_graph_node_set(struct CUgraphNode_st *n, const void *params)
         return cudaSuccess;
     case cudaGraphNodeTypeGraph: {
         struct CUgraph_st *child = params ? cudart_graph_of(*(const cudaGraph_t *)params) : NULL, *copy;
-        if (!child)
+        /* a graph with conditional nodes cannot be a child graph (CUDA) */
+        if (!child || cudart_graph_has_conditional(child))
             return cudaErrorInvalidValue;
         cudaError_t e = cudart_graph_clone(child, &copy);
         if (e)
@@ -222,6 +235,11 @@ cudaError_t cudart_graph_node_set(struct CUgraphNode_st *n, const void *params)
         return cudaSuccess;
     case cudaGraphNodeTypeEmpty:
         return cudaSuccess;
+    case cudaGraphNodeTypeConditional:
+        /* made once: its parameters cannot change (CUDA); writes phGraph_out */
+        if (n->u.cond.bodies)
+            return cudaErrorInvalidValue;
+        return cudart_cond_node_init(n, (struct cudaConditionalNodeParams *)params);
     default:
         return cudaErrorInvalidValue;
     }
@@ -325,6 +343,18 @@ cudaError_t cudart_graph_clone(const struct CUgraph_st *g, struct CUgraph_st **o
             e = cudart_graph_clone(o->u.child, &n->u.child);
             if (!e)
                 n->u.child->is_child = 1;
+        } else if (o->type == cudaGraphNodeTypeConditional) {
+            cudart_cond_retain(n->u.cond.handle);
+            n->u.cond.bodies = calloc(o->u.cond.size, sizeof *n->u.cond.bodies);
+            if (!n->u.cond.bodies)
+                e = cudaErrorMemoryAllocation;
+            for (unsigned b = 0; !e && b < o->u.cond.size; b++) {
+                e = cudart_graph_clone(o->u.cond.bodies[b], &n->u.cond.bodies[b]);
+                if (!e) {
+                    n->u.cond.bodies[b]->is_child = 1;
+                    n->u.cond.bodies[b]->parent = n;
+                }
+            }
         }
         for (size_t d = 0; !e && d < o->ndeps; d++)
             e = cudart_graph_node_add_dep(n, c->nodes[node_index(g, o->deps[d])]);
@@ -606,7 +636,8 @@ static cudaError_t generic_params(struct cudaGraphNodeParams *p, cudart_kernel_c
     case cudaGraphNodeTypeEventRecord: *out = &p->eventRecord.event; return cudaSuccess;
     case cudaGraphNodeTypeMemAlloc: *out = &p->alloc; return cudaSuccess;
     case cudaGraphNodeTypeMemFree: *out = &p->free.dptr; return cudaSuccess;
-    default: /* external semaphores, conditional nodes */
+    case cudaGraphNodeTypeConditional: *out = &p->conditional; return cudaSuccess;
+    default: /* external semaphores */
         return cudaErrorNotSupported;
     }
 }
@@ -650,7 +681,8 @@ CUDART_API cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaG
         return cudart_result(e);
     cudart_lock();
     struct CUgraphNode_st *n = cudart_node_of(node);
-    if (!n || n->type != params->type || n->type == cudaGraphNodeTypeMemAlloc || n->type == cudaGraphNodeTypeMemFree)
+    if (!n || n->type != params->type || n->type == cudaGraphNodeTypeMemAlloc || n->type == cudaGraphNodeTypeMemFree ||
+        n->type == cudaGraphNodeTypeConditional)
         e = cudaErrorInvalidValue;
     else
         e = cudart_graph_node_set(n, inner);

@@ -16,6 +16,17 @@ typedef struct cudart_kernel_call {
     int cooperative;
 } cudart_kernel_call;
 
+/* A conditional handle (graph_cond.c). The handle a program sees is the
+ * device address of the condition's value (4 bytes of device memory that
+ * cudaGraphSetConditional in device code stores to). */
+typedef struct cudart_cond_handle {
+    unsigned long long address;    /* the handle; 0 once cudaDeviceReset freed its memory */
+    unsigned default_value;
+    unsigned flags;                /* cudaGraphCondAssignDefault */
+    unsigned long long graph_id;   /* the graph it was made for (CUgraph_st.id) */
+    unsigned refs;                 /* that graph's, and one per conditional node using it */
+} cudart_cond_handle;
+
 struct CUgraphNode_st {
     unsigned magic;
     struct CUgraph_st *graph;
@@ -45,6 +56,12 @@ struct CUgraphNode_st {
             struct cudaMemPoolProps props;
         } alloc;
         void *free_ptr;
+        struct {
+            cudart_cond_handle *handle;   /* a reference held */
+            int type;                     /* enum cudaGraphConditionalNodeType */
+            unsigned size;
+            struct CUgraph_st **bodies;   /* size body graphs, owned (phGraph_out) */
+        } cond;
     } u;
 };
 
@@ -62,13 +79,18 @@ struct CUgraph_st {
     struct CUgraphNode_st **nodes; /* creation order */
     size_t nnodes, capnodes;
     unsigned long long next_seq;
-    int is_child;              /* owned by a child-graph node */
+    int is_child;              /* owned by a child-graph or conditional node */
+    struct CUgraphNode_st *parent; /* a conditional node's body: that node */
+    cudart_cond_handle **handles;  /* the conditional handles made for this graph (references held) */
+    size_t nhandles;
 };
 
 struct CUgraphExec_st {
     unsigned magic;
     struct CUgraph_st *graph;  /* a private clone of the graph instantiated */
     unsigned long long flags;
+    unsigned long long source_id; /* the id of the graph instantiated */
+    int conditional;           /* it has conditional nodes: the only instantiation of its graph */
 };
 
 #define GRAPH_MAGIC 0x67726170u /* "grap" */
@@ -142,5 +164,32 @@ void cudart_user_object_release(cudaUserObject_t object, unsigned count);
 
 /* Runs graph g's nodes in order on the device (graph_exec.c). Locked. */
 cudaError_t cudart_graph_run(struct CUgraph_st *g);
+
+/* ---- conditional nodes (graph_cond.c) ---- */
+
+/* The record of a live handle, or NULL. Locked. */
+cudart_cond_handle *cudart_cond_handle_of(unsigned long long handle);
+/* Takes or drops a reference; the last one frees the handle's memory. */
+void cudart_cond_retain(cudart_cond_handle *h);
+void cudart_cond_release(cudart_cond_handle *h);
+/* Sets up a new conditional node n (in its graph, not yet added) from
+ * *params: checks them as CUDA does, makes its empty body graphs and points
+ * params->phGraph_out at them. Locked. */
+cudaError_t cudart_cond_node_init(struct CUgraphNode_st *n, struct cudaConditionalNodeParams *params);
+/* Whether g or a graph inside it (bodies, child graphs) has a conditional node. */
+int cudart_graph_has_conditional(const struct CUgraph_st *g);
+/* What cudaGraphInstantiate checks in a graph with conditional nodes: every
+ * handle made for g or its bodies is used by a conditional node
+ * (else cudaGraphInstantiateConditionalHandleUnused), and bodies hold only
+ * kernel, empty, child-graph, memcpy, memset and conditional nodes (else
+ * cudaGraphInstantiateNodeOperationNotSupported, *bad the node). On
+ * failure: cudaErrorInvalidValue and *result says why. Locked. */
+cudaError_t cudart_cond_check(const struct CUgraph_st *g, int *result, struct CUgraphNode_st **bad);
+/* Gives every handle used in g (bodies included) that has
+ * cudaGraphCondAssignDefault its default value: the start of a launch. */
+void cudart_cond_assign_defaults(const struct CUgraph_st *g);
+/* Runs a conditional node: its body by the condition's value now (if,
+ * if/else, switch), or again and again while the value is not 0 (while). */
+cudaError_t cudart_cond_run(struct CUgraphNode_st *n);
 
 #endif /* KEMU_CUDART_GRAPH_H */

@@ -67,6 +67,8 @@ static cudaError_t run_node(struct CUgraphNode_st *n)
         if (cudart_graph_memory_known(n->u.free_ptr))
             return cudart_graph_memory_set_live(n->u.free_ptr, 0);
         return cudaFreeAsync(n->u.free_ptr, NULL);
+    case cudaGraphNodeTypeConditional:
+        return cudart_cond_run(n);
     default: /* empty, event wait: the order already holds them */
         return cudaSuccess;
     }
@@ -99,7 +101,7 @@ static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t graph, unsigned
     cudart_lock();
     struct CUgraph_st *g = cudart_graph_of(graph), *copy = NULL;
     struct CUgraphExec_st *x = NULL;
-    struct CUgraphNode_st **order = NULL;
+    struct CUgraphNode_st **order = NULL, *bad = NULL;
     cudaError_t e = g ? cudart_check_sticky() : cudaErrorInvalidValue;
     if (!e && cudart_graph_order(g, &order)) {
         e = cudaErrorInvalidValue;
@@ -107,6 +109,19 @@ static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t graph, unsigned
             *result = cudaGraphInstantiateInvalidStructure;
     }
     free(order);
+    int conditional = !e && cudart_graph_has_conditional(g);
+    if (!e && (g->nhandles || conditional)) {
+        int why = cudaGraphInstantiateError;
+        e = cudart_cond_check(g, &why, &bad);
+        if (e && result)
+            *result = why;
+    }
+    /* a graph with conditional nodes has one instantiation at a time (CUDA) */
+    for (size_t i = 0; !e && conditional && i < cudart_global.graph_execs.cap; i++) {
+        const struct CUgraphExec_st *other = cudart_global.graph_execs.values[i];
+        if (cudart_global.graph_execs.keys[i] && other->conditional && other->source_id == g->id)
+            e = cudaErrorInvalidValue;
+    }
     if (!e)
         e = cudart_graph_clone(g, &copy);
     if (!e && !(x = calloc(1, sizeof *x)))
@@ -115,6 +130,8 @@ static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t graph, unsigned
         x->magic = EXEC_MAGIC;
         x->graph = copy;
         x->flags = flags;
+        x->source_id = g->id;
+        x->conditional = conditional;
         if (cudart_ptrmap_put(&cudart_global.graph_execs, x, x))
             e = cudaErrorMemoryAllocation;
     }
@@ -128,7 +145,7 @@ static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t graph, unsigned
             *result = cudaGraphInstantiateSuccess;
     }
     if (error_node)
-        *error_node = NULL;
+        *error_node = bad;
     cudart_unlock();
     return cudart_result(e);
 }
@@ -201,6 +218,7 @@ CUDART_API cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream
         cudart_trace("graph launch: %zu nodes", e ? (size_t)0 : x->graph->nnodes);
         if (!e) {
             cudart_capture_bypass++;
+            cudart_cond_assign_defaults(x->graph);
             e = cudart_graph_run(x->graph);
             cudart_capture_bypass--;
         }
@@ -221,16 +239,27 @@ CUDART_API cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream
 
 /* ---- changing an executable graph ------------------------------------------------- */
 
-/* The node of an executable graph that stands for `node` (of the graph it
- * was instantiated from, or of the graph of its last update). */
-static struct CUgraphNode_st *exec_node(struct CUgraphExec_st *x, cudaGraphNode_t node, int type)
+/* The node of graph g (an executable graph's, or a conditional body in it)
+ * that stands for `node` (of the graph it was instantiated from, or of the
+ * graph of its last update). */
+static struct CUgraphNode_st *find_exec_node(struct CUgraph_st *g, cudaGraphNode_t node, int type)
 {
-    for (size_t i = 0; node && i < x->graph->nnodes; i++) {
-        struct CUgraphNode_st *n = x->graph->nodes[i];
+    for (size_t i = 0; node && i < g->nnodes; i++) {
+        struct CUgraphNode_st *n = g->nodes[i];
         if ((n->origin == node || n->paired == node) && n->type == type)
             return n;
+        for (unsigned b = 0; n->type == cudaGraphNodeTypeConditional && b < n->u.cond.size; b++) {
+            struct CUgraphNode_st *m = find_exec_node(n->u.cond.bodies[b], node, type);
+            if (m)
+                return m;
+        }
     }
     return NULL;
+}
+
+static struct CUgraphNode_st *exec_node(struct CUgraphExec_st *x, cudaGraphNode_t node, int type)
+{
+    return find_exec_node(x->graph, node, type);
 }
 
 static cudaError_t exec_set(cudaGraphExec_t exec, cudaGraphNode_t node, int type, const void *params)
@@ -408,6 +437,16 @@ static int same_topology(const struct CUgraph_st *a, const struct CUgraph_st *b,
         }
         if (x->type == cudaGraphNodeTypeGraph && !same_topology(x->u.child, y->u.child, result, bad))
             return 0;
+        if (x->type == cudaGraphNodeTypeConditional) {
+            /* a conditional node's parameters cannot change; its bodies are compared as graphs */
+            if (x->u.cond.type != y->u.cond.type || x->u.cond.size != y->u.cond.size) {
+                *result = cudaGraphExecUpdateErrorParametersChanged;
+                return 0;
+            }
+            for (unsigned b = 0; b < x->u.cond.size; b++)
+                if (!same_topology(x->u.cond.bodies[b], y->u.cond.bodies[b], result, bad))
+                    return 0;
+        }
         if ((x->type == cudaGraphNodeTypeMemAlloc && x->u.alloc.dptr != y->u.alloc.dptr) ||
             (x->type == cudaGraphNodeTypeMemFree && x->u.free_ptr != y->u.free_ptr)) {
             *result = cudaGraphExecUpdateErrorParametersChanged;
@@ -429,10 +468,39 @@ static const void *params_of(struct CUgraphNode_st *n)
     case cudaGraphNodeTypeEmpty:
     case cudaGraphNodeTypeMemAlloc:
     case cudaGraphNodeTypeMemFree:
+    case cudaGraphNodeTypeConditional: /* update_nodes takes its handle and updates its bodies */
         return NULL;
     default:
         return &n->u;
     }
+}
+
+/* Gives the nodes of executable graph x (or a body in it) the parameters
+ * of their pairs in g, a graph of the same topology, and pairs them: 0, or
+ * -1 with *bad the node of g whose parameters were refused. A conditional
+ * node takes the handle of its pair (with its default and flags, as CUDA
+ * says) and its bodies are updated alike. */
+static int update_nodes(struct CUgraph_st *x, struct CUgraph_st *g, struct CUgraphNode_st **bad)
+{
+    for (size_t i = 0; i < g->nnodes; i++) {
+        struct CUgraphNode_st *n = x->nodes[i], *m = g->nodes[i];
+        const void *p = params_of(m);
+        if (p && cudart_graph_node_set(n, p)) {
+            *bad = m;
+            return -1;
+        }
+        if (n->type != cudaGraphNodeTypeConditional)
+            continue;
+        cudart_cond_retain(m->u.cond.handle);
+        cudart_cond_release(n->u.cond.handle);
+        n->u.cond.handle = m->u.cond.handle;
+        for (unsigned b = 0; b < n->u.cond.size; b++)
+            if (update_nodes(n->u.cond.bodies[b], m->u.cond.bodies[b], bad))
+                return -1;
+    }
+    for (size_t i = 0; i < g->nnodes; i++)
+        x->nodes[i]->paired = g->nodes[i];
+    return 0;
 }
 
 CUDART_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
@@ -446,17 +514,10 @@ CUDART_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t gra
     cudaError_t e = x && g ? cudaSuccess : cudaErrorInvalidValue;
     if (!e && !same_topology(x->graph, g, &result, &bad))
         e = cudaErrorGraphExecUpdateFailure;
-    for (size_t i = 0; !e && i < g->nnodes; i++) {
-        struct CUgraphNode_st *n = x->graph->nodes[i], *m = g->nodes[i];
-        const void *p = params_of(m);
-        if (p && cudart_graph_node_set(n, p)) {
-            result = cudaGraphExecUpdateErrorParametersChanged;
-            bad = m;
-            e = cudaErrorGraphExecUpdateFailure;
-        }
+    if (!e && update_nodes(x->graph, g, &bad)) {
+        result = cudaGraphExecUpdateErrorParametersChanged;
+        e = cudaErrorGraphExecUpdateFailure;
     }
-    for (size_t i = 0; !e && i < g->nnodes; i++)
-        x->graph->nodes[i]->paired = g->nodes[i];
     if (!e)
         result = cudaGraphExecUpdateSuccess;
     if (info) {

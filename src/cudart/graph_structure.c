@@ -255,7 +255,9 @@ CUDART_API cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t graph)
         return cudart_result(cudaErrorInvalidValue);
     cudart_lock();
     struct CUgraph_st *g = cudart_graph_of(graph), *c = NULL;
-    cudaError_t e = g ? cudart_graph_clone(g, &c) : cudaErrorInvalidValue;
+    /* CUDA does not clone graphs with conditional nodes */
+    cudaError_t e = !g ? cudaErrorInvalidValue : cudart_graph_has_conditional(g) ? cudaErrorNotSupported
+                                                                                 : cudart_graph_clone(g, &c);
     if (!e)
         *clone = c;
     cudart_unlock();
@@ -285,6 +287,8 @@ static const char *type_name(int type)
 {
     static const char *names[] = {"KERNEL", "MEMCPY", "MEMSET", "HOST", "CHILD_GRAPH", "EMPTY", "WAIT_EVENT",
                                   "EVENT_RECORD", "EXT_SEMAS_SIGNAL", "EXT_SEMAS_WAIT", "MEM_ALLOC", "MEM_FREE"};
+    if (type == cudaGraphNodeTypeConditional)
+        return "CONDITIONAL";
     return type >= 0 && type < (int)(sizeof names / sizeof *names) ? names[type] : "UNKNOWN";
 }
 
@@ -317,12 +321,20 @@ static void dot_graph(FILE *f, const struct CUgraph_st *g, int depth)
         case cudaGraphNodeTypeMemFree:
             fprintf(f, "\\n%p", n->u.free_ptr);
             break;
+        case cudaGraphNodeTypeConditional: {
+            static const char *kinds[] = {"IF", "WHILE", "SWITCH"};
+            fprintf(f, "\\n%s, %u bod%s, handle 0x%llx", kinds[n->u.cond.type], n->u.cond.size,
+                    n->u.cond.size == 1 ? "y" : "ies", n->u.cond.handle->address);
+            break;
+        }
         default:
             break;
         }
         fprintf(f, "\"];\n");
         if (n->type == cudaGraphNodeTypeGraph)
             dot_graph(f, n->u.child, depth + 1);
+        for (unsigned b = 0; n->type == cudaGraphNodeTypeConditional && b < n->u.cond.size; b++)
+            dot_graph(f, n->u.cond.bodies[b], depth + 1);
     }
     for (size_t i = 0; i < g->nnodes; i++)
         for (size_t d = 0; d < g->nodes[i]->ndeps; d++)

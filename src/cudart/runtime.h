@@ -156,6 +156,9 @@ cudaError_t cudart_graph_memory_set_live(void *dptr, int live);
 size_t cudart_pools_reserved_unused(void);
 /* cudaDeviceReset: forgets pools and graph memory (freed with the device). */
 void cudart_pools_reset(void);
+/* cudaDeviceReset: the memory of graph conditional handles went with the
+ * device; the handles become unknown (graph_cond.c). Locked. */
+void cudart_graph_conditionals_reset(void);
 /* cudaDeviceReset: unloads the modules loaded through the driver API
  * (driver_module.c), which die with the device. Locked. */
 void drv_forget_modules(void);

@@ -36,3 +36,15 @@ void exec_set_device_runtime(kemu_device *dev, uint64_t pending_launches, int ru
         dev->cdp_runtime_version = runtime_version;
     }
 }
+
+int exec_conditional_alloc(kemu_device *dev, uint64_t *address)
+{
+    return dev && address ? mem_alloc(&dev->mem, sizeof(uint32_t), 0, MEM_KIND_GRAPH_CONDITIONAL, address) : -1;
+}
+
+void exec_conditional_free(kemu_device *dev, uint64_t address)
+{
+    const mem_allocation *a = dev ? mem_find_containing(&dev->mem, address) : NULL;
+    if (a && a->base == address && a->kind == MEM_KIND_GRAPH_CONDITIONAL)
+        mem_free(&dev->mem, address);
+}

@@ -26,4 +26,13 @@ void exec_set_printf_fifo(kemu_device *dev, size_t bytes);
  * cudaRuntimeGetVersion answers in device code (0: 13000). */
 void exec_set_device_runtime(kemu_device *dev, uint64_t pending_launches, int runtime_version);
 
+/* CUDA graph conditional handles (src/cudart/graph_cond.c): 4 bytes of
+ * device memory, zeroed, that hold a condition's value; the handle is
+ * their address, where cudaGraphSetConditional in device code stores
+ * (src/vm/devrt.c checks that it is one). Not a user allocation: no leak
+ * report, no copies into it. Made and freed between launches. Alloc
+ * returns 0, or -1 when out of memory. */
+int exec_conditional_alloc(kemu_device *dev, uint64_t *address);
+void exec_conditional_free(kemu_device *dev, uint64_t address);
+
 #endif

@@ -257,8 +257,10 @@ kemu_status kemu_module_load_ptx(kemu_device *dev, const char *text, size_t len,
         if (mod->bc->functions[i]->is_entry)
             mod->kernels[k++] = (kemu_kernel){mod, mod->bc->functions[i]};
     mod->uses_malloc = module_uses_malloc(mod->bc);
+    /* cudaGraphSetConditional needs no device runtime of its own (src/vm/devrt.c) */
     for (int i = 0; i < mod->bc->nfunctions; i++)
-        if (mod->bc->functions[i]->builtin == BC_BUILTIN_DEVRT + 1)
+        if (mod->bc->functions[i]->builtin == BC_BUILTIN_DEVRT + 1 &&
+            mod->bc->functions[i]->devrt != BC_DEVRT_GRAPH_SET_CONDITIONAL)
             mod->uses_devrt = 1;
     st = exec_natives_prepare(mod, err);
     if (st != KEMU_OK)

@@ -8,6 +8,9 @@
  * copied at that moment, and the buffer goes back to the region it came
  * from when the grid ends.
  *
+ * Device-side cudaMemcpy(2D)Async and cudaMemset(2D)Async are queued the
+ * same way, as work of their stream, and done in their turn.
+ *
  * Nothing runs inline: src/exec/launch.c runs a grid's launches after all
  * its blocks have ended (see docs/cudart.md, "Dynamic parallelism", for
  * why that order is one CDP2 allows). Handles of device streams and
@@ -23,6 +26,7 @@
 
 enum {
     CUDA_SUCCESS = 0, CUDA_INVALID_VALUE = 1, CUDA_MEMORY_ALLOCATION = 2, CUDA_INVALID_CONFIGURATION = 9,
+    CUDA_INVALID_PITCH_VALUE = 12, CUDA_INVALID_MEMCPY_DIRECTION = 21,
     CUDA_LAUNCH_MAX_DEPTH_EXCEEDED = 65, CUDA_LAUNCH_PENDING_COUNT_EXCEEDED = 69,
     CUDA_INVALID_DEVICE_FUNCTION = 98, CUDA_INVALID_DEVICE = 101, CUDA_UNSUPPORTED_LIMIT = 215,
     CUDA_INVALID_RESOURCE_HANDLE = 400, CUDA_NOT_SUPPORTED = 801
@@ -325,6 +329,96 @@ static uint64_t launch_device(exec_grid_cdp *g, vm_devrt_request *r)
     return CUDA_SUCCESS;
 }
 
+/* Whether [addr, addr + n) is global memory a device-side copy or set may
+ * reach: inside one allocation (user memory, the device heap, __device__
+ * variables), not shared or local memory. */
+static int device_range(const exec_grid_cdp *g, uint64_t addr, uint64_t n)
+{
+    if (!addr || addr >= MEM_WINDOW_SHARED || n > MEM_WINDOW_SHARED - addr)
+        return 0;
+    const mem_allocation *a = mem_find(&g->dev->mem, addr, n);
+    return a && a->kind != MEM_KIND_GRAPH_CONDITIONAL;
+}
+
+/* Device-side cudaMemcpyAsync, cudaMemcpy2DAsync, cudaMemsetAsync and
+ * cudaMemset2DAsync: checked now (device-to-device copies of device
+ * memory only, as the device runtime documents), queued in the order of
+ * their stream and done by src/exec/launch.c when their turn comes. */
+static uint64_t queue_memory_op(exec_grid_cdp *g, vm_devrt_request *r)
+{
+    exec_cdp_child c;
+    memset(&c, 0, sizeof c);
+    uint64_t stream = 0;
+    unsigned kind = 3; /* cudaMemcpyDeviceToDevice */
+    c.height = 1;
+    switch (r->which) {
+    case BC_DEVRT_MEMCPY_ASYNC: /* (dst, src, count, kind, stream) */
+        c.op = EXEC_CDP_OP_COPY;
+        c.dst = arg_u64(r, 0);
+        c.src = arg_u64(r, 1);
+        c.width = c.dpitch = c.spitch = arg_u64(r, 2);
+        kind = arg_u32(r, 3);
+        stream = arg_u64(r, 4);
+        break;
+    case BC_DEVRT_MEMCPY_2D_ASYNC: /* (dst, dpitch, src, spitch, width, height, kind, stream) */
+        c.op = EXEC_CDP_OP_COPY;
+        c.dst = arg_u64(r, 0);
+        c.dpitch = arg_u64(r, 1);
+        c.src = arg_u64(r, 2);
+        c.spitch = arg_u64(r, 3);
+        c.width = arg_u64(r, 4);
+        c.height = arg_u64(r, 5);
+        kind = arg_u32(r, 6);
+        stream = arg_u64(r, 7);
+        break;
+    case BC_DEVRT_MEMSET_ASYNC: /* (devPtr, value, count, stream) */
+        c.op = EXEC_CDP_OP_SET;
+        c.dst = arg_u64(r, 0);
+        c.value = (int)arg_u32(r, 1);
+        c.width = c.dpitch = arg_u64(r, 2);
+        stream = arg_u64(r, 3);
+        break;
+    default: /* BC_DEVRT_MEMSET_2D_ASYNC: (devPtr, pitch, value, width, height, stream) */
+        c.op = EXEC_CDP_OP_SET;
+        c.dst = arg_u64(r, 0);
+        c.dpitch = arg_u64(r, 1);
+        c.value = (int)arg_u32(r, 2);
+        c.width = arg_u64(r, 3);
+        c.height = arg_u64(r, 4);
+        stream = arg_u64(r, 5);
+        break;
+    }
+    if (c.op == EXEC_CDP_OP_COPY && kind != 3 && kind != 4) /* DeviceToDevice, Default */
+        return CUDA_INVALID_MEMCPY_DIRECTION;
+    int skind = stream_kind(g, stream);
+    if (skind < 0)
+        return CUDA_INVALID_RESOURCE_HANDLE;
+    if (!c.width || !c.height)
+        return CUDA_SUCCESS;
+    if (c.height > 1 && (c.dpitch < c.width || (c.op == EXEC_CDP_OP_COPY && c.spitch < c.width)))
+        return CUDA_INVALID_PITCH_VALUE;
+    if (c.height > 1 && (c.height - 1 > (UINT64_MAX - c.width) / c.dpitch ||
+                         (c.op == EXEC_CDP_OP_COPY && c.height - 1 > (UINT64_MAX - c.width) / c.spitch)))
+        return CUDA_INVALID_VALUE;
+    if (!device_range(g, c.dst, (c.height - 1) * c.dpitch + c.width) ||
+        (c.op == EXEC_CDP_OP_COPY && !device_range(g, c.src, (c.height - 1) * c.spitch + c.width)))
+        return CUDA_INVALID_VALUE;
+    c.block_id = r->b->linear_id;
+    c.kind = skind;
+    for (int i = 0; i < 3; i++) {
+        c.ctaid[i] = r->b->ctaid[i];
+        c.tid[i] = r->w->tid[i][r->lane];
+    }
+    pthread_mutex_lock(&g->lock);
+    int oom = util_grow(&g->children, &g->capchildren, g->nchildren + 1, sizeof *g->children);
+    if (!oom) {
+        c.order = g->next_order++;
+        g->children[g->nchildren++] = c;
+    }
+    pthread_mutex_unlock(&g->lock);
+    return oom ? CUDA_MEMORY_ALLOCATION : CUDA_SUCCESS;
+}
+
 static int write_out(const vm_devrt_request *r, uint64_t addr, const void *v, size_t n)
 {
     return vm_devrt_write(r->b, r->w, r->lane, addr, v, n);
@@ -359,6 +453,12 @@ static uint64_t devrt_call(void *ctx, vm_devrt_request *r, int *error)
     case BC_DEVRT_LAUNCH_DEVICE:
     case BC_DEVRT_LAUNCH_DEVICE_V2:
         ret = launch_device(g, r);
+        break;
+    case BC_DEVRT_MEMCPY_ASYNC:
+    case BC_DEVRT_MEMCPY_2D_ASYNC:
+    case BC_DEVRT_MEMSET_ASYNC:
+    case BC_DEVRT_MEMSET_2D_ASYNC:
+        ret = queue_memory_op(g, r);
         break;
     case BC_DEVRT_STREAM_CREATE_WITH_FLAGS:
     case BC_DEVRT_EVENT_CREATE_WITH_FLAGS: {

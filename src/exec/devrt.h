@@ -15,11 +15,20 @@
 
 enum { EXEC_CDP_STREAM = 0, EXEC_CDP_TAIL, EXEC_CDP_FIRE_AND_FORGET };
 
-/* One device launch, waiting for its parent grid to end. */
+/* What a queued piece of device work does: a kernel launch, or the copy
+ * or set of device memory of a device-side cudaMemcpy(2D)Async /
+ * cudaMemset(2D)Async, which runs in its stream's order like a launch. */
+enum { EXEC_CDP_OP_LAUNCH = 0, EXEC_CDP_OP_COPY, EXEC_CDP_OP_SET };
+
+/* One device launch (or copy, or set), waiting for its parent grid to end. */
 typedef struct exec_cdp_child {
     uint64_t block_id, order;    /* launching block, and the launch's order in the grid (sort key) */
     int kind;                    /* EXEC_CDP_* */
-    kemu_kernel *kernel;
+    int op;                      /* EXEC_CDP_OP_* */
+    uint64_t dst, src;           /* copies and sets: height rows of width bytes, pitches apart */
+    uint64_t dpitch, spitch, width, height;
+    int value;                   /* sets: the byte value */
+    kemu_kernel *kernel;         /* launches */
     kemu_launch_config cfg;
     uint8_t *params;             /* the kernel's parameter buffer, copied at the launch */
     unsigned ctaid[3], tid[3];   /* who launched it */

@@ -157,11 +157,47 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
  * appended to text and their instruction counts added. A child's fault
  * stops the rest and becomes the parent's: KEMU_ERR_KERNEL_FAULT with the
  * child's message (in msg too), which says who launched it. */
+/* A queued device-side copy or set (cudaMemcpy(2D)Async, cudaMemset(2D)Async),
+ * row by row through the checked copies that tell the checkers (initcheck
+ * sees what it reads and writes). Its ranges were checked when it was
+ * queued; one that is no longer inside an allocation (freed since, with
+ * device-side cudaFree) faults the launch of kernel `parent`. */
+static kemu_status run_memory_op(exec_grid_cdp *g, const exec_cdp_child *c, const bc_function *parent, char *msg,
+                                 size_t msg_size, kemu_error *err)
+{
+    kemu_device *dev = g->dev;
+    const char *what = c->op == EXEC_CDP_OP_COPY ? "cudaMemcpyAsync" : "cudaMemsetAsync";
+    kemu_error e;
+    memset(&e, 0, sizeof e);
+    kemu_status st = KEMU_OK;
+    if (c->op == EXEC_CDP_OP_COPY)
+        st = kemu_note_host_read(dev, c->src, c->width, c->height, c->spitch, "a device-side cudaMemcpyAsync", &e);
+    for (uint64_t row = 0; !st && row < c->height; row++)
+        st = c->op == EXEC_CDP_OP_COPY
+                 ? kemu_memcpy_dtod(dev, c->dst + row * c->dpitch, c->src + row * c->spitch, c->width, &e)
+                 : kemu_memset(dev, c->dst + row * c->dpitch, c->value, c->width, &e);
+    if (!st)
+        return KEMU_OK;
+    int len = snprintf(msg, msg_size, "kernel '%s' faulted: illegal address: a device-side %s of %llu x %llu bytes: "
+                       "%s\n  made by block (%u,%u,%u), thread (%u,%u,%u)", parent->name, what,
+                       (unsigned long long)c->height, (unsigned long long)c->width, e.message, c->ctaid[0],
+                       c->ctaid[1], c->ctaid[2], c->tid[0], c->tid[1], c->tid[2]);
+    if (len < 0 || (size_t)len >= msg_size)
+        msg[msg_size - 1] = 0;
+    return util_error(err, KEMU_ERR_KERNEL_FAULT, "%s", msg);
+}
+
 static kemu_status run_children(exec_grid_cdp *g, const bc_function *parent, util_buffer *text, uint64_t *winstr,
                                 uint64_t *tinstr, char *msg, size_t msg_size, kemu_error *err)
 {
     for (size_t i = 0; i < g->nchildren; i++) {
         exec_cdp_child *c = &g->children[i];
+        if (c->op != EXEC_CDP_OP_LAUNCH) {
+            kemu_status st = run_memory_op(g, c, parent, msg, msg_size, err);
+            if (st)
+                return st;
+            continue;
+        }
         const bc_function *fn = c->kernel->fn;
         void *argv[256];
         void **args = fn->nparams <= 256 ? argv : malloc((size_t)fn->nparams * sizeof *args);

@@ -39,7 +39,10 @@ typedef struct mem_allocation {
                          * (out-of-bounds reads past it return that fill); 0 unknown */
 } mem_allocation;
 
-enum { MEM_KIND_USER = 0, MEM_KIND_MODULE_GLOBALS, MEM_KIND_HEAP };
+/* MEM_KIND_GRAPH_CONDITIONAL: the 4-byte value of a CUDA graph
+ * conditional handle (the handle is its address; cudaGraphSetConditional
+ * in device code stores to it). */
+enum { MEM_KIND_USER = 0, MEM_KIND_MODULE_GLOBALS, MEM_KIND_HEAP, MEM_KIND_GRAPH_CONDITIONAL };
 
 typedef struct mem_space {
     mem_allocation *allocs;  /* sorted by base */

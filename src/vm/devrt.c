@@ -3,10 +3,11 @@
  * __cudaCDP2GetParameterBufferV2 or cudaGetLastError. This file reads each
  * calling lane's arguments, answers what a thread can answer alone (its
  * last error, the device number, the device heap of cudaMalloc, the
- * refusal of cudaDeviceSynchronize) and hands launches, streams, events,
- * attributes and limits to the launch layer (vm_launch.devrt, answered by
- * src/exec/devrt.c). Lanes are served in lane order, so the order of the
- * launches a warp makes is deterministic. */
+ * refusal of cudaDeviceSynchronize, cudaGraphSetConditional) and hands
+ * launches, copies, sets, streams, events, attributes and limits to the
+ * launch layer (vm_launch.devrt, answered by src/exec/devrt.c). Lanes are
+ * served in lane order, so the order of the launches a warp makes is
+ * deterministic. */
 #include "vm/vm_internal.h"
 
 #include <pthread.h>
@@ -40,6 +41,14 @@ int vm_devrt_write(vm_block *b, vm_warp *w, int lane, uint64_t addr, const void 
 static uint64_t arg_u64(const vm_devrt_request *r, int i)
 {
     uint64_t v = 0;
+    if (i < r->nargs)
+        memcpy(&v, r->args[i], sizeof v);
+    return v;
+}
+
+static uint32_t arg_u32(const vm_devrt_request *r, int i)
+{
+    uint32_t v = 0;
     if (i < r->nargs)
         memcpy(&v, r->args[i], sizeof v);
     return v;
@@ -138,6 +147,20 @@ int vm_devrt_call(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op
                     fh->heap_misuse(fh->ctx, b, w, f, pc, l, why);
                 return -1;
             }
+            break;
+        }
+        case BC_DEVRT_GRAPH_SET_CONDITIONAL: {
+            /* a handle is the address of its value (src/cudart/graph_cond.c);
+             * the call returns nothing and sets no error */
+            uint64_t h = arg_u64(&r, 0);
+            uint32_t v = arg_u32(&r, 1);
+            const mem_allocation *a = h && h < MEM_WINDOW_SHARED ? mem_find(L->mem, h, sizeof v) : NULL;
+            if (!a || a->kind != MEM_KIND_GRAPH_CONDITIONAL || a->base != h)
+                return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                   "illegal address: %s: 0x%llx is not a conditional handle (one that "
+                                   "cudaGraphConditionalHandleCreate returned and that still exists)",
+                                   callee->name, (unsigned long long)h);
+            __atomic_store_n((uint32_t *)(uintptr_t)h, v, __ATOMIC_RELAXED);
             break;
         }
         case BC_DEVRT_UNSUPPORTED:

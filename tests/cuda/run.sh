@@ -278,6 +278,7 @@ build streams_events "$shared" streams_events.cu
 build graph_capture "$shared" graph_capture.cu
 build graph_explicit "$shared" graph_explicit.cu
 build graph_errors "$shared" graph_errors.cu
+build graph_conditional "$shared" graph_conditional.cu
 build mempool "$shared" mempool.cu
 build host_threads "$shared" host_threads.cu
 build multi_tu "$shared" multi_tu_main.cu multi_tu_kernels.cu
@@ -320,6 +321,7 @@ build cdp_limits "$shared -rdc=true -lcudadevrt" cdp_limits.cu
 build cdp_fault "$shared -rdc=true -lcudadevrt" cdp_fault.cu
 build cdp_fault_cdp1 "$shared -rdc=true -lcudadevrt -DCUDA_FORCE_CDP1_IF_SUPPORTED -D__CDPRT_SUPPRESS_SYNC_DEPRECATION_WARNING" cdp_fault.cu
 build cdp_race "$shared -rdc=true -lcudadevrt" cdp_race.cu
+build cdp_memcpy "$shared -rdc=true -lcudadevrt" cdp_memcpy.cu
 run_builds
 
 # the self-checking programs
@@ -354,6 +356,10 @@ check graph_capture_racecheck graph_capture --tool racecheck,memcheck --error-ex
 check graph_explicit graph_explicit
 check graph_explicit_memcheck graph_explicit --tool memcheck,initcheck --error-exitcode 9
 check graph_errors graph_errors
+check graph_conditional graph_conditional
+check graph_conditional_checkers graph_conditional --tool memcheck,initcheck --leak-check full --error-exitcode 9
+# cudaGraphSetConditional with device memory that is no handle faults the kernel
+expect_message graph_conditional_badhandle graph_conditional 0 "is not a conditional handle" -- badhandle
 check mempool mempool
 check host_threads host_threads
 check multi_tu multi_tu
@@ -390,6 +396,8 @@ check cdp_fault cdp_fault
 expect_message cdp_fault_cdp1 cdp_fault_cdp1 0 "device-side cudaDeviceSynchronize is not supported" -- sync
 check cdp_race_clean cdp_race --tool racecheck --error-exitcode 9 -- clean
 expect_message cdp_race_planted cdp_race 9 "after it launched" --tool racecheck --error-exitcode 9 -- racy
+check cdp_memcpy cdp_memcpy
+check cdp_memcpy_checkers cdp_memcpy --tool memcheck,initcheck,racecheck --error-exitcode 9
 for mode in illegal misaligned assert trap reset; do
     if [ "$native" = 1 ] && [ "$mode" = reset ]; then
         # kemu recovers as the documentation says; on the H200 tried, it did not

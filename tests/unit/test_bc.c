@@ -203,7 +203,12 @@ START_TEST(device_runtime_names)
     ck_assert_int_eq(bc_devrt_of("__cudaCDP2GetLastError"), BC_DEVRT_GET_LAST_ERROR);
     ck_assert_int_eq(bc_devrt_of("cudaDeviceSynchronize"), BC_DEVRT_DEVICE_SYNCHRONIZE);
     ck_assert_int_eq(bc_devrt_of("__cudaDeviceSynchronizeDeprecationAvoidance"), BC_DEVRT_DEVICE_SYNCHRONIZE);
-    ck_assert_int_eq(bc_devrt_of("__cudaCDP2MemcpyAsync"), BC_DEVRT_UNSUPPORTED);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2MemcpyAsync"), BC_DEVRT_MEMCPY_ASYNC);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2MemsetAsync_ptsz"), BC_DEVRT_MEMSET_ASYNC);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2Memcpy2DAsync"), BC_DEVRT_MEMCPY_2D_ASYNC);
+    ck_assert_int_eq(bc_devrt_of("cudaMemset2DAsync"), BC_DEVRT_MEMSET_2D_ASYNC);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2Memcpy3DAsync"), BC_DEVRT_UNSUPPORTED);
+    ck_assert_int_eq(bc_devrt_of("cudaGraphSetConditional"), BC_DEVRT_GRAPH_SET_CONDITIONAL);
     ck_assert_int_eq(bc_devrt_of("cudaLaunchKernel"), BC_DEVRT_NONE);
     ck_assert_int_eq(bc_devrt_of("__cudaCDP2"), BC_DEVRT_NONE);
     ck_assert_int_eq(bc_devrt_of("vprintf"), BC_DEVRT_NONE);
