@@ -1,7 +1,8 @@
 /* kemu's libcublasLt: the handle, matmul descriptors, matrix layouts,
  * preferences, the heuristic query (one algorithm) and cublasLtMatmul with
- * the epilogues programs use (bias, ReLU, GELU and their combinations),
- * computed on the CPU by the product libcublas uses (gemm.c). Column-major
+ * cuBLASLt's epilogues (bias, ReLU, GELU, their auxiliary outputs, the
+ * backward DRELU / DGELU with bias gradients, BGRADA / BGRADB), computed
+ * on the CPU by the product libcublas uses (gemm.c). Column-major
  * layouts only; everything else is refused by name. The ABI values are
  * cuBLASLt's documented ones, declared here by kemu. */
 #include "config.h"
@@ -39,7 +40,11 @@ enum {
     LT_DESC_EPILOGUE = 7,
     LT_DESC_BIAS_POINTER = 8,
     LT_DESC_BIAS_BATCH_STRIDE = 10,
+    LT_DESC_EPILOGUE_AUX_POINTER = 11,
+    LT_DESC_EPILOGUE_AUX_LD = 12,
+    LT_DESC_EPILOGUE_AUX_BATCH_STRIDE = 13,
     LT_DESC_SM_COUNT_TARGET = 15,
+    LT_DESC_EPILOGUE_AUX_DATA_TYPE = 22,
     LT_DESC_FAST_ACCUM = 25,
     LT_DESC_BIAS_DATA_TYPE = 26
 };
@@ -62,7 +67,17 @@ enum {
     LT_EPILOGUE_BIAS = 4,
     LT_EPILOGUE_RELU_BIAS = 6,
     LT_EPILOGUE_GELU = 32,
-    LT_EPILOGUE_GELU_BIAS = 36
+    LT_EPILOGUE_GELU_BIAS = 36,
+    LT_EPILOGUE_RELU_AUX = 130,
+    LT_EPILOGUE_RELU_AUX_BIAS = 134,
+    LT_EPILOGUE_DRELU = 136,
+    LT_EPILOGUE_DRELU_BGRAD = 152,
+    LT_EPILOGUE_GELU_AUX = 160,
+    LT_EPILOGUE_GELU_AUX_BIAS = 164,
+    LT_EPILOGUE_DGELU = 192,
+    LT_EPILOGUE_DGELU_BGRAD = 208,
+    LT_EPILOGUE_BGRADA = 256,
+    LT_EPILOGUE_BGRADB = 512
 };
 
 #define LT_HANDLE_MAGIC 0x6b6c7468u /* "kltH" */
@@ -86,8 +101,12 @@ typedef struct lt_desc {
     int32_t bias_type; /* -1: D's type */
     int32_t sm_count_target;
     int8_t fast_accum;
+    int32_t aux_type; /* -1: D's type */
     const void *bias;
     int64_t bias_batch_stride;
+    void *aux;
+    int64_t aux_ld;
+    int64_t aux_batch_stride;
 } lt_desc;
 
 typedef struct lt_layout {
@@ -276,6 +295,7 @@ static void desc_init(lt_desc *d, int compute, int scale)
     d->scale_type = scale;
     d->epilogue = LT_EPILOGUE_DEFAULT;
     d->bias_type = -1;
+    d->aux_type = -1;
 }
 
 static int desc_ok(const lt_desc *d)
@@ -337,6 +357,10 @@ VENDOR_API cublasStatus_t cublasLtMatmulDescSetAttribute(lt_desc *d, int attr, c
     case LT_DESC_SM_COUNT_TARGET: return set_value(&d->sm_count_target, 4, buf, bytes);
     case LT_DESC_FAST_ACCUM: return set_value(&d->fast_accum, 1, buf, bytes);
     case LT_DESC_BIAS_DATA_TYPE: return set_value(&d->bias_type, 4, buf, bytes);
+    case LT_DESC_EPILOGUE_AUX_POINTER: return set_value(&d->aux, sizeof(void *), buf, bytes);
+    case LT_DESC_EPILOGUE_AUX_LD: return set_value(&d->aux_ld, 8, buf, bytes);
+    case LT_DESC_EPILOGUE_AUX_BATCH_STRIDE: return set_value(&d->aux_batch_stride, 8, buf, bytes);
+    case LT_DESC_EPILOGUE_AUX_DATA_TYPE: return set_value(&d->aux_type, 4, buf, bytes);
     default: return unsupported_attribute(api, "matmul descriptor", attr);
     }
 }
@@ -362,10 +386,11 @@ VENDOR_API cublasStatus_t cublasLtMatmulDescGetAttribute(const lt_desc *d, int a
     case LT_DESC_BIAS_BATCH_STRIDE: return get_value(&d->bias_batch_stride, 8, buf, bytes, written);
     case LT_DESC_SM_COUNT_TARGET: return get_value(&d->sm_count_target, 4, buf, bytes, written);
     case LT_DESC_FAST_ACCUM: return get_value(&d->fast_accum, 1, buf, bytes, written);
-    case LT_DESC_BIAS_DATA_TYPE: {
-        int32_t t = d->bias_type;
-        return get_value(&t, 4, buf, bytes, written);
-    }
+    case LT_DESC_BIAS_DATA_TYPE: return get_value(&d->bias_type, 4, buf, bytes, written);
+    case LT_DESC_EPILOGUE_AUX_POINTER: return get_value(&d->aux, sizeof(void *), buf, bytes, written);
+    case LT_DESC_EPILOGUE_AUX_LD: return get_value(&d->aux_ld, 8, buf, bytes, written);
+    case LT_DESC_EPILOGUE_AUX_BATCH_STRIDE: return get_value(&d->aux_batch_stride, 8, buf, bytes, written);
+    case LT_DESC_EPILOGUE_AUX_DATA_TYPE: return get_value(&d->aux_type, 4, buf, bytes, written);
     default: return unsupported_attribute(api, "matmul descriptor", attr);
     }
 }
@@ -565,6 +590,12 @@ VENDOR_API cublasStatus_t cublasLtMatmulPreferenceGetAttribute(const lt_pref *p,
 static const char *epilogue_name(uint32_t e)
 {
     switch (e) {
+    case 1: return "CUBLASLT_EPILOGUE_DEFAULT";
+    case 2: return "CUBLASLT_EPILOGUE_RELU";
+    case 4: return "CUBLASLT_EPILOGUE_BIAS";
+    case 6: return "CUBLASLT_EPILOGUE_RELU_BIAS";
+    case 32: return "CUBLASLT_EPILOGUE_GELU";
+    case 36: return "CUBLASLT_EPILOGUE_GELU_BIAS";
     case 130: return "CUBLASLT_EPILOGUE_RELU_AUX";
     case 134: return "CUBLASLT_EPILOGUE_RELU_AUX_BIAS";
     case 136: return "CUBLASLT_EPILOGUE_DRELU";
@@ -681,23 +712,58 @@ static cublasStatus_t lt_plan(const char *api, const lt_desc *d, const lt_layout
     *scale = d->scale_type;
     switch (d->epilogue) {
     case LT_EPILOGUE_DEFAULT: break;
-    case LT_EPILOGUE_RELU: g->epilogue = VENDOR_EPILOGUE_RELU; break;
-    case LT_EPILOGUE_BIAS: g->epilogue = VENDOR_EPILOGUE_BIAS; break;
-    case LT_EPILOGUE_RELU_BIAS: g->epilogue = VENDOR_EPILOGUE_RELU | VENDOR_EPILOGUE_BIAS; break;
-    case LT_EPILOGUE_GELU: g->epilogue = VENDOR_EPILOGUE_GELU; break;
-    case LT_EPILOGUE_GELU_BIAS: g->epilogue = VENDOR_EPILOGUE_GELU | VENDOR_EPILOGUE_BIAS; break;
+    case LT_EPILOGUE_RELU:
+    case LT_EPILOGUE_BIAS:
+    case LT_EPILOGUE_RELU_BIAS:
+    case LT_EPILOGUE_GELU:
+    case LT_EPILOGUE_GELU_BIAS:
+    case LT_EPILOGUE_RELU_AUX:
+    case LT_EPILOGUE_RELU_AUX_BIAS:
+    case LT_EPILOGUE_DRELU:
+    case LT_EPILOGUE_DRELU_BGRAD:
+    case LT_EPILOGUE_GELU_AUX:
+    case LT_EPILOGUE_GELU_AUX_BIAS:
+    case LT_EPILOGUE_DGELU:
+    case LT_EPILOGUE_DGELU_BGRAD:
+    case LT_EPILOGUE_BGRADA:
+    case LT_EPILOGUE_BGRADB:
+        /* gemm.h's VENDOR_EPILOGUE_* bits are cuBLASLt's */
+        g->epilogue = d->epilogue;
+        break;
     default:
-        vendor_message(api, "epilogue %s (%u) is not supported by kemu (it has DEFAULT, RELU, BIAS, RELU_BIAS, GELU, "
-                            "GELU_BIAS)",
-                       epilogue_name(d->epilogue), d->epilogue);
+        vendor_message(api, "epilogue %u is not supported by kemu (it has DEFAULT, RELU, BIAS, RELU_BIAS, GELU, "
+                            "GELU_BIAS, RELU_AUX, RELU_AUX_BIAS, DRELU, DRELU_BGRAD, GELU_AUX, GELU_AUX_BIAS, DGELU, "
+                            "DGELU_BGRAD, BGRADA and BGRADB)",
+                       d->epilogue);
         return CUBLAS_STATUS_NOT_SUPPORTED;
     }
-    if (g->epilogue & VENDOR_EPILOGUE_BIAS) {
+    unsigned e = g->epilogue;
+    if (e & (VENDOR_EPILOGUE_BIAS | VENDOR_EPILOGUE_BGRAD | VENDOR_EPILOGUE_BGRADA | VENDOR_EPILOGUE_BGRADB)) {
         g->bias_type = d->bias_type >= 0 ? d->bias_type : g->dtype;
         if (!vendor_type_size(g->bias_type)) {
             vendor_message(api, "bias data type %s is not supported by kemu", vendor_type_name(g->bias_type));
             return CUBLAS_STATUS_NOT_SUPPORTED;
         }
+    }
+    if (e & VENDOR_EPILOGUE_AUX) {
+        /* ReLU's auxiliary matrix is a bit mask; GELU's has elements of
+         * EPILOGUE_AUX_DATA_TYPE (D's type by default) */
+        int mask = (e & (VENDOR_EPILOGUE_RELU | VENDOR_EPILOGUE_DRELU)) != 0;
+        g->aux_type = mask ? -1 : d->aux_type >= 0 ? d->aux_type : g->dtype;
+        if (!mask && !vendor_type_size(g->aux_type)) {
+            vendor_message(api, "epilogue auxiliary data type %s is not supported by kemu",
+                           vendor_type_name(g->aux_type));
+            return CUBLAS_STATUS_NOT_SUPPORTED;
+        }
+        int64_t unit = mask ? 128 : 8;
+        if (d->aux_ld < g->m || d->aux_ld % unit || d->aux_batch_stride % unit || d->aux_batch_stride < 0) {
+            vendor_message(api, "%s needs CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD (%lld) at least D's %lld rows, and it "
+                                "and EPILOGUE_AUX_BATCH_STRIDE (%lld) multiples of %lld",
+                           epilogue_name(e), (long long)d->aux_ld, (long long)g->m, (long long)d->aux_batch_stride,
+                           (long long)unit);
+            return CUBLAS_STATUS_INVALID_VALUE;
+        }
+        g->aux_ld = d->aux_ld;
     }
     if (d->pointer_mode != 0 && d->pointer_mode != 1) {
         vendor_message(api, "pointer mode %d is not supported by kemu (it takes HOST and DEVICE)", d->pointer_mode);
@@ -775,34 +841,64 @@ VENDOR_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, const lt_desc *d, c
         goto out;
     g.alpha = alpha_v;
     g.beta = beta_v;
-    if (alpha_v == 0)
+    unsigned e = g.epilogue;
+    /* what the call reads and writes besides A, B, C, D: the bias (read),
+     * the bias gradient (written), the auxiliary matrix (written by the
+     * forward epilogues, read by the backward ones) */
+    int bias_in = (e & VENDOR_EPILOGUE_BIAS) != 0;
+    int bias_out = (e & (VENDOR_EPILOGUE_BGRAD | VENDOR_EPILOGUE_BGRADA | VENDOR_EPILOGUE_BGRADB)) != 0;
+    int aux_mask = (e & VENDOR_EPILOGUE_AUX) && (e & (VENDOR_EPILOGUE_RELU | VENDOR_EPILOGUE_DRELU));
+    int aux_in = (e & VENDOR_EPILOGUE_AUX) && (e & (VENDOR_EPILOGUE_DRELU | VENDOR_EPILOGUE_DGELU));
+    int aux_out = (e & VENDOR_EPILOGUE_AUX) && !aux_in;
+    int64_t bias_len = e & VENDOR_EPILOGUE_BGRADB ? g.n : g.m;
+    int read_a = g.k && (alpha_v != 0 || (e & VENDOR_EPILOGUE_BGRADA));
+    int read_b = g.k && (alpha_v != 0 || (e & VENDOR_EPILOGUE_BGRADB));
+    if (!read_a && !read_b)
         g.k = 0; /* A and B are not read */
     size_t ea = vendor_type_size(g.atype), eb = vendor_type_size(g.btype), ec = vendor_type_size(g.ctype),
-           ed = vendor_type_size(g.dtype), ebias = g.epilogue & VENDOR_EPILOGUE_BIAS ? vendor_type_size(g.bias_type) : 0;
+           ed = vendor_type_size(g.dtype), ebias = bias_in || bias_out ? vendor_type_size(g.bias_type) : 0,
+           eaux = aux_mask ? 1 : (e & VENDOR_EPILOGUE_AUX) ? vendor_type_size(g.aux_type) : 0;
     int overflow = 0;
-    uint64_t bytes_a = g.k ? vendor_matrix_bytes((int64_t)a->rows, (int64_t)a->cols, a->ld, ea, &overflow) : 0;
-    uint64_t bytes_b = g.k ? vendor_matrix_bytes((int64_t)b->rows, (int64_t)b->cols, b->ld, eb, &overflow) : 0;
+    uint64_t bytes_a = read_a ? vendor_matrix_bytes((int64_t)a->rows, (int64_t)a->cols, a->ld, ea, &overflow) : 0;
+    uint64_t bytes_b = read_b ? vendor_matrix_bytes((int64_t)b->rows, (int64_t)b->cols, b->ld, eb, &overflow) : 0;
     uint64_t bytes_c = beta_v != 0 ? vendor_matrix_bytes(g.m, g.n, c->ld, ec, &overflow) : 0;
     uint64_t bytes_d = vendor_matrix_bytes(g.m, g.n, dl->ld, ed, &overflow);
+    /* the mask: bytes holding bits 0 .. (n - 1) * ld + m - 1 (ld is a multiple of 128) */
+    int64_t aux_rows = aux_mask ? (g.m + 7) / 8 : g.m, aux_ld = aux_mask ? g.aux_ld / 8 : g.aux_ld;
+    int64_t aux_stride = aux_mask ? d->aux_batch_stride / 8 : d->aux_batch_stride;
+    uint64_t bytes_aux = eaux ? vendor_matrix_bytes(aux_rows, g.n, aux_ld, eaux, &overflow) : 0;
     if (overflow) {
         st = CUBLAS_STATUS_INVALID_VALUE;
         goto out;
     }
+    if (eaux && !d->aux) {
+        vendor_message(api, "%s needs CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, which is NULL", epilogue_name(e));
+        st = CUBLAS_STATUS_INVALID_VALUE;
+        goto out;
+    }
+    if (ebias && !d->bias) {
+        vendor_message(api, "%s needs CUBLASLT_MATMUL_DESC_BIAS_POINTER, which is NULL", epilogue_name(e));
+        st = CUBLAS_STATUS_INVALID_VALUE;
+        goto out;
+    }
+    const char *base[6] = {"A", "B", "C", "D", "bias (CUBLASLT_MATMUL_DESC_BIAS_POINTER)",
+                           "aux (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER)"};
+    uint64_t bytes[6] = {bytes_a, bytes_b, bytes_c, bytes_d, ebias * (uint64_t)bias_len, bytes_aux};
     for (int64_t i = 0; i < batch; i++) {
-        const char *pa = bytes_a ? (const char *)A + i * a->stride * (int64_t)ea : NULL;
-        const char *pb = bytes_b ? (const char *)B + i * b->stride * (int64_t)eb : NULL;
-        const char *pc = bytes_c ? (const char *)C + i * c->stride * (int64_t)ec : NULL;
-        char *pd = (char *)D + i * dl->stride * (int64_t)ed;
-        const char *pbias = ebias ? (const char *)d->bias + i * d->bias_batch_stride * (int64_t)ebias : NULL;
-        char name[5][48];
-        const char *base[5] = {"A", "B", "C", "D", "bias (CUBLASLT_MATMUL_DESC_BIAS_POINTER)"};
-        for (int j = 0; j < 5; j++)
-            snprintf(name[j], sizeof name[j], batch > 1 ? "%s (batch entry %lld)" : "%s", base[j], (long long)i);
-        if (vendor_check_range(api, name[0], pa, bytes_a) || vendor_check_range(api, name[1], pb, bytes_b) ||
-            vendor_check_range(api, name[2], pc, bytes_c) || vendor_check_range(api, name[3], pd, bytes_d) ||
-            vendor_check_range(api, name[4], pbias, ebias * (uint64_t)g.m)) {
-            st = CUBLAS_STATUS_EXECUTION_FAILED;
-            goto out;
+        const void *ptr[6] = {
+            bytes_a ? (const char *)A + i * a->stride * (int64_t)ea : NULL,
+            bytes_b ? (const char *)B + i * b->stride * (int64_t)eb : NULL,
+            bytes_c ? (const char *)C + i * c->stride * (int64_t)ec : NULL,
+            (char *)D + i * dl->stride * (int64_t)ed,
+            ebias ? (const char *)d->bias + i * d->bias_batch_stride * (int64_t)ebias : NULL,
+            eaux ? (char *)d->aux + i * aux_stride * (int64_t)eaux : NULL};
+        for (int j = 0; j < 6; j++) {
+            char name[80];
+            snprintf(name, sizeof name, batch > 1 ? "%s (batch entry %lld)" : "%s", base[j], (long long)i);
+            if (vendor_check_range(api, name, ptr[j], bytes[j])) {
+                st = CUBLAS_STATUS_EXECUTION_FAILED;
+                goto out;
+            }
         }
     }
     for (int64_t i = 0; i < batch; i++) {
@@ -811,16 +907,20 @@ VENDOR_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, const lt_desc *d, c
         one.B = bytes_b ? (const char *)B + i * b->stride * (int64_t)eb : NULL;
         one.C = bytes_c ? (const char *)C + i * c->stride * (int64_t)ec : NULL;
         one.D = (char *)D + i * dl->stride * (int64_t)ed;
-        one.bias = ebias ? (const char *)d->bias + i * d->bias_batch_stride * (int64_t)ebias : NULL;
-        const char *base[4] = {"A", "B", "C", "bias (CUBLASLT_MATMUL_DESC_BIAS_POINTER)"};
-        const void *ptr[4] = {one.A, one.B, one.C, one.bias};
-        int64_t rows[4] = {(int64_t)a->rows, (int64_t)b->rows, g.m, g.m}, cols[4] = {(int64_t)a->cols, (int64_t)b->cols, g.n, 1};
-        int64_t lds[4] = {a->ld, b->ld, c->ld, g.m};
-        size_t elems[4] = {ea, eb, ec, ebias};
-        for (int j = 0; j < 4; j++) {
-            char name[64];
-            snprintf(name, sizeof name, batch > 1 ? "%s (batch entry %lld)" : "%s", base[j], (long long)i);
-            if (ptr[j] && (j >= 2 || one.k))
+        char *pbias = ebias ? (char *)d->bias + i * d->bias_batch_stride * (int64_t)ebias : NULL;
+        one.bias = bias_in ? pbias : NULL;
+        one.bgrad = bias_out ? pbias : NULL;
+        one.aux = eaux ? (char *)d->aux + i * aux_stride * (int64_t)eaux : NULL;
+        const void *ptr[5] = {one.A, one.B, one.C, one.bias, aux_in ? one.aux : NULL};
+        int64_t rows[5] = {(int64_t)a->rows, (int64_t)b->rows, g.m, g.m, aux_rows};
+        int64_t cols[5] = {(int64_t)a->cols, (int64_t)b->cols, g.n, 1, g.n};
+        int64_t lds[5] = {a->ld, b->ld, c->ld, g.m, aux_ld};
+        size_t elems[5] = {ea, eb, ec, ebias, eaux};
+        const int which[5] = {0, 1, 2, 4, 5};
+        for (int j = 0; j < 5; j++) {
+            char name[80];
+            snprintf(name, sizeof name, batch > 1 ? "%s (batch entry %lld)" : "%s", base[which[j]], (long long)i);
+            if (ptr[j])
                 vendor_note_read(dev, api, name, ptr[j], rows[j], cols[j], lds[j], elems[j]);
         }
         if (vendor_gemm_run(&one)) {
@@ -829,6 +929,10 @@ VENDOR_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, const lt_desc *d, c
             goto out;
         }
         vendor_mark_written(dev, one.D, g.m, g.n, dl->ld, ed);
+        if (one.bgrad)
+            vendor_mark_written(dev, one.bgrad, bias_len, 1, bias_len, ebias);
+        if (aux_out)
+            vendor_mark_written(dev, one.aux, aux_rows, g.n, aux_ld, eaux);
     }
 out:
     cublas_end();

@@ -309,6 +309,7 @@ if [ "$native" = 1 ] || [ -f "$cublas_dir/libcublas.so.13" ]; then
     have_cublas=1
     build cublas_gemm "$shared -lcublas" cublas_gemm.cu
     build cublaslt_matmul "$shared -lcublasLt" cublaslt_matmul.cu
+    build cublaslt_epilogues "$shared -lcublasLt" cublaslt_epilogues.cu
     build cublas_errors "$shared -lcublas -lcublasLt" cublas_errors.cu
     # a DT_RPATH to the toolkit's libraries outranks LD_LIBRARY_PATH: kemu
     # exec preloads its libcublasLt then
@@ -425,6 +426,10 @@ if [ "$have_cublas" = 1 ]; then
     check cublas_gemm cublas_gemm
     check cublas_gemm_checkers cublas_gemm --tool initcheck,memcheck,racecheck --error-exitcode 9
     check cublaslt_matmul cublaslt_matmul
+    check cublaslt_epilogues cublaslt_epilogues
+    # what the epilogues write (the auxiliary matrix, bias gradients) is
+    # initialized for the backward ones that read it
+    check cublaslt_epilogues_checkers cublaslt_epilogues --tool initcheck,memcheck --error-exitcode 9
     check cublaslt_rpath cublaslt_rpath
     check cublas_errors cublas_errors
     check cublas_threads cublas_errors --threads 1 -- threads 1
@@ -446,7 +451,7 @@ if [ "$have_cublas" = 1 ]; then
         fi
     fi
 else
-    for name in cublas_gemm cublaslt_matmul cublas_errors; do
+    for name in cublas_gemm cublaslt_matmul cublaslt_epilogues cublas_errors; do
         selected "$name" || continue
         skipped=$((skipped + 1))
         echo "SKIP: $name (kemu's libcublas is not built: configure found no OpenBLAS)"
