@@ -633,3 +633,38 @@ VENDOR_API cublasStatus_t cublasGetVectorAsync(int n, int elem, const void *x, i
 {
     return copy_vector("cublasGetVectorAsync", stream, 0, n, elem, x, incx, y, incy);
 }
+
+/* The _64 forms: the same copies with 64-bit sizes (kemu's copies take them). */
+#define COPY_MATRIX_64(NAME, TO_DEVICE)                                                                            \
+    VENDOR_API cublasStatus_t NAME##_64(int64_t rows, int64_t cols, int64_t elem, const void *A, int64_t lda, void *B, \
+                                   int64_t ldb);                                                                 \
+    VENDOR_API cublasStatus_t NAME##_64(int64_t rows, int64_t cols, int64_t elem, const void *A, int64_t lda, void *B, \
+                                   int64_t ldb)                                                                  \
+    {                                                                                                              \
+        return copy_matrix(#NAME "_64", NULL, TO_DEVICE, rows, cols, elem, A, lda, B, ldb);                              \
+    }                                                                                                              \
+    VENDOR_API cublasStatus_t NAME##Async_64(int64_t rows, int64_t cols, int64_t elem, const void *A, int64_t lda,    \
+                                          void *B, int64_t ldb, cudaStream_t stream);                            \
+    VENDOR_API cublasStatus_t NAME##Async_64(int64_t rows, int64_t cols, int64_t elem, const void *A, int64_t lda,    \
+                                          void *B, int64_t ldb, cudaStream_t stream)                             \
+    {                                                                                                              \
+        return copy_matrix(#NAME "Async_64", stream, TO_DEVICE, rows, cols, elem, A, lda, B, ldb);                    \
+    }
+#define COPY_VECTOR_64(NAME, TO_DEVICE)                                                                            \
+    VENDOR_API cublasStatus_t NAME##_64(int64_t n, int64_t elem, const void *x, int64_t incx, void *y, int64_t incy);  \
+    VENDOR_API cublasStatus_t NAME##_64(int64_t n, int64_t elem, const void *x, int64_t incx, void *y, int64_t incy)   \
+    {                                                                                                              \
+        return copy_vector(#NAME "_64", NULL, TO_DEVICE, n, elem, x, incx, y, incy);                                     \
+    }                                                                                                              \
+    VENDOR_API cublasStatus_t NAME##Async_64(int64_t n, int64_t elem, const void *x, int64_t incx, void *y,           \
+                                          int64_t incy, cudaStream_t stream);                                    \
+    VENDOR_API cublasStatus_t NAME##Async_64(int64_t n, int64_t elem, const void *x, int64_t incx, void *y,           \
+                                          int64_t incy, cudaStream_t stream)                                     \
+    {                                                                                                              \
+        return copy_vector(#NAME "Async_64", stream, TO_DEVICE, n, elem, x, incx, y, incy);                           \
+    }
+
+COPY_MATRIX_64(cublasSetMatrix, 1)
+COPY_MATRIX_64(cublasGetMatrix, 0)
+COPY_VECTOR_64(cublasSetVector, 1)
+COPY_VECTOR_64(cublasGetVector, 0)

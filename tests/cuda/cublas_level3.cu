@@ -7,10 +7,10 @@
 // gemm (conjugate transposes, strided and pointer-array batches) and
 // gemv, the complex level-1 routines (axpy, dotu, dotc, nrm2, asum, scal,
 // Csscal, iamax, copy, swap), and the `_64` forms (64-bit sizes, an
-// int64_t iamax result). The part of a triangular or symmetric matrix a
-// routine must not read holds NaN. With the argument "big", a `_64` call
-// with a size above 2^31-1, which kemu refuses (tests/cuda/run.sh checks
-// the message).
+// int64_t iamax result, Set/GetMatrix and Set/GetVector). The part of a
+// triangular or symmetric matrix a routine must not read holds NaN. With
+// the argument "big", a `_64` call with a size above 2^31-1, which kemu
+// refuses (tests/cuda/run.sh checks the message).
 #include <cublas_v2.h>
 #include <cuComplex.h>
 #include <cuda_runtime.h>
@@ -585,6 +585,27 @@ static void test_real_64(cublasHandle_t h)
         if (!near(gw[i], s, 1e-10)) bad++;
     }
     report("real _64 level 1/2", bad);
+
+    // Set/GetMatrix and Set/GetVector(Async) _64: a 3 x 4 block into a
+    // matrix with ld 5 and back; every other element of a vector
+    bad = 0;
+    std::vector<float> hm(3 * 4), back(3 * 4, 0), hv(6), vback(12, -1);
+    for (size_t i = 0; i < hm.size(); i++) hm[i] = (float)i + 0.5f;
+    for (size_t i = 0; i < hv.size(); i++) hv[i] = (float)i - 2;
+    float *dm, *dv;
+    CHECK(cudaMalloc(&dm, 5 * 4 * sizeof(float)));
+    CHECK(cudaMalloc(&dv, 12 * sizeof(float)));
+    BLAS(cublasSetMatrix_64(3, 4, sizeof(float), hm.data(), 3, dm, 5));
+    BLAS(cublasGetMatrix_64(3, 4, sizeof(float), dm, 5, back.data(), 3));
+    if (back != hm) bad++;
+    BLAS(cublasSetVector_64(6, sizeof(float), hv.data(), 1, dv, 2));
+    BLAS(cublasGetVectorAsync_64(6, sizeof(float), dv, 2, vback.data(), 2, 0));
+    CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < 6; i++)
+        if (vback[2 * i] != hv[i] || vback[2 * i + 1] != -1) bad++;
+    report("Set/GetMatrix_64, Set/GetVector(Async)_64", bad);
+    CHECK(cudaFree(dm));
+    CHECK(cudaFree(dv));
 }
 
 int main(int argc, char **argv)
