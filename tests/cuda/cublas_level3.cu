@@ -7,9 +7,9 @@
 // gemm (conjugate transposes, strided and pointer-array batches) and
 // gemv, the complex level-1 routines (axpy, dotu, dotc, nrm2, asum, scal,
 // Csscal, iamax, copy, swap), and the `_64` forms (64-bit sizes, an
-// int64_t iamax result, Set/GetMatrix and Set/GetVector). The part of a
-// triangular or symmetric matrix a routine must not read holds NaN. With
-// the argument "big", a `_64` call with a size above 2^31-1, which kemu
+// int64_t iamax result, Set/GetMatrix, Set/GetVector, SgemmEx). The part
+// of a triangular or symmetric matrix a routine must not read holds NaN.
+// With the argument "big", a `_64` call with a size above 2^31-1, which kemu
 // refuses (tests/cuda/run.sh checks the message).
 #include <cublas_v2.h>
 #include <cuComplex.h>
@@ -585,6 +585,18 @@ static void test_real_64(cublasHandle_t h)
         if (!near(gw[i], s, 1e-10)) bad++;
     }
     report("real _64 level 1/2", bad);
+
+    // SgemmEx_64: float operands, C = A B (3 x 4 x 2)
+    bad = 0;
+    mat<float> GA(3, 2, 3), GB(2, 4, 2), GC(3, 4, 3);
+    float ga = 1, gb = 0;
+    BLAS(cublasSgemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, (int64_t)3, (int64_t)4, (int64_t)2, &ga, GA.d, CUDA_R_32F,
+                          (int64_t)3, GB.d, CUDA_R_32F, (int64_t)2, &gb, GC.d, CUDA_R_32F, (int64_t)3));
+    std::vector<cd> gc = GC.download();
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 3; i++)
+            if (!near(gc[i + j * 3], GA.at(i, 0) * GB.at(0, j) + GA.at(i, 1) * GB.at(1, j), 2e-4)) bad++;
+    report("SgemmEx_64", bad);
 
     // Set/GetMatrix and Set/GetVector(Async) _64: a 3 x 4 block into a
     // matrix with ld 5 and back; every other element of a vector
