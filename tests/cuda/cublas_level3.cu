@@ -620,6 +620,47 @@ static void test_real_64(cublasHandle_t h)
     CHECK(cudaFree(dv));
 }
 
+// Only the lower triangles of A (trsm) and C (syrk, beta 1) are ever
+// written: under initcheck (cublas_level3_checkers) the calls must not be
+// reported, as they read nothing else.
+static void test_triangle_only(cublasHandle_t h)
+{
+    const int n = 4;
+    double *dA, *dB, *dC;
+    CHECK(cudaMalloc(&dA, n * n * sizeof(double)));
+    CHECK(cudaMalloc(&dB, n * sizeof(double)));
+    CHECK(cudaMalloc(&dC, n * n * sizeof(double)));
+    double L[n * n] = {0}, b[n] = {1, 2, 3, 4};
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) L[i + j * n] = i == j ? 2 : 0.5;
+    for (int j = 0; j < n; j++) {
+        CHECK(cudaMemcpy(dA + j * n + j, L + j * n + j, (n - j) * sizeof(double), cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(dC + j * n + j, L + j * n + j, (n - j) * sizeof(double), cudaMemcpyHostToDevice));
+    }
+    CHECK(cudaMemcpy(dB, b, sizeof b, cudaMemcpyHostToDevice));
+    double one = 1;
+    BLAS(cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, 1, &one, dA, n,
+                     dB, n));
+    BLAS(cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, 1, &one, dB, n, &one, dC, n));
+    double x[n], c[n * n];
+    CHECK(cudaMemcpy(x, dB, sizeof x, cudaMemcpyDeviceToHost));
+    for (int j = 0; j < n; j++)
+        CHECK(cudaMemcpy(c + j * n + j, dC + j * n + j, (n - j) * sizeof(double), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < n; i++) { // forward substitution, by hand
+        double s = b[i];
+        for (int q = 0; q < i; q++) s -= L[i + q * n] * x[q];
+        if (std::fabs(x[i] - s / L[i + i * n]) > 1e-12) bad++;
+    }
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++)
+            if (std::fabs(c[i + j * n] - (L[i + j * n] + x[i] * x[j])) > 1e-12) bad++;
+    report("trsm and syrk on lower triangles only", bad);
+    CHECK(cudaFree(dA));
+    CHECK(cudaFree(dB));
+    CHECK(cudaFree(dC));
+}
+
 int main(int argc, char **argv)
 {
     cublasHandle_t h;
@@ -683,6 +724,7 @@ int main(int argc, char **argv)
     test_cgemm<cuComplex, int>(h, cublasCgemm, "Cgemm N T", CUBLAS_OP_N, CUBLAS_OP_T);
     test_cgemm<cuDoubleComplex, int64_t>(h, cublasZgemm_v2_64, "Zgemm_v2_64 T C", CUBLAS_OP_T, CUBLAS_OP_C);
     test_cgemm_batched(h);
+    test_triangle_only(h);
     test_complex_level12(h);
     test_real_64(h);
     BLAS(cublasDestroy(h));
