@@ -668,3 +668,221 @@ COPY_MATRIX_64(cublasSetMatrix, 1)
 COPY_MATRIX_64(cublasGetMatrix, 0)
 COPY_VECTOR_64(cublasSetVector, 1)
 COPY_VECTOR_64(cublasGetVector, 0)
+
+/* ---- level 2: triangular, symmetric and Hermitian ------------------------------------ */
+
+enum { FILL_LOWER = 0, FILL_UPPER = 1 };
+
+/* The triangle of an n x n matrix read (diag: with the diagonal). */
+static void note_triangle(kemu_device *dev, const char *api, const char *arg, const void *p, int64_t n, int64_t ld,
+                          size_t elem, int lower, int diag)
+{
+    for (int64_t j = 0; j < n; j++) {
+        int64_t first = lower ? (diag ? j : j + 1) : 0, last = lower ? n : (diag ? j + 1 : j);
+        if (last > first)
+            vendor_note_read(dev, api, arg, (const char *)p + (size_t)(j * ld + first) * elem, last - first, 1, ld,
+                             elem);
+    }
+}
+
+static void mark_triangle(kemu_device *dev, void *p, int64_t n, int64_t ld, size_t elem, int lower)
+{
+    for (int64_t j = 0; j < n; j++) {
+        int64_t first = lower ? j : 0, last = lower ? n : j + 1;
+        vendor_mark_written(dev, (char *)p + (size_t)(j * ld + first) * elem, last - first, 1, ld, elem);
+    }
+}
+
+/* x = op(A)^-1 x (solve) or op(A) x, A triangular */
+static cublasStatus_t do_trmv(const char *api, cublasHandle_t h, const blas_type *t, int solve, int uplo, int trans,
+                              int diag, int64_t n, const void *A, int64_t lda, void *x, int64_t incx)
+{
+    BEGIN(api);
+    if ((uplo != FILL_LOWER && uplo != FILL_UPPER) || !valid_op(trans) || (diag != 0 && diag != 1) || n < 0 ||
+        lda < (n > 1 ? n : 1) || incx == 0)
+        FAIL(CUBLAS_STATUS_INVALID_VALUE);
+    if (n == 0)
+        goto out;
+    CHECK_FITS(api, blas_big(n) || blas_big(lda) || blas_big(incx));
+    CHECK_MATRIX(api, "A", A, n, n, lda, t->elem);
+    CHECK_VECTOR(api, "x", x, n, incx, t->elem);
+    note_triangle(dev, api, "A", A, n, lda, t->elem, uplo == FILL_LOWER, diag == 0);
+    NOTE_READ(api, "x", x, n, incx, t->elem);
+    enum CBLAS_UPLO u = uplo == FILL_LOWER ? CblasLower : CblasUpper;
+    enum CBLAS_DIAG d = diag ? CblasUnit : CblasNonUnit;
+    enum CBLAS_TRANSPOSE o = cblas_op(trans);
+    int in = (int)n, ia = (int)lda, ix = (int)incx;
+    switch (t->name) {
+    case 'S': (solve ? cblas_strsv : cblas_strmv)(CblasColMajor, u, o, d, in, A, ia, x, ix); break;
+    case 'D': (solve ? cblas_dtrsv : cblas_dtrmv)(CblasColMajor, u, o, d, in, A, ia, x, ix); break;
+    case 'C': (solve ? cblas_ctrsv : cblas_ctrmv)(CblasColMajor, u, o, d, in, A, ia, x, ix); break;
+    default: (solve ? cblas_ztrsv : cblas_ztrmv)(CblasColMajor, u, o, d, in, A, ia, x, ix); break;
+    }
+    blas_wrote_vector(dev, x, n, incx, t->elem);
+out:
+    cublas_end();
+    return st;
+}
+
+/* y = alpha A x + beta y, A symmetric (real types) or Hermitian (complex),
+ * only its uplo triangle read; beta == 0 does not read y */
+static cublasStatus_t do_symv(const char *api, cublasHandle_t h, const blas_type *t, int uplo, int64_t n,
+                              const void *alpha, const void *A, int64_t lda, const void *x, int64_t incx,
+                              const void *beta, void *y, int64_t incy)
+{
+    BEGIN(api);
+    blas_scalar_t a, b;
+    if ((uplo != FILL_LOWER && uplo != FILL_UPPER) || n < 0 || lda < (n > 1 ? n : 1) || incx == 0 || incy == 0)
+        FAIL(CUBLAS_STATUS_INVALID_VALUE);
+    if (n == 0)
+        goto out;
+    CHECK_FITS(api, blas_big(n) || blas_big(lda) || blas_big(incx) || blas_big(incy));
+    if ((st = blas_scalar(api, "alpha", device_mode, alpha, t->elem, &a)) ||
+        (st = blas_scalar(api, "beta", device_mode, beta, t->elem, &b)))
+        goto out;
+    int beta_zero = blas_scalar_zero(t, &b, t->elem);
+    CHECK_MATRIX(api, "A", A, n, n, lda, t->elem);
+    CHECK_VECTOR(api, "x", x, n, incx, t->elem);
+    CHECK_VECTOR(api, "y", y, n, incy, t->elem);
+    note_triangle(dev, api, "A", A, n, lda, t->elem, uplo == FILL_LOWER, 1);
+    NOTE_READ(api, "x", x, n, incx, t->elem);
+    if (!beta_zero) {
+        NOTE_READ(api, "y", y, n, incy, t->elem);
+    } else {
+        int64_t step = incy < 0 ? -incy : incy;
+        for (int64_t i = 0; i < n; i++)
+            memset((char *)y + (size_t)(i * step) * t->elem, 0, t->elem);
+    }
+    enum CBLAS_UPLO u = uplo == FILL_LOWER ? CblasLower : CblasUpper;
+    int in = (int)n, ia = (int)lda, ix = (int)incx, iy = (int)incy;
+    switch (t->name) {
+    case 'S': cblas_ssymv(CblasColMajor, u, in, a.f, A, ia, x, ix, b.f, y, iy); break;
+    case 'D': cblas_dsymv(CblasColMajor, u, in, a.d, A, ia, x, ix, b.d, y, iy); break;
+    case 'C': cblas_chemv(CblasColMajor, u, in, a.c, A, ia, x, ix, b.c, y, iy); break;
+    default: cblas_zhemv(CblasColMajor, u, in, a.z, A, ia, x, ix, b.z, y, iy); break;
+    }
+    blas_wrote_vector(dev, y, n, incy, t->elem);
+out:
+    cublas_end();
+    return st;
+}
+
+/* A = alpha x x^T + A (syr; her: x x^H, real alpha) or alpha (x y^T + y x^T)
+ * + A (syr2; her2: alpha x y^H + conj(alpha) y x^H), the uplo triangle */
+static cublasStatus_t do_syr(const char *api, cublasHandle_t h, const blas_type *t, int two, int uplo, int64_t n,
+                             const void *alpha, const void *x, int64_t incx, const void *y, int64_t incy, void *A,
+                             int64_t lda)
+{
+    BEGIN(api);
+    blas_scalar_t a;
+    int complex_type = t->elem != t->real;
+    if ((uplo != FILL_LOWER && uplo != FILL_UPPER) || n < 0 || lda < (n > 1 ? n : 1) || incx == 0 ||
+        (two && incy == 0))
+        FAIL(CUBLAS_STATUS_INVALID_VALUE);
+    if (n == 0)
+        goto out;
+    CHECK_FITS(api, blas_big(n) || blas_big(lda) || blas_big(incx) || blas_big(incy));
+    /* her takes a real alpha, her2 a complex one */
+    if ((st = blas_scalar(api, "alpha", device_mode, alpha, complex_type && !two ? t->real : t->elem, &a)))
+        goto out;
+    CHECK_VECTOR(api, "x", x, n, incx, t->elem);
+    if (two)
+        CHECK_VECTOR(api, "y", y, n, incy, t->elem);
+    CHECK_MATRIX(api, "A", A, n, n, lda, t->elem);
+    int lower = uplo == FILL_LOWER;
+    NOTE_READ(api, "x", x, n, incx, t->elem);
+    if (two)
+        NOTE_READ(api, "y", y, n, incy, t->elem);
+    note_triangle(dev, api, "A", A, n, lda, t->elem, lower, 1);
+    enum CBLAS_UPLO u = lower ? CblasLower : CblasUpper;
+    int in = (int)n, ia = (int)lda, ix = (int)incx, iy = (int)incy;
+    switch (t->name) {
+    case 'S':
+        if (two)
+            cblas_ssyr2(CblasColMajor, u, in, a.f, x, ix, y, iy, A, ia);
+        else
+            cblas_ssyr(CblasColMajor, u, in, a.f, x, ix, A, ia);
+        break;
+    case 'D':
+        if (two)
+            cblas_dsyr2(CblasColMajor, u, in, a.d, x, ix, y, iy, A, ia);
+        else
+            cblas_dsyr(CblasColMajor, u, in, a.d, x, ix, A, ia);
+        break;
+    case 'C':
+        if (two)
+            cblas_cher2(CblasColMajor, u, in, a.c, x, ix, y, iy, A, ia);
+        else
+            cblas_cher(CblasColMajor, u, in, a.f, x, ix, A, ia);
+        break;
+    default:
+        if (two)
+            cblas_zher2(CblasColMajor, u, in, a.z, x, ix, y, iy, A, ia);
+        else
+            cblas_zher(CblasColMajor, u, in, a.d, x, ix, A, ia);
+        break;
+    }
+    mark_triangle(dev, A, n, lda, t->elem, lower);
+out:
+    cublas_end();
+    return st;
+}
+
+#define TRMV(NAME, T, SOLVE, I, SUF)                                                                               \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int uplo, int trans, int diag, I n, const void *A,       \
+                                        I lda, void *x, I incx);                                                 \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int uplo, int trans, int diag, I n, const void *A,       \
+                                        I lda, void *x, I incx)                                                  \
+    {                                                                                                              \
+        return do_trmv(#NAME #SUF, h, &T, SOLVE, uplo, trans, diag, n, A, lda, x, incx);                           \
+    }
+#define SYMV(NAME, T, I, SUF)                                                                                      \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int uplo, I n, const void *alpha, const void *A, I lda,  \
+                                        const void *x, I incx, const void *beta, void *y, I incy);               \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int uplo, I n, const void *alpha, const void *A, I lda,  \
+                                        const void *x, I incx, const void *beta, void *y, I incy)                \
+    {                                                                                                              \
+        return do_symv(#NAME #SUF, h, &T, uplo, n, alpha, A, lda, x, incx, beta, y, incy);                         \
+    }
+#define SYR(NAME, T, I, SUF)                                                                                       \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int uplo, I n, const void *alpha, const void *x, I incx, \
+                                        void *A, I lda);                                                         \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int uplo, I n, const void *alpha, const void *x, I incx, \
+                                        void *A, I lda)                                                          \
+    {                                                                                                              \
+        return do_syr(#NAME #SUF, h, &T, 0, uplo, n, alpha, x, incx, NULL, 1, A, lda);                             \
+    }
+#define SYR2(NAME, T, I, SUF)                                                                                      \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int uplo, I n, const void *alpha, const void *x, I incx, \
+                                        const void *y, I incy, void *A, I lda);                                  \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int uplo, I n, const void *alpha, const void *x, I incx, \
+                                        const void *y, I incy, void *A, I lda)                                   \
+    {                                                                                                              \
+        return do_syr(#NAME #SUF, h, &T, 1, uplo, n, alpha, x, incx, y, incy, A, lda);                             \
+    }
+
+/* (CBLAS has no complex symv, syr, syr2: cublasCsymv ... stay stubs) */
+#define LEVEL2_TRIANGULAR(I, SUF)                                                                                  \
+    TRMV(cublasStrsv, blas_s, 1, I, SUF)                                                                           \
+    TRMV(cublasDtrsv, blas_d, 1, I, SUF)                                                                           \
+    TRMV(cublasCtrsv, blas_c, 1, I, SUF)                                                                           \
+    TRMV(cublasZtrsv, blas_z, 1, I, SUF)                                                                           \
+    TRMV(cublasStrmv, blas_s, 0, I, SUF)                                                                           \
+    TRMV(cublasDtrmv, blas_d, 0, I, SUF)                                                                           \
+    TRMV(cublasCtrmv, blas_c, 0, I, SUF)                                                                           \
+    TRMV(cublasZtrmv, blas_z, 0, I, SUF)                                                                           \
+    SYMV(cublasSsymv, blas_s, I, SUF)                                                                              \
+    SYMV(cublasDsymv, blas_d, I, SUF)                                                                              \
+    SYMV(cublasChemv, blas_c, I, SUF)                                                                              \
+    SYMV(cublasZhemv, blas_z, I, SUF)                                                                              \
+    SYR(cublasSsyr, blas_s, I, SUF)                                                                                \
+    SYR(cublasDsyr, blas_d, I, SUF)                                                                                \
+    SYR(cublasCher, blas_c, I, SUF)                                                                                \
+    SYR(cublasZher, blas_z, I, SUF)                                                                                \
+    SYR2(cublasSsyr2, blas_s, I, SUF)                                                                              \
+    SYR2(cublasDsyr2, blas_d, I, SUF)                                                                              \
+    SYR2(cublasCher2, blas_c, I, SUF)                                                                              \
+    SYR2(cublasZher2, blas_z, I, SUF)
+
+LEVEL2_TRIANGULAR(int, _v2)
+LEVEL2_TRIANGULAR(int64_t, _v2_64)

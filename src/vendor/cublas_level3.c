@@ -450,3 +450,146 @@ out:
 
 LEVEL3(int, _v2, )
 LEVEL3(int64_t, _v2_64, _64)
+
+/* ---- the BLAS-like extensions geam and dgmm --------------------------------------------- */
+
+/* Element i of a real or complex array, as re/im doubles, and its store. */
+static void load_c(const blas_type *t, const void *p, size_t i, double *re, double *im)
+{
+    int cx = t->elem != t->real;
+    *re = vendor_load(p, t->type, cx ? 2 * i : i);
+    *im = cx ? vendor_load(p, t->type, 2 * i + 1) : 0;
+}
+
+static void store_c(const blas_type *t, void *p, size_t i, double re, double im)
+{
+    int cx = t->elem != t->real;
+    vendor_store(p, t->type, cx ? 2 * i : i, re);
+    if (cx)
+        vendor_store(p, t->type, 2 * i + 1, im);
+}
+
+/* C = alpha op(A) + beta op(B) (m x n); alpha == 0 does not read A, beta
+ * == 0 not B; C may be A or B (computed through a copy) */
+static cublasStatus_t do_geam(const char *api, cublasHandle_t h, const blas_type *t, int ta, int tb, int64_t m,
+                              int64_t n, const void *alpha, const void *A, int64_t lda, const void *beta,
+                              const void *B, int64_t ldb, void *C, int64_t ldc)
+{
+    BEGIN(api);
+    blas_scalar_t a, b;
+    int64_t ar = ta == CUBLAS_OP_N ? m : n, br = tb == CUBLAS_OP_N ? m : n;
+    if (!valid_op(ta) || !valid_op(tb) || m < 0 || n < 0 || lda < (ar > 1 ? ar : 1) || ldb < (br > 1 ? br : 1) ||
+        ldc < (m > 1 ? m : 1))
+        FAIL(CUBLAS_STATUS_INVALID_VALUE);
+    if (m == 0 || n == 0)
+        goto out;
+    if ((st = blas_scalar(api, "alpha", device_mode, alpha, t->elem, &a)) ||
+        (st = blas_scalar(api, "beta", device_mode, beta, t->elem, &b)))
+        goto out;
+    int use_a = !blas_scalar_zero(t, &a, t->elem), use_b = !blas_scalar_zero(t, &b, t->elem);
+    if (use_a)
+        CHECK_MATRIX(api, "A", A, ar, ta == CUBLAS_OP_N ? n : m, lda, t->elem);
+    if (use_b)
+        CHECK_MATRIX(api, "B", B, br, tb == CUBLAS_OP_N ? n : m, ldb, t->elem);
+    CHECK_MATRIX(api, "C", C, m, n, ldc, t->elem);
+    if (use_a)
+        vendor_note_read(dev, api, "A", A, ar, ta == CUBLAS_OP_N ? n : m, lda, t->elem);
+    if (use_b)
+        vendor_note_read(dev, api, "B", B, br, tb == CUBLAS_OP_N ? n : m, ldb, t->elem);
+    double *out = malloc((size_t)(m * n) * 2 * sizeof(double));
+    if (!out) {
+        vendor_message(api, "out of host memory");
+        FAIL(CUBLAS_STATUS_ALLOC_FAILED);
+    }
+    double ar_, ai_, br_, bi_;
+    load_c(t, a.b, 0, &ar_, &ai_);
+    load_c(t, b.b, 0, &br_, &bi_);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double re = 0, im = 0, xr, xi;
+            if (use_a) {
+                load_c(t, A, (size_t)(ta == CUBLAS_OP_N ? j * lda + i : i * lda + j), &xr, &xi);
+                if (ta == CUBLAS_OP_C)
+                    xi = -xi;
+                re += ar_ * xr - ai_ * xi;
+                im += ar_ * xi + ai_ * xr;
+            }
+            if (use_b) {
+                load_c(t, B, (size_t)(tb == CUBLAS_OP_N ? j * ldb + i : i * ldb + j), &xr, &xi);
+                if (tb == CUBLAS_OP_C)
+                    xi = -xi;
+                re += br_ * xr - bi_ * xi;
+                im += br_ * xi + bi_ * xr;
+            }
+            out[2 * (j * m + i)] = re;
+            out[2 * (j * m + i) + 1] = im;
+        }
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++)
+            store_c(t, C, (size_t)(j * ldc + i), out[2 * (j * m + i)], out[2 * (j * m + i) + 1]);
+    free(out);
+    vendor_mark_written(dev, C, m, n, ldc, t->elem);
+out:
+    cublas_end();
+    return st;
+}
+
+/* C = A diag(x) (side right) or diag(x) A (side left); C may be A */
+static cublasStatus_t do_dgmm(const char *api, cublasHandle_t h, const blas_type *t, int side, int64_t m, int64_t n,
+                              const void *A, int64_t lda, const void *x, int64_t incx, void *C, int64_t ldc)
+{
+    BEGIN(api);
+    if ((side != SIDE_LEFT && side != SIDE_RIGHT) || m < 0 || n < 0 || lda < (m > 1 ? m : 1) ||
+        ldc < (m > 1 ? m : 1))
+        FAIL(CUBLAS_STATUS_INVALID_VALUE);
+    if (m == 0 || n == 0)
+        goto out;
+    int64_t xn = side == SIDE_LEFT ? m : n;
+    CHECK_MATRIX(api, "A", A, m, n, lda, t->elem);
+    CHECK_VECTOR(api, "x", x, xn, incx, t->elem);
+    CHECK_MATRIX(api, "C", C, m, n, ldc, t->elem);
+    vendor_note_read(dev, api, "A", A, m, n, lda, t->elem);
+    NOTE_READ(api, "x", x, xn, incx, t->elem);
+    /* a negative increment walks x from its end, as in BLAS (0: one element for all) */
+    int64_t step = incx < 0 ? -incx : incx;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            int64_t k = side == SIDE_LEFT ? i : j;
+            size_t xi = (size_t)((incx < 0 ? xn - 1 - k : k) * step);
+            double ar, ai, xr, xim;
+            load_c(t, A, (size_t)(j * lda + i), &ar, &ai);
+            load_c(t, x, xi, &xr, &xim);
+            store_c(t, C, (size_t)(j * ldc + i), ar * xr - ai * xim, ar * xim + ai * xr);
+        }
+    vendor_mark_written(dev, C, m, n, ldc, t->elem);
+out:
+    cublas_end();
+    return st;
+}
+
+#define GEAM(P, T, I, B)                                                                                           \
+    VENDOR_API cublasStatus_t cublas##P##geam##B(cublasHandle_t h, int ta, int tb, I m, I n, const void *alpha,   \
+                                                 const void *A, I lda, const void *beta, const void *B_, I ldb,   \
+                                                 void *C, I ldc);                                                \
+    VENDOR_API cublasStatus_t cublas##P##geam##B(cublasHandle_t h, int ta, int tb, I m, I n, const void *alpha,   \
+                                                 const void *A, I lda, const void *beta, const void *B_, I ldb,   \
+                                                 void *C, I ldc)                                                 \
+    {                                                                                                              \
+        return do_geam("cublas" #P "geam" #B, h, &T, ta, tb, m, n, alpha, A, lda, beta, B_, ldb, C, ldc);          \
+    }                                                                                                              \
+    VENDOR_API cublasStatus_t cublas##P##dgmm##B(cublasHandle_t h, int side, I m, I n, const void *A, I lda,      \
+                                                 const void *x, I incx, void *C, I ldc);                         \
+    VENDOR_API cublasStatus_t cublas##P##dgmm##B(cublasHandle_t h, int side, I m, I n, const void *A, I lda,      \
+                                                 const void *x, I incx, void *C, I ldc)                          \
+    {                                                                                                              \
+        return do_dgmm("cublas" #P "dgmm" #B, h, &T, side, m, n, A, lda, x, incx, C, ldc);                         \
+    }
+
+GEAM(S, blas_s, int, )
+GEAM(D, blas_d, int, )
+GEAM(C, blas_c, int, )
+GEAM(Z, blas_z, int, )
+GEAM(S, blas_s, int64_t, _64)
+GEAM(D, blas_d, int64_t, _64)
+GEAM(C, blas_c, int64_t, _64)
+GEAM(Z, blas_z, int64_t, _64)

@@ -3,7 +3,7 @@
 // imaginary part there): trsm (every side, fill, transpose and diagonal
 // mode, checked by multiplying the solution back), trmm out of place and in
 // place, symm / hemm, syrk / herk (only the named triangle of C may
-// change), gemv batched and strided-batched, ger / geru / gerc, the complex
+// change), trsv, trmv, symv / hemv, syr / her, syr2 / her2, geam, dgmm, gemv batched and strided-batched, ger / geru / gerc, the complex
 // gemm (conjugate transposes, strided and pointer-array batches) and
 // gemv, the complex level-1 routines (axpy, dotu, dotc, nrm2, asum, scal,
 // Csscal, iamax, copy, swap), and the `_64` forms (64-bit sizes, an
@@ -661,6 +661,140 @@ static void test_triangle_only(cublasHandle_t h)
     CHECK(cudaFree(dC));
 }
 
+// x := op(T)^-1 x or op(T) x, T triangular (NaN outside its triangle):
+// checked by multiplying back / directly
+template <typename T, typename I, typename F>
+static void test_trsv(cublasHandle_t h, F fn, const char *name, bool solve, int fill, int op, int diag)
+{
+    const int n = 6;
+    mat<T> A(n, n, n + 1), x(2 * n, 1, 2 * n);
+    bool lower = fill == 0, unit = diag == 1;
+    make_triangular(A, n, lower, unit);
+    BLAS(fn(h, (cublasFillMode_t)fill, (cublasOperation_t)op, (cublasDiagType_t)diag, (I)n, A.d, (I)A.ld, x.d, (I)2));
+    std::vector<cd> got = x.download(), Tm((size_t)n * n);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) Tm[i + (size_t)j * n] = tri_at(A.h, A.ld, lower, unit, i, j);
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        cd s = 0;
+        for (int q = 0; q < n; q++) s += op_at(Tm, n, op, i, q) * (solve ? got[2 * q] : x.h[2 * q]);
+        if (!near(solve ? s : got[2 * i], solve ? x.h[2 * i] : s, 100 * elem<T>::tol())) bad++;
+        if (got[2 * i + 1] != x.h[2 * i + 1]) bad++; // between the increments: untouched
+    }
+    report(name, bad);
+}
+
+// y = alpha S x + beta y, S symmetric / Hermitian from one triangle (NaN
+// in the other)
+template <typename T, typename F>
+static void test_symv(cublasHandle_t h, F fn, const char *name, int fill)
+{
+    const int n = 5;
+    mat<T> A(n, n, n), x(n, 1, n), y(n, 1, n);
+    bool lower = fill == 0, herm = elem<T>::complex;
+    std::vector<cd> S((size_t)n * n);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            bool stored = i == j || (lower ? i > j : i < j);
+            cd v = stored ? A.at(i, j) : (herm ? std::conj(A.at(j, i)) : A.at(j, i));
+            if (herm && i == j) v = cd(v.real(), 0);
+            S[i + (size_t)j * n] = v;
+        }
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            if (!(i == j || (lower ? i > j : i < j))) A.at(i, j) = cd(NAN, NAN);
+    A.upload();
+    cd alpha = herm ? cd(0.5, 0.5) : cd(0.5, 0), beta = herm ? cd(1, -1) : cd(2, 0);
+    T a = elem<T>::from(alpha), b = elem<T>::from(beta);
+    BLAS(fn(h, (cublasFillMode_t)fill, n, &a, A.d, n, x.d, 1, &b, y.d, 1));
+    std::vector<cd> got = y.download();
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        cd s = 0;
+        for (int q = 0; q < n; q++) s += S[i + (size_t)q * n] * x.h[q];
+        if (!near(got[i], alpha * s + beta * y.h[i], elem<T>::tol())) bad++;
+    }
+    report(name, bad);
+}
+
+// A += alpha x x^T (syr) / x x^H (her), or alpha x y^T + alpha y x^T (syr2)
+// / alpha x y^H + conj(alpha) y x^H (her2): only the named triangle changes
+template <typename T, typename S, typename F>
+static void test_syr(cublasHandle_t h, F fn, const char *name, int fill, bool two)
+{
+    const int n = 5;
+    mat<T> A(n, n, n + 1), x(n, 1, n), y(n, 1, n);
+    bool lower = fill == 0, herm = elem<T>::complex;
+    if (herm)
+        for (int i = 0; i < n; i++) A.at(i, i) = cd(A.at(i, i).real(), 0);
+    A.upload();
+    cd alpha = herm && two ? cd(0.5, -1) : cd(0.5, 0);
+    T a2 = elem<T>::from(alpha);
+    S a1 = (S)0.5;
+    cublasStatus_t st;
+    if (two)
+        st = ((cublasStatus_t(*)(cublasHandle_t, cublasFillMode_t, int, const T *, const T *, int, const T *, int, T *,
+                                 int))fn)(h, (cublasFillMode_t)fill, n, &a2, x.d, 1, y.d, 1, A.d, A.ld);
+    else
+        st = ((cublasStatus_t(*)(cublasHandle_t, cublasFillMode_t, int, const S *, const T *, int, T *, int))fn)(
+            h, (cublasFillMode_t)fill, n, &a1, x.d, 1, A.d, A.ld);
+    EXPECT(st == CUBLAS_STATUS_SUCCESS);
+    std::vector<cd> got = A.download();
+    int bad = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            bool in = i == j || (lower ? i > j : i < j);
+            cd want = A.at(i, j);
+            if (in) {
+                cd xj = herm ? std::conj(x.h[j]) : x.h[j], yj = herm ? std::conj(y.h[j]) : y.h[j];
+                if (two)
+                    want += alpha * x.h[i] * yj + (herm ? std::conj(alpha) : alpha) * y.h[i] * xj;
+                else
+                    want += alpha * x.h[i] * xj;
+            }
+            if (!near(got[i + (size_t)j * A.ld], want, elem<T>::tol())) bad++;
+        }
+    report(name, bad);
+}
+
+// C = alpha op(A) + beta op(B); dgmm: C = diag(x) A or A diag(x), x
+// walked backwards for a negative increment
+template <typename T>
+static void test_geam_dgmm(cublasHandle_t h, const char *name,
+                           cublasStatus_t (*geam)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
+                                                  const T *, const T *, int, const T *, const T *, int, T *, int),
+                           cublasStatus_t (*dgmm)(cublasHandle_t, cublasSideMode_t, int, int, const T *, int,
+                                                  const T *, int, T *, int))
+{
+    const int m = 4, n = 3;
+    int opa = elem<T>::complex ? CUBLAS_OP_C : CUBLAS_OP_T;
+    mat<T> A(n, m, n + 1), B(m, n, m), C(m, n, m + 2), x(2 * m, 1, 2 * m), D(m, n, m);
+    cd alpha = elem<T>::complex ? cd(1, 2) : cd(1.5, 0), beta = cd(-0.5, 0);
+    T a = elem<T>::from(alpha), b = elem<T>::from(beta);
+    BLAS(geam(h, (cublasOperation_t)opa, CUBLAS_OP_N, m, n, &a, A.d, A.ld, &b, B.d, B.ld, C.d, C.ld));
+    std::vector<cd> got = C.download();
+    int bad = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            if (!near(got[i + (size_t)j * C.ld], alpha * op_at(A.h, A.ld, opa, i, j) + beta * B.at(i, j),
+                      elem<T>::tol()))
+                bad++;
+    // dgmm left, in place in B (C = B), incx -2
+    BLAS(dgmm(h, CUBLAS_SIDE_LEFT, m, n, B.d, B.ld, x.d, -2, B.d, B.ld));
+    got = B.download();
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            if (!near(got[i + (size_t)j * B.ld], x.h[(m - 1 - i) * 2] * B.at(i, j), elem<T>::tol())) bad++;
+    // dgmm right into D, incx 1
+    BLAS(dgmm(h, CUBLAS_SIDE_RIGHT, m, n, C.d, C.ld, x.d, 1, D.d, D.ld));
+    std::vector<cd> cvals = C.download();
+    got = D.download();
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            if (!near(got[i + (size_t)j * D.ld], cvals[i + (size_t)j * C.ld] * x.h[j], elem<T>::tol())) bad++;
+    report(name, bad);
+}
+
 int main(int argc, char **argv)
 {
     cublasHandle_t h;
@@ -725,6 +859,21 @@ int main(int argc, char **argv)
     test_cgemm<cuDoubleComplex, int64_t>(h, cublasZgemm_v2_64, "Zgemm_v2_64 T C", CUBLAS_OP_T, CUBLAS_OP_C);
     test_cgemm_batched(h);
     test_triangle_only(h);
+    test_trsv<float, int>(h, cublasStrsv, "Strsv lower N", true, 0, CUBLAS_OP_N, 0);
+    test_trsv<double, int>(h, cublasDtrsv, "Dtrsv upper T unit", true, 1, CUBLAS_OP_T, 1);
+    test_trsv<cuDoubleComplex, int64_t>(h, cublasZtrsv_v2_64, "Ztrsv_v2_64 lower C", true, 0, CUBLAS_OP_C, 0);
+    test_trsv<double, int>(h, cublasDtrmv, "Dtrmv upper N", false, 1, CUBLAS_OP_N, 0);
+    test_trsv<cuComplex, int>(h, cublasCtrmv, "Ctrmv lower C unit", false, 0, CUBLAS_OP_C, 1);
+    test_symv<float>(h, cublasSsymv, "Ssymv lower", 0);
+    test_symv<double>(h, cublasDsymv, "Dsymv upper", 1);
+    test_symv<cuComplex>(h, cublasChemv, "Chemv upper", 1);
+    test_symv<cuDoubleComplex>(h, cublasZhemv, "Zhemv lower", 0);
+    test_syr<float, float>(h, (void *)cublasSsyr, "Ssyr lower", 0, false);
+    test_syr<double, double>(h, (void *)cublasDsyr2, "Dsyr2 upper", 1, true);
+    test_syr<cuComplex, float>(h, (void *)cublasCher, "Cher upper", 1, false);
+    test_syr<cuDoubleComplex, double>(h, (void *)cublasZher2, "Zher2 lower", 0, true);
+    test_geam_dgmm<float>(h, "Sgeam, Sdgmm", cublasSgeam, cublasSdgmm);
+    test_geam_dgmm<cuDoubleComplex>(h, "Zgeam, Zdgmm", cublasZgeam, cublasZdgmm);
     test_complex_level12(h);
     test_real_64(h);
     BLAS(cublasDestroy(h));

@@ -439,7 +439,7 @@ if [ "$have_cublas" = 1 ]; then
     expect_message cublas_64_big cublas_level3 0 "cublasSaxpy_v2_64: sizes, increments or leading dimensions above 2^31-1 are not supported by kemu" -- big
     check cublas_errors cublas_errors
     check cublas_threads cublas_errors --threads 1 -- threads 1
-    expect_message cublas_unsupported cublas_errors 0 "kemu: cublasStrsv_v2 is not supported yet" -- unsupported
+    expect_message cublas_unsupported cublas_errors 0 "kemu: cublasStpsv_v2 is not supported yet" -- unsupported
     expect_message cublas_row_order cublas_errors 0 "CUBLASLT_ORDER_ROW is not supported" -- row
     expect_message cublas_bad_pointer cublas_errors 0 "cublasSgemm_v2: argument C: " -- badptr
     expect_message cublas_capture cublas_errors 0 "kemu does not capture library calls" -- capture
