@@ -1,6 +1,6 @@
-/* kemu's libcublas: what its BLAS files (cublas_level.c, cublas_level3.c)
- * share: the start of a call, operand checks and notes for the checkers,
- * the element types and scalars. */
+/* kemu's libcublas: what its BLAS files (cublas_level.c, cublas_level2.c,
+ * cublas_level3.c) share: the start of a call, operand checks and notes
+ * for the checkers, the element types and scalars. */
 #ifndef KEMU_VENDOR_CUBLAS_BLAS_H
 #define KEMU_VENDOR_CUBLAS_BLAS_H
 
@@ -103,5 +103,9 @@ static inline int valid_op(int op)
 {
     return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
 }
+
+/* CBLAS's transpose of a cublasOperation_t (C: the conjugate transpose,
+ * which CBLAS takes as the transpose for real types). Needs <cblas.h>. */
+#define BLAS_OP(op) ((op) == CUBLAS_OP_N ? CblasNoTrans : (op) == CUBLAS_OP_T ? CblasTrans : CblasConjTrans)
 
 #endif

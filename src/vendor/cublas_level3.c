@@ -16,11 +16,6 @@
 
 enum { SIDE_LEFT = 0, SIDE_RIGHT = 1, FILL_LOWER = 0, FILL_UPPER = 1, DIAG_NON_UNIT = 0, DIAG_UNIT = 1 };
 
-static enum CBLAS_TRANSPOSE cblas_op(int op)
-{
-    return op == CUBLAS_OP_N ? CblasNoTrans : op == CUBLAS_OP_T ? CblasTrans : CblasConjTrans;
-}
-
 /* The triangle (lower or upper, with or without the diagonal) of an n x n
  * matrix, column by column: read (note) or written (mark). */
 static void triangle(kemu_device *dev, int write, const char *api, const char *arg, const void *p, int64_t n,
@@ -76,10 +71,10 @@ static cublasStatus_t do_trsm(const char *api, cublasHandle_t h, const blas_type
         enum CBLAS_DIAG d = diag == DIAG_UNIT ? CblasUnit : CblasNonUnit;
         int im = (int)m, in = (int)n, ia = (int)lda, ib = (int)ldb;
         switch (t->name) {
-        case 'S': cblas_strsm(CblasColMajor, s, u, cblas_op(trans), d, im, in, a.f, A, ia, B, ib); break;
-        case 'D': cblas_dtrsm(CblasColMajor, s, u, cblas_op(trans), d, im, in, a.d, A, ia, B, ib); break;
-        case 'C': cblas_ctrsm(CblasColMajor, s, u, cblas_op(trans), d, im, in, a.c, A, ia, B, ib); break;
-        default: cblas_ztrsm(CblasColMajor, s, u, cblas_op(trans), d, im, in, a.z, A, ia, B, ib); break;
+        case 'S': cblas_strsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.f, A, ia, B, ib); break;
+        case 'D': cblas_dtrsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.d, A, ia, B, ib); break;
+        case 'C': cblas_ctrsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.c, A, ia, B, ib); break;
+        default: cblas_ztrsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.z, A, ia, B, ib); break;
         }
     }
     vendor_mark_written(dev, B, m, n, ldb, t->elem);
@@ -131,10 +126,10 @@ static cublasStatus_t do_trmm(const char *api, cublasHandle_t h, const blas_type
         enum CBLAS_DIAG d = diag == DIAG_UNIT ? CblasUnit : CblasNonUnit;
         int im = (int)m, in = (int)n, ia = (int)lda, ic = (int)ldc;
         switch (t->name) {
-        case 'S': cblas_strmm(CblasColMajor, s, u, cblas_op(trans), d, im, in, a.f, A, ia, C, ic); break;
-        case 'D': cblas_dtrmm(CblasColMajor, s, u, cblas_op(trans), d, im, in, a.d, A, ia, C, ic); break;
-        case 'C': cblas_ctrmm(CblasColMajor, s, u, cblas_op(trans), d, im, in, a.c, A, ia, C, ic); break;
-        default: cblas_ztrmm(CblasColMajor, s, u, cblas_op(trans), d, im, in, a.z, A, ia, C, ic); break;
+        case 'S': cblas_strmm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.f, A, ia, C, ic); break;
+        case 'D': cblas_dtrmm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.d, A, ia, C, ic); break;
+        case 'C': cblas_ctrmm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.c, A, ia, C, ic); break;
+        default: cblas_ztrmm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.z, A, ia, C, ic); break;
         }
     }
     vendor_mark_written(dev, C, m, n, ldc, t->elem);
@@ -255,19 +250,19 @@ static cublasStatus_t do_syrk(const char *api, cublasHandle_t h, const blas_type
     int in = (int)n, ik = product ? (int)k : 0, ia = (int)(lda > 0 ? lda : 1), ic = (int)ldc;
     const void *pa = product ? A : C; /* not read when ik == 0 */
     switch (t->name) {
-    case 'S': cblas_ssyrk(CblasColMajor, u, cblas_op(trans), in, ik, a.f, pa, ia, b.f, C, ic); break;
-    case 'D': cblas_dsyrk(CblasColMajor, u, cblas_op(trans), in, ik, a.d, pa, ia, b.d, C, ic); break;
+    case 'S': cblas_ssyrk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.f, pa, ia, b.f, C, ic); break;
+    case 'D': cblas_dsyrk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.d, pa, ia, b.d, C, ic); break;
     case 'C':
         if (herm)
-            cblas_cherk(CblasColMajor, u, cblas_op(trans), in, ik, a.f, pa, ia, b.f, C, ic);
+            cblas_cherk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.f, pa, ia, b.f, C, ic);
         else
-            cblas_csyrk(CblasColMajor, u, cblas_op(trans), in, ik, a.c, pa, ia, b.c, C, ic);
+            cblas_csyrk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.c, pa, ia, b.c, C, ic);
         break;
     default:
         if (herm)
-            cblas_zherk(CblasColMajor, u, cblas_op(trans), in, ik, a.d, pa, ia, b.d, C, ic);
+            cblas_zherk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.d, pa, ia, b.d, C, ic);
         else
-            cblas_zsyrk(CblasColMajor, u, cblas_op(trans), in, ik, a.z, pa, ia, b.z, C, ic);
+            cblas_zsyrk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.z, pa, ia, b.z, C, ic);
         break;
     }
     triangle(dev, 1, api, "C", C, n, ldc, t->elem, lower, 1);
@@ -340,10 +335,10 @@ static cublasStatus_t do_cgemm(const char *api, cublasHandle_t h, const blas_typ
             int ia = product ? (int)lda : (int)(ar > 1 ? ar : 1), ib = product ? (int)ldb : (int)(br > 1 ? br : 1);
             const void *xa = product ? pa : pc, *xb = product ? pb : pc;
             if (t->name == 'C')
-                cblas_cgemm(CblasColMajor, cblas_op(ta), cblas_op(tb), im, in, ik, a.c, xa, ia, xb, ib, b.c, pc,
+                cblas_cgemm(CblasColMajor, BLAS_OP(ta), BLAS_OP(tb), im, in, ik, a.c, xa, ia, xb, ib, b.c, pc,
                             (int)ldc);
             else
-                cblas_zgemm(CblasColMajor, cblas_op(ta), cblas_op(tb), im, in, ik, a.z, xa, ia, xb, ib, b.z, pc,
+                cblas_zgemm(CblasColMajor, BLAS_OP(ta), BLAS_OP(tb), im, in, ik, a.z, xa, ia, xb, ib, b.z, pc,
                             (int)ldc);
             vendor_mark_written(dev, pc, m, n, ldc, t->elem);
         }
