@@ -40,44 +40,62 @@ static void zero_matrix(void *C, int64_t rows, int64_t cols, int64_t ld, size_t 
         memset((char *)C + (size_t)(j * ld) * elem, 0, (size_t)rows * elem);
 }
 
-/* B = alpha op(A)^-1 B (left) or alpha B op(A)^-1 (right), A triangular */
+/* B = alpha op(A)^-1 B (left) or alpha B op(A)^-1 (right), A triangular;
+ * trsmBatched (arrays): A and B are arrays of batch pointers */
 static cublasStatus_t do_trsm(const char *api, cublasHandle_t h, const blas_type *t, int side, int uplo, int trans,
                               int diag, int64_t m, int64_t n, const void *alpha, const void *A, int64_t lda, void *B,
-                              int64_t ldb)
+                              int64_t ldb, int64_t batch, int arrays)
 {
     BEGIN(api);
     blas_scalar_t a;
     int64_t ka = side == SIDE_LEFT ? m : n;
     if ((side != SIDE_LEFT && side != SIDE_RIGHT) || (uplo != FILL_LOWER && uplo != FILL_UPPER) ||
         !valid_op(trans) || (diag != DIAG_NON_UNIT && diag != DIAG_UNIT) || m < 0 || n < 0 ||
-        lda < (ka > 1 ? ka : 1) || ldb < (m > 1 ? m : 1))
+        lda < (ka > 1 ? ka : 1) || ldb < (m > 1 ? m : 1) || batch < 0)
         FAIL(CUBLAS_STATUS_INVALID_VALUE);
-    if (m == 0 || n == 0)
+    if (m == 0 || n == 0 || batch == 0)
         goto out;
     CHECK_FITS(api, blas_big(m) || blas_big(n) || blas_big(lda) || blas_big(ldb));
     if ((st = blas_scalar(api, "alpha", device_mode, alpha, t->elem, &a)))
         goto out;
     int alpha_zero = blas_scalar_zero(t, &a, t->elem);
-    if (!alpha_zero)
-        CHECK_MATRIX(api, "A", A, ka, ka, lda, t->elem);
-    CHECK_MATRIX(api, "B", B, m, n, ldb, t->elem);
-    if (alpha_zero) { /* B = 0; neither A nor B is read */
-        zero_matrix(B, m, n, ldb, t->elem);
-    } else {
-        triangle(dev, 0, api, "A", A, ka, lda, t->elem, uplo == FILL_LOWER, diag == DIAG_NON_UNIT);
-        vendor_note_read(dev, api, "B", B, m, n, ldb, t->elem);
-        enum CBLAS_SIDE s = side == SIDE_LEFT ? CblasLeft : CblasRight;
-        enum CBLAS_UPLO u = uplo == FILL_LOWER ? CblasLower : CblasUpper;
-        enum CBLAS_DIAG d = diag == DIAG_UNIT ? CblasUnit : CblasNonUnit;
-        int im = (int)m, in = (int)n, ia = (int)lda, ib = (int)ldb;
-        switch (t->name) {
-        case 'S': cblas_strsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.f, A, ia, B, ib); break;
-        case 'D': cblas_dtrsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.d, A, ia, B, ib); break;
-        case 'C': cblas_ctrsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.c, A, ia, B, ib); break;
-        default: cblas_ztrsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.z, A, ia, B, ib); break;
-        }
+    if (arrays) {
+        uint64_t parr = (uint64_t)batch * sizeof(void *);
+        if ((!alpha_zero && vendor_check_range(api, "Aarray", A, parr)) || vendor_check_range(api, "Barray", B, parr))
+            FAIL(CUBLAS_STATUS_EXECUTION_FAILED);
     }
-    vendor_mark_written(dev, B, m, n, ldb, t->elem);
+    /* every entry's operands, before anything is computed */
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t i = 0; i < batch; i++) {
+            const void *pa = arrays ? ((const void *const *)A)[i] : A;
+            void *pb = arrays ? ((void *const *)B)[i] : B;
+            char na[48], nb[48];
+            snprintf(na, sizeof na, arrays ? "A (batch entry %lld)" : "A", (long long)i);
+            snprintf(nb, sizeof nb, arrays ? "B (batch entry %lld)" : "B", (long long)i);
+            if (pass == 0) {
+                if (!alpha_zero)
+                    CHECK_MATRIX(api, na, pa, ka, ka, lda, t->elem);
+                CHECK_MATRIX(api, nb, pb, m, n, ldb, t->elem);
+                continue;
+            }
+            if (alpha_zero) { /* B = 0; neither A nor B is read */
+                zero_matrix(pb, m, n, ldb, t->elem);
+            } else {
+                triangle(dev, 0, api, na, pa, ka, lda, t->elem, uplo == FILL_LOWER, diag == DIAG_NON_UNIT);
+                vendor_note_read(dev, api, nb, pb, m, n, ldb, t->elem);
+                enum CBLAS_SIDE s = side == SIDE_LEFT ? CblasLeft : CblasRight;
+                enum CBLAS_UPLO u = uplo == FILL_LOWER ? CblasLower : CblasUpper;
+                enum CBLAS_DIAG d = diag == DIAG_UNIT ? CblasUnit : CblasNonUnit;
+                int im = (int)m, in = (int)n, ia = (int)lda, ib = (int)ldb;
+                switch (t->name) {
+                case 'S': cblas_strsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.f, pa, ia, pb, ib); break;
+                case 'D': cblas_dtrsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.d, pa, ia, pb, ib); break;
+                case 'C': cblas_ctrsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.c, pa, ia, pb, ib); break;
+                default: cblas_ztrsm(CblasColMajor, s, u, BLAS_OP(trans), d, im, in, a.z, pa, ia, pb, ib); break;
+                }
+            }
+            vendor_mark_written(dev, pb, m, n, ldb, t->elem);
+        }
 out:
     cublas_end();
     return st;
@@ -209,10 +227,13 @@ out:
 }
 
 /* C = alpha op(A) op(A)^T + beta C (syrk) or alpha op(A) op(A)^H + beta C
- * (herk: real alpha and beta), the uplo triangle of the n x n C only */
-static cublasStatus_t do_syrk(const char *api, cublasHandle_t h, const blas_type *t, int herm, int uplo, int trans,
-                              int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda, const void *beta,
-                              void *C, int64_t ldc)
+ * (herk: real alpha and beta); with B (two): alpha op(A) op(B)^T + alpha
+ * op(B) op(A)^T + beta C (syr2k) or alpha op(A) op(B)^H + conj(alpha)
+ * op(B) op(A)^H + beta C (her2k: real beta); the uplo triangle of the
+ * n x n C only */
+static cublasStatus_t do_syrk(const char *api, cublasHandle_t h, const blas_type *t, int herm, int two, int uplo,
+                              int trans, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                              const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc)
 {
     BEGIN(api);
     blas_scalar_t a, b;
@@ -221,22 +242,28 @@ static cublasStatus_t do_syrk(const char *api, cublasHandle_t h, const blas_type
     int bad_op = !valid_op(trans) || (complex_type && !herm && trans == CUBLAS_OP_C) || (herm && trans == CUBLAS_OP_T);
     int64_t ar = trans == CUBLAS_OP_N ? n : k, ac = trans == CUBLAS_OP_N ? k : n;
     if ((uplo != FILL_LOWER && uplo != FILL_UPPER) || bad_op || n < 0 || k < 0 || lda < (ar > 1 ? ar : 1) ||
-        ldc < (n > 1 ? n : 1))
+        (two && ldb < (ar > 1 ? ar : 1)) || ldc < (n > 1 ? n : 1))
         FAIL(CUBLAS_STATUS_INVALID_VALUE);
     if (n == 0)
         goto out;
-    CHECK_FITS(api, blas_big(n) || blas_big(k) || blas_big(lda) || blas_big(ldc));
-    size_t sbytes = herm ? t->real : t->elem;
-    if ((st = blas_scalar(api, "alpha", device_mode, alpha, sbytes, &a)) ||
-        (st = blas_scalar(api, "beta", device_mode, beta, sbytes, &b)))
+    CHECK_FITS(api, blas_big(n) || blas_big(k) || blas_big(lda) || blas_big(ldb) || blas_big(ldc));
+    size_t abytes = herm && !two ? t->real : t->elem, bbytes = herm ? t->real : t->elem;
+    if ((st = blas_scalar(api, "alpha", device_mode, alpha, abytes, &a)) ||
+        (st = blas_scalar(api, "beta", device_mode, beta, bbytes, &b)))
         goto out;
-    int product = k > 0 && !blas_scalar_zero(t, &a, sbytes), beta_zero = blas_scalar_zero(t, &b, sbytes);
-    if (product)
+    int product = k > 0 && !blas_scalar_zero(t, &a, abytes), beta_zero = blas_scalar_zero(t, &b, bbytes);
+    if (product) {
         CHECK_MATRIX(api, "A", A, ar, ac, lda, t->elem);
+        if (two)
+            CHECK_MATRIX(api, "B", B, ar, ac, ldb, t->elem);
+    }
     CHECK_MATRIX(api, "C", C, n, n, ldc, t->elem);
     int lower = uplo == FILL_LOWER;
-    if (product)
+    if (product) {
         vendor_note_read(dev, api, "A", A, ar, ac, lda, t->elem);
+        if (two)
+            vendor_note_read(dev, api, "B", B, ar, ac, ldb, t->elem);
+    }
     if (!beta_zero) {
         triangle(dev, 0, api, "C", C, n, ldc, t->elem, lower, 1);
     } else {
@@ -246,24 +273,45 @@ static cublasStatus_t do_syrk(const char *api, cublasHandle_t h, const blas_type
         }
     }
     enum CBLAS_UPLO u = lower ? CblasLower : CblasUpper;
+    enum CBLAS_TRANSPOSE o = BLAS_OP(trans);
     /* k = 0 or alpha = 0 still scales the triangle by beta (BLAS does that) */
     int in = (int)n, ik = product ? (int)k : 0, ia = (int)(lda > 0 ? lda : 1), ic = (int)ldc;
-    const void *pa = product ? A : C; /* not read when ik == 0 */
-    switch (t->name) {
-    case 'S': cblas_ssyrk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.f, pa, ia, b.f, C, ic); break;
-    case 'D': cblas_dsyrk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.d, pa, ia, b.d, C, ic); break;
-    case 'C':
-        if (herm)
-            cblas_cherk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.f, pa, ia, b.f, C, ic);
-        else
-            cblas_csyrk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.c, pa, ia, b.c, C, ic);
-        break;
-    default:
-        if (herm)
-            cblas_zherk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.d, pa, ia, b.d, C, ic);
-        else
-            cblas_zsyrk(CblasColMajor, u, BLAS_OP(trans), in, ik, a.z, pa, ia, b.z, C, ic);
-        break;
+    int ib = two ? (int)(ldb > 0 ? ldb : 1) : ia;
+    const void *pa = product ? A : C, *pb = product && two ? B : pa; /* not read when ik == 0 */
+    if (two) {
+        switch (t->name) {
+        case 'S': cblas_ssyr2k(CblasColMajor, u, o, in, ik, a.f, pa, ia, pb, ib, b.f, C, ic); break;
+        case 'D': cblas_dsyr2k(CblasColMajor, u, o, in, ik, a.d, pa, ia, pb, ib, b.d, C, ic); break;
+        case 'C':
+            if (herm)
+                cblas_cher2k(CblasColMajor, u, o, in, ik, a.c, pa, ia, pb, ib, b.f, C, ic);
+            else
+                cblas_csyr2k(CblasColMajor, u, o, in, ik, a.c, pa, ia, pb, ib, b.c, C, ic);
+            break;
+        default:
+            if (herm)
+                cblas_zher2k(CblasColMajor, u, o, in, ik, a.z, pa, ia, pb, ib, b.d, C, ic);
+            else
+                cblas_zsyr2k(CblasColMajor, u, o, in, ik, a.z, pa, ia, pb, ib, b.z, C, ic);
+            break;
+        }
+    } else {
+        switch (t->name) {
+        case 'S': cblas_ssyrk(CblasColMajor, u, o, in, ik, a.f, pa, ia, b.f, C, ic); break;
+        case 'D': cblas_dsyrk(CblasColMajor, u, o, in, ik, a.d, pa, ia, b.d, C, ic); break;
+        case 'C':
+            if (herm)
+                cblas_cherk(CblasColMajor, u, o, in, ik, a.f, pa, ia, b.f, C, ic);
+            else
+                cblas_csyrk(CblasColMajor, u, o, in, ik, a.c, pa, ia, b.c, C, ic);
+            break;
+        default:
+            if (herm)
+                cblas_zherk(CblasColMajor, u, o, in, ik, a.d, pa, ia, b.d, C, ic);
+            else
+                cblas_zsyrk(CblasColMajor, u, o, in, ik, a.z, pa, ia, b.z, C, ic);
+            break;
+        }
     }
     triangle(dev, 1, api, "C", C, n, ldc, t->elem, lower, 1);
 out:
@@ -355,7 +403,17 @@ out:
     VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int side, int uplo, int trans, int diag, I m, I n,       \
                                         const void *alpha, const void *A, I lda, void *B, I ldb)                 \
     {                                                                                                              \
-        return do_trsm(#NAME #SUF, h, &T, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);                   \
+        return do_trsm(#NAME #SUF, h, &T, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, 1, 0);             \
+    }
+#define TRSM_BATCHED(NAME, T, I, B)                                                                                \
+    VENDOR_API cublasStatus_t NAME##B(cublasHandle_t h, int side, int uplo, int trans, int diag, I m, I n,         \
+                                      const void *alpha, const void *const A[], I lda, void *const B_[], I ldb,    \
+                                      I batch);                                                                    \
+    VENDOR_API cublasStatus_t NAME##B(cublasHandle_t h, int side, int uplo, int trans, int diag, I m, I n,         \
+                                      const void *alpha, const void *const A[], I lda, void *const B_[], I ldb,    \
+                                      I batch)                                                                     \
+    {                                                                                                              \
+        return do_trsm(#NAME #B, h, &T, side, uplo, trans, diag, m, n, alpha, A, lda, (void *)B_, ldb, batch, 1);  \
     }
 #define TRMM(NAME, T, I, SUF)                                                                                      \
     VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int side, int uplo, int trans, int diag, I m, I n,       \
@@ -383,7 +441,17 @@ out:
     VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int uplo, int trans, I n, I k, const void *alpha,       \
                                         const void *A, I lda, const void *beta, void *C, I ldc)                  \
     {                                                                                                              \
-        return do_syrk(#NAME #SUF, h, &T, HERM, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);                   \
+        return do_syrk(#NAME #SUF, h, &T, HERM, 0, uplo, trans, n, k, alpha, A, lda, NULL, 0, beta, C, ldc);       \
+    }
+#define SYR2K(NAME, T, HERM, I, SUF)                                                                               \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int uplo, int trans, I n, I k, const void *alpha,       \
+                                        const void *A, I lda, const void *B, I ldb, const void *beta, void *C,   \
+                                        I ldc);                                                                  \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, int uplo, int trans, I n, I k, const void *alpha,       \
+                                        const void *A, I lda, const void *B, I ldb, const void *beta, void *C,   \
+                                        I ldc)                                                                   \
+    {                                                                                                              \
+        return do_syrk(#NAME #SUF, h, &T, HERM, 1, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);        \
     }
 #define CGEMM(P, T, I, SUF, B)                                                                                     \
     VENDOR_API cublasStatus_t cublas##P##gemm##SUF(cublasHandle_t h, int ta, int tb, I m, I n, I k,               \
@@ -440,6 +508,16 @@ out:
     SYRK(cublasZsyrk, blas_z, 0, I, SUF)                                                                           \
     SYRK(cublasCherk, blas_c, 1, I, SUF)                                                                           \
     SYRK(cublasZherk, blas_z, 1, I, SUF)                                                                           \
+    SYR2K(cublasSsyr2k, blas_s, 0, I, SUF)                                                                         \
+    SYR2K(cublasDsyr2k, blas_d, 0, I, SUF)                                                                         \
+    SYR2K(cublasCsyr2k, blas_c, 0, I, SUF)                                                                         \
+    SYR2K(cublasZsyr2k, blas_z, 0, I, SUF)                                                                         \
+    SYR2K(cublasCher2k, blas_c, 1, I, SUF)                                                                         \
+    SYR2K(cublasZher2k, blas_z, 1, I, SUF)                                                                         \
+    TRSM_BATCHED(cublasStrsmBatched, blas_s, I, B)                                                                 \
+    TRSM_BATCHED(cublasDtrsmBatched, blas_d, I, B)                                                                 \
+    TRSM_BATCHED(cublasCtrsmBatched, blas_c, I, B)                                                                 \
+    TRSM_BATCHED(cublasZtrsmBatched, blas_z, I, B)                                                                 \
     CGEMM(C, blas_c, I, SUF, B)                                                                                    \
     CGEMM(Z, blas_z, I, SUF, B)
 

@@ -3,7 +3,8 @@
 // imaginary part there): trsm (every side, fill, transpose and diagonal
 // mode, checked by multiplying the solution back), trmm out of place and in
 // place, symm / hemm, syrk / herk (only the named triangle of C may
-// change), trsv, trmv, symv / hemv, syr / her, syr2 / her2, geam, dgmm, gemv batched and strided-batched, ger / geru / gerc, the complex
+// change), syr2k / her2k, trsmBatched, trsv, trmv, symv / hemv, syr /
+// her, syr2 / her2, geam, dgmm, gemv batched and strided-batched, ger / geru / gerc, the complex
 // gemm (conjugate transposes, strided and pointer-array batches) and
 // gemv, the complex level-1 routines (axpy, dotu, dotc, nrm2, asum, scal,
 // Csscal, iamax, copy, swap), and the `_64` forms (64-bit sizes, an
@@ -795,6 +796,74 @@ static void test_geam_dgmm(cublasHandle_t h, const char *name,
     report(name, bad);
 }
 
+// C = alpha op(A) op(B)^T + alpha op(B) op(A)^T + beta C (syr2k) or
+// alpha op(A) op(B)^H + conj(alpha) op(B) op(A)^H + beta C (her2k, real
+// beta): one triangle only
+template <typename T, typename S, typename F>
+static void test_syr2k(cublasHandle_t h, F fn, const char *name, bool herm, int fill, int op)
+{
+    const int n = 5, k = 3;
+    int ar = op == CUBLAS_OP_N ? n : k, ac = op == CUBLAS_OP_N ? k : n;
+    mat<T> A(ar, ac, ar), B(ar, ac, ar + 1), C(n, n, n);
+    if (herm)
+        for (int i = 0; i < n; i++) C.at(i, i) = cd(C.at(i, i).real(), 0);
+    C.upload();
+    cd alpha = elem<T>::complex ? cd(0.5, -0.25) : cd(0.5, 0);
+    T a = elem<T>::from(alpha);
+    S beta = (S)2;
+    BLAS(fn(h, (cublasFillMode_t)fill, (cublasOperation_t)op, n, k, &a, A.d, A.ld, B.d, B.ld, &beta, C.d, C.ld));
+    std::vector<cd> got = C.download();
+    bool lower = fill == 0;
+    int bad = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            cd want = C.at(i, j);
+            if (i == j || (lower ? i > j : i < j)) {
+                cd s1 = 0, s2 = 0;
+                for (int q = 0; q < k; q++) {
+                    cd aj = op_at(A.h, A.ld, op, j, q), bj = op_at(B.h, B.ld, op, j, q);
+                    s1 += op_at(A.h, A.ld, op, i, q) * (herm ? std::conj(bj) : bj);
+                    s2 += op_at(B.h, B.ld, op, i, q) * (herm ? std::conj(aj) : aj);
+                }
+                want = alpha * s1 + (herm ? std::conj(alpha) : alpha) * s2 + (double)beta * C.at(i, j);
+            }
+            if (!near(got[i + (size_t)j * C.ld], want, elem<T>::tol())) bad++;
+        }
+    report(name, bad);
+}
+
+// trsmBatched: two systems through arrays of pointers, checked by
+// multiplying back
+static void test_trsm_batched(cublasHandle_t h)
+{
+    const int m = 4, n = 3, batch = 2;
+    mat<double> A0(m, m, m), A1(m, m, m), B0(m, n, m), B1(m, n, m);
+    make_triangular(A0, m, false, false);
+    make_triangular(A1, m, false, false);
+    const double *pa[batch] = {A0.d, A1.d};
+    double *pb[batch] = {B0.d, B1.d};
+    void *dp;
+    CHECK(cudaMalloc(&dp, 2 * batch * sizeof(void *)));
+    CHECK(cudaMemcpy(dp, pa, sizeof pa, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy((void **)dp + batch, pb, sizeof pb, cudaMemcpyHostToDevice));
+    double alpha = 2;
+    BLAS(cublasDtrsmBatched(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, n,
+                            &alpha, (const double *const *)dp, m, (double *const *)dp + batch, m, batch));
+    int bad = 0;
+    mat<double> *As[batch] = {&A0, &A1}, *Bs[batch] = {&B0, &B1};
+    for (int bi = 0; bi < batch; bi++) {
+        std::vector<cd> X = Bs[bi]->download();
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) {
+                cd s = 0;
+                for (int q = i; q < m; q++) s += As[bi]->at(i, q) * X[q + j * m];
+                if (!near(s, 2.0 * Bs[bi]->at(i, j), 1e-10)) bad++;
+            }
+    }
+    report("DtrsmBatched", bad);
+    cudaFree(dp);
+}
+
 int main(int argc, char **argv)
 {
     cublasHandle_t h;
@@ -859,6 +928,11 @@ int main(int argc, char **argv)
     test_cgemm<cuDoubleComplex, int64_t>(h, cublasZgemm_v2_64, "Zgemm_v2_64 T C", CUBLAS_OP_T, CUBLAS_OP_C);
     test_cgemm_batched(h);
     test_triangle_only(h);
+    test_syr2k<float, float>(h, cublasSsyr2k, "Ssyr2k lower N", false, 0, CUBLAS_OP_N);
+    test_syr2k<double, double>(h, cublasDsyr2k, "Dsyr2k upper T", false, 1, CUBLAS_OP_T);
+    test_syr2k<cuComplex, float>(h, cublasCher2k, "Cher2k upper C", true, 1, CUBLAS_OP_C);
+    test_syr2k<cuDoubleComplex, double>(h, cublasZher2k, "Zher2k lower N", true, 0, CUBLAS_OP_N);
+    test_trsm_batched(h);
     test_trsv<float, int>(h, cublasStrsv, "Strsv lower N", true, 0, CUBLAS_OP_N, 0);
     test_trsv<double, int>(h, cublasDtrsv, "Dtrsv upper T unit", true, 1, CUBLAS_OP_T, 1);
     test_trsv<cuDoubleComplex, int64_t>(h, cublasZtrsv_v2_64, "Ztrsv_v2_64 lower C", true, 0, CUBLAS_OP_C, 0);
