@@ -200,6 +200,7 @@ static void test_trmm(cublasHandle_t h, F fn, const char *name, int side, int fi
     make_triangular(A, ka, lower, unit);
     cd alpha = elem<T>::complex ? cd(-0.75, 0.5) : cd(-0.75, 0);
     T a = elem<T>::from(alpha);
+    std::vector<cd> b_before = B.download();
     BLAS(fn(h, (cublasSideMode_t)side, (cublasFillMode_t)fill, (cublasOperation_t)op, (cublasDiagType_t)diag, m, n,
             &a, A.d, A.ld, B.d, B.ld, in_place ? B.d : C.d, in_place ? B.ld : C.ld));
     std::vector<cd> got = in_place ? B.download() : C.download();
@@ -218,7 +219,7 @@ static void test_trmm(cublasHandle_t h, F fn, const char *name, int side, int fi
             if (!near(got[i + (size_t)j * ldo], alpha * s, elem<T>::tol()))
                 bad++;
         }
-    if (!in_place && B.download() != B.h)
+    if (!in_place && B.download() != b_before)
         bad++; // B is only read
     report(name, bad);
 }
@@ -671,6 +672,7 @@ static void test_trsv(cublasHandle_t h, F fn, const char *name, bool solve, int 
     mat<T> A(n, n, n + 1), x(2 * n, 1, 2 * n);
     bool lower = fill == 0, unit = diag == 1;
     make_triangular(A, n, lower, unit);
+    std::vector<cd> before = x.download();
     BLAS(fn(h, (cublasFillMode_t)fill, (cublasOperation_t)op, (cublasDiagType_t)diag, (I)n, A.d, (I)A.ld, x.d, (I)2));
     std::vector<cd> got = x.download(), Tm((size_t)n * n);
     for (int j = 0; j < n; j++)
@@ -680,7 +682,7 @@ static void test_trsv(cublasHandle_t h, F fn, const char *name, bool solve, int 
         cd s = 0;
         for (int q = 0; q < n; q++) s += op_at(Tm, n, op, i, q) * (solve ? got[2 * q] : x.h[2 * q]);
         if (!near(solve ? s : got[2 * i], solve ? x.h[2 * i] : s, 100 * elem<T>::tol())) bad++;
-        if (got[2 * i + 1] != x.h[2 * i + 1]) bad++; // between the increments: untouched
+        if (got[2 * i + 1] != before[2 * i + 1]) bad++; // between the increments: untouched
     }
     report(name, bad);
 }
