@@ -624,6 +624,27 @@ VENDOR_API cublasStatus_t cublasSgemmEx(cublasHandle_t h, int ta, int tb, int m,
     return gemm_run(&c);
 }
 
+VENDOR_API cublasStatus_t cublasSgemmEx_64(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                                           const float *alpha, const void *A, int atype, int64_t lda, const void *B,
+                                           int btype, int64_t ldb, const float *beta, void *C, int ctype,
+                                           int64_t ldc);
+VENDOR_API cublasStatus_t cublasSgemmEx_64(cublasHandle_t h, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                                           const float *alpha, const void *A, int atype, int64_t lda, const void *B,
+                                           int btype, int64_t ldb, const float *beta, void *C, int ctype,
+                                           int64_t ldc)
+{
+    GEMM_BASE(c, "cublasSgemmEx_64", h, ta, tb, m, n, k, alpha, beta, atype, CUBLAS_COMPUTE_32F);
+    c.btype = btype;
+    c.ctype = ctype;
+    c.A = A;
+    c.B = B;
+    c.C = C;
+    c.lda = lda;
+    c.ldb = ldb;
+    c.ldc = ldc;
+    return gemm_run(&c);
+}
+
 VENDOR_API cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, int ta, int tb, int m, int n, int k,
                                                      const void *alpha, const void *A, int atype, int lda,
                                                      long long sa, const void *B, int btype, int ldb, long long sb,

@@ -1,251 +1,333 @@
-/* kemu's libcublas: the level-1 and level-2 routines most programs use
- * (axpy, dot, nrm2, scal, asum, iamax, copy, gemv, for float and double)
- * and the host <-> device helpers (cublasSetMatrix, GetMatrix, SetVector,
- * GetVector and their Async forms), through OpenBLAS's CBLAS on the
- * callers' memory after checking every operand range; see cublas.c. */
+/* kemu's libcublas: what its BLAS files share (cublas_blas.h), the
+ * level-1 routines (axpy, dot, dotu, dotc, nrm2, asum, iamax, scal, copy,
+ * swap) for float, double, cuComplex and cuDoubleComplex, each with its
+ * `_64` form (64-bit sizes; those above 2^31-1 are
+ * CUBLAS_STATUS_NOT_SUPPORTED: OpenBLAS's CBLAS takes int), and the host
+ * <-> device helpers (cublasSetMatrix, GetMatrix, SetVector, GetVector,
+ * their Async and _64 forms), through OpenBLAS's CBLAS on the callers'
+ * memory after checking every operand range; see cublas.c. Level 2 is in
+ * cublas_level2.c, level 3 besides the real gemms in cublas_level3.c. */
 #include "config.h"
 
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "vendor/cublas_internal.h"
+#include "vendor/cublas_blas.h"
 
-/* The start of the call: the handle, the runtime, the pointer mode. */
-#define BEGIN(API)                                                                                                 \
-    kemu_device *dev;                                                                                              \
-    cublasStatus_t st = cublas_begin(h, API, &dev);                                                                \
-    if (st)                                                                                                        \
-        return st;                                                                                                 \
-    int device_mode = h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE;                                               \
-    (void)device_mode
+/* ---- shared by the level-1/2/3 files ------------------------------------------------ */
 
-#define FAIL(status)                                                                                               \
-    do {                                                                                                           \
-        st = (status);                                                                                             \
-        goto out;                                                                                                  \
-    } while (0)
+const blas_type blas_s = {'S', 4, 4, VENDOR_R_32F};
+const blas_type blas_d = {'D', 8, 8, VENDOR_R_64F};
+const blas_type blas_c = {'C', 8, 4, VENDOR_R_32F};
+const blas_type blas_z = {'Z', 16, 8, VENDOR_R_64F};
 
-#define CHECK_VECTOR(API, ARG, P, N, INC, ELEM)                                                                    \
-    do {                                                                                                           \
-        if (vendor_check_range(API, ARG, P, cublas_vector_bytes(N, INC, ELEM)))                                    \
-            FAIL(CUBLAS_STATUS_EXECUTION_FAILED);                                                                  \
-    } while (0)
+int blas_big(int64_t v)
+{
+    return v > INT32_MAX || v < -INT32_MAX;
+}
 
-/* A result scalar: host memory, or checked device memory (marked written). */
-#define CHECK_RESULT(API, P, ELEM)                                                                                 \
-    do {                                                                                                           \
-        if (!(P)) {                                                                                                \
-            vendor_message(API, "argument result is NULL");                                                        \
-            FAIL(CUBLAS_STATUS_INVALID_VALUE);                                                                     \
-        }                                                                                                          \
-        if (device_mode && vendor_check_range(API, "result", P, ELEM))                                             \
-            FAIL(CUBLAS_STATUS_EXECUTION_FAILED);                                                                  \
-    } while (0)
+cublasStatus_t blas_scalar(const char *api, const char *arg, int device_mode, const void *p, size_t bytes,
+                           blas_scalar_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!p) {
+        vendor_message(api, "argument %s is NULL", arg);
+        return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    if (device_mode && vendor_check_range(api, arg, p, bytes))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    memcpy(out->b, p, bytes);
+    return CUBLAS_STATUS_SUCCESS;
+}
 
-#define WROTE_RESULT(P, ELEM)                                                                                      \
-    do {                                                                                                           \
-        if (device_mode)                                                                                           \
-            vendor_mark_written(dev, (void *)(P), 1, 1, 1, ELEM);                                                  \
-    } while (0)
+int blas_scalar_zero(const blas_type *t, const blas_scalar_t *s, size_t bytes)
+{
+    for (size_t off = 0; off < bytes; off += t->real)
+        if (vendor_load(s->b + off, t->type, 0) != 0)
+            return 0;
+    return 1;
+}
 
-/* A vector read: initcheck reports elements never written. */
-#define NOTE_READ(API, ARG, P, N, INC, ELEM)                                                                       \
-    vendor_note_read(dev, API, ARG, P, 1, N, (INC) < 0 ? -(int64_t)(INC) : (INC) ? (INC) : 1, ELEM)
-
-/* A vector written: n elements |inc| apart, from the lowest address. */
-static void wrote_vector(kemu_device *dev, void *p, int64_t n, int64_t inc, size_t elem)
+void blas_wrote_vector(kemu_device *dev, void *p, int64_t n, int64_t inc, size_t elem)
 {
     vendor_mark_written(dev, p, 1, n, inc < 0 ? -inc : (inc ? inc : 1), elem);
 }
 
-#define LEVEL1(S, s, T, TYPE, ELEM, cblas_axpy, cblas_dot, cblas_nrm2, cblas_scal, cblas_asum, cblas_iamax, cblas_copy) \
-    VENDOR_API cublasStatus_t cublas##S##axpy_v2(cublasHandle_t h, int n, const T *alpha, const T *x, int incx,   \
-                                                 T *y, int incy);                                                \
-    VENDOR_API cublasStatus_t cublas##S##axpy_v2(cublasHandle_t h, int n, const T *alpha, const T *x, int incx,   \
-                                                 T *y, int incy)                                                 \
+/* ---- level 1 ------------------------------------------------------------------------ */
+
+static cublasStatus_t do_axpy(const char *api, cublasHandle_t h, const blas_type *t, int64_t n, const void *alpha,
+                              const void *x, int64_t incx, void *y, int64_t incy)
+{
+    BEGIN(api);
+    blas_scalar_t a;
+    if (n <= 0)
+        goto out;
+    CHECK_FITS(api, blas_big(n) || blas_big(incx) || blas_big(incy));
+    if ((st = blas_scalar(api, "alpha", device_mode, alpha, t->elem, &a)))
+        goto out;
+    CHECK_VECTOR(api, "x", x, n, incx, t->elem);
+    CHECK_VECTOR(api, "y", y, n, incy, t->elem);
+    NOTE_READ(api, "x", x, n, incx, t->elem);
+    NOTE_READ(api, "y", y, n, incy, t->elem);
+    int in = (int)n, ix = (int)incx, iy = (int)incy;
+    switch (t->name) {
+    case 'S': cblas_saxpy(in, a.f, x, ix, y, iy); break;
+    case 'D': cblas_daxpy(in, a.d, x, ix, y, iy); break;
+    case 'C': cblas_caxpy(in, a.c, x, ix, y, iy); break;
+    default: cblas_zaxpy(in, a.z, x, ix, y, iy); break;
+    }
+    blas_wrote_vector(dev, y, n, incy, t->elem);
+out:
+    cublas_end();
+    return st;
+}
+
+/* dot (real), dotu and dotc (conj: the first vector conjugated) */
+static cublasStatus_t do_dot(const char *api, cublasHandle_t h, const blas_type *t, int conj, int64_t n,
+                             const void *x, int64_t incx, const void *y, int64_t incy, void *result)
+{
+    BEGIN(api);
+    blas_scalar_t r;
+    memset(&r, 0, sizeof r);
+    CHECK_RESULT(api, result, t->elem);
+    if (n > 0) {
+        CHECK_FITS(api, blas_big(n) || blas_big(incx) || blas_big(incy));
+        CHECK_VECTOR(api, "x", x, n, incx, t->elem);
+        CHECK_VECTOR(api, "y", y, n, incy, t->elem);
+        NOTE_READ(api, "x", x, n, incx, t->elem);
+        NOTE_READ(api, "y", y, n, incy, t->elem);
+        int in = (int)n, ix = (int)incx, iy = (int)incy;
+        switch (t->name) {
+        case 'S': r.f = cblas_sdot(in, x, ix, y, iy); break;
+        case 'D': r.d = cblas_ddot(in, x, ix, y, iy); break;
+        case 'C':
+            if (conj)
+                cblas_cdotc_sub(in, x, ix, y, iy, r.c);
+            else
+                cblas_cdotu_sub(in, x, ix, y, iy, r.c);
+            break;
+        default:
+            if (conj)
+                cblas_zdotc_sub(in, x, ix, y, iy, r.z);
+            else
+                cblas_zdotu_sub(in, x, ix, y, iy, r.z);
+            break;
+        }
+    }
+    memcpy(result, r.b, t->elem);
+    WROTE_RESULT(result, t->elem);
+out:
+    cublas_end();
+    return st;
+}
+
+/* nrm2 (asum = 0) and asum (asum = 1): a real result */
+static cublasStatus_t do_norm(const char *api, cublasHandle_t h, const blas_type *t, int asum, int64_t n,
+                              const void *x, int64_t incx, void *result)
+{
+    BEGIN(api);
+    blas_scalar_t r;
+    memset(&r, 0, sizeof r);
+    CHECK_RESULT(api, result, t->real);
+    if (n > 0 && incx > 0) {
+        CHECK_FITS(api, blas_big(n) || blas_big(incx));
+        CHECK_VECTOR(api, "x", x, n, incx, t->elem);
+        NOTE_READ(api, "x", x, n, incx, t->elem);
+        int in = (int)n, ix = (int)incx;
+        switch (t->name) {
+        case 'S': r.f = asum ? cblas_sasum(in, x, ix) : cblas_snrm2(in, x, ix); break;
+        case 'D': r.d = asum ? cblas_dasum(in, x, ix) : cblas_dnrm2(in, x, ix); break;
+        case 'C': r.f = asum ? cblas_scasum(in, x, ix) : cblas_scnrm2(in, x, ix); break;
+        default: r.d = asum ? cblas_dzasum(in, x, ix) : cblas_dznrm2(in, x, ix); break;
+        }
+    }
+    memcpy(result, r.b, t->real);
+    WROTE_RESULT(result, t->real);
+out:
+    cublas_end();
+    return st;
+}
+
+/* the 1-based index of the largest |x| (|re| + |im| for complex); rsize:
+ * 4 (int) or 8 (int64_t, the _64 forms) */
+static cublasStatus_t do_iamax(const char *api, cublasHandle_t h, const blas_type *t, int64_t n, const void *x,
+                               int64_t incx, void *result, size_t rsize)
+{
+    BEGIN(api);
+    CHECK_RESULT(api, result, rsize);
+    int64_t r = 0;
+    if (n > 0 && incx > 0) {
+        CHECK_FITS(api, blas_big(n) || blas_big(incx));
+        CHECK_VECTOR(api, "x", x, n, incx, t->elem);
+        NOTE_READ(api, "x", x, n, incx, t->elem);
+        int in = (int)n, ix = (int)incx;
+        switch (t->name) {
+        case 'S': r = (int64_t)cblas_isamax(in, x, ix); break;
+        case 'D': r = (int64_t)cblas_idamax(in, x, ix); break;
+        case 'C': r = (int64_t)cblas_icamax(in, x, ix); break;
+        default: r = (int64_t)cblas_izamax(in, x, ix); break;
+        }
+        r += 1; /* cuBLAS counts from 1 */
+    }
+    if (rsize == 8) {
+        memcpy(result, &r, 8);
+    } else {
+        int r32 = (int)r;
+        memcpy(result, &r32, 4);
+    }
+    WROTE_RESULT(result, rsize);
+out:
+    cublas_end();
+    return st;
+}
+
+/* x = alpha x; real_alpha: Csscal / Zdscal (a real alpha, complex x) */
+static cublasStatus_t do_scal(const char *api, cublasHandle_t h, const blas_type *t, int real_alpha, int64_t n,
+                              const void *alpha, void *x, int64_t incx)
+{
+    BEGIN(api);
+    blas_scalar_t a;
+    if (n <= 0 || incx <= 0)
+        goto out;
+    CHECK_FITS(api, blas_big(n) || blas_big(incx));
+    if ((st = blas_scalar(api, "alpha", device_mode, alpha, real_alpha ? t->real : t->elem, &a)))
+        goto out;
+    CHECK_VECTOR(api, "x", x, n, incx, t->elem);
+    NOTE_READ(api, "x", x, n, incx, t->elem);
+    int in = (int)n, ix = (int)incx;
+    switch (t->name) {
+    case 'S': cblas_sscal(in, a.f, x, ix); break;
+    case 'D': cblas_dscal(in, a.d, x, ix); break;
+    case 'C':
+        if (real_alpha)
+            cblas_csscal(in, a.f, x, ix);
+        else
+            cblas_cscal(in, a.c, x, ix);
+        break;
+    default:
+        if (real_alpha)
+            cblas_zdscal(in, a.d, x, ix);
+        else
+            cblas_zscal(in, a.z, x, ix);
+        break;
+    }
+    blas_wrote_vector(dev, x, n, incx, t->elem);
+out:
+    cublas_end();
+    return st;
+}
+
+/* copy (y = x) and swap (x <-> y) */
+static cublasStatus_t do_copy(const char *api, cublasHandle_t h, const blas_type *t, int swap, int64_t n, void *x,
+                              int64_t incx, void *y, int64_t incy)
+{
+    BEGIN(api);
+    if (n <= 0)
+        goto out;
+    CHECK_FITS(api, blas_big(n) || blas_big(incx) || blas_big(incy));
+    CHECK_VECTOR(api, "x", x, n, incx, t->elem);
+    CHECK_VECTOR(api, "y", y, n, incy, t->elem);
+    NOTE_READ(api, "x", x, n, incx, t->elem);
+    if (swap)
+        NOTE_READ(api, "y", y, n, incy, t->elem);
+    int in = (int)n, ix = (int)incx, iy = (int)incy;
+    switch (t->name) {
+    case 'S': swap ? cblas_sswap(in, x, ix, y, iy) : cblas_scopy(in, x, ix, y, iy); break;
+    case 'D': swap ? cblas_dswap(in, x, ix, y, iy) : cblas_dcopy(in, x, ix, y, iy); break;
+    case 'C': swap ? cblas_cswap(in, x, ix, y, iy) : cblas_ccopy(in, x, ix, y, iy); break;
+    default: swap ? cblas_zswap(in, x, ix, y, iy) : cblas_zcopy(in, x, ix, y, iy); break;
+    }
+    blas_wrote_vector(dev, y, n, incy, t->elem);
+    if (swap)
+        blas_wrote_vector(dev, x, n, incx, t->elem);
+out:
+    cublas_end();
+    return st;
+}
+
+/* The exported names: NAME_v2 with int sizes, NAME_v2_64 with int64_t. */
+#define AXPY(P, T, I, SUF)                                                                                         \
+    VENDOR_API cublasStatus_t cublas##P##axpy##SUF(cublasHandle_t h, I n, const void *alpha, const void *x, I incx, \
+                                                   void *y, I incy);                                             \
+    VENDOR_API cublasStatus_t cublas##P##axpy##SUF(cublasHandle_t h, I n, const void *alpha, const void *x, I incx, \
+                                                   void *y, I incy)                                              \
     {                                                                                                              \
-        const char *api = "cublas" #S "axpy_v2";                                                                   \
-        BEGIN(api);                                                                                                \
-        double a;                                                                                                  \
-        if (n <= 0)                                                                                                \
-            goto out;                                                                                              \
-        if ((st = cublas_read_scalar(api, "alpha", device_mode, alpha, TYPE, &a)))                                 \
-            goto out;                                                                                              \
-        CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                                  \
-        CHECK_VECTOR(api, "y", y, n, incy, ELEM);                                                                  \
-        NOTE_READ(api, "x", x, n, incx, ELEM);                                                                     \
-        NOTE_READ(api, "y", y, n, incy, ELEM);                                                                     \
-        cblas_axpy(n, (T)a, x, incx, y, incy);                                                                     \
-        wrote_vector(dev, y, n, incy, ELEM);                                                                       \
-    out:                                                                                                           \
-        cublas_end();                                                                                              \
-        return st;                                                                                                 \
-    }                                                                                                              \
-    VENDOR_API cublasStatus_t cublas##S##dot_v2(cublasHandle_t h, int n, const T *x, int incx, const T *y,        \
-                                                int incy, T *result);                                            \
-    VENDOR_API cublasStatus_t cublas##S##dot_v2(cublasHandle_t h, int n, const T *x, int incx, const T *y,        \
-                                                int incy, T *result)                                             \
+        return do_axpy("cublas" #P "axpy" #SUF, h, &T, n, alpha, x, incx, y, incy);                                \
+    }
+#define DOT(NAME, T, CONJ, I, SUF)                                                                                 \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, I n, const void *x, I incx, const void *y, I incy,      \
+                                        void *result);                                                           \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, I n, const void *x, I incx, const void *y, I incy,      \
+                                        void *result)                                                            \
     {                                                                                                              \
-        const char *api = "cublas" #S "dot_v2";                                                                    \
-        BEGIN(api);                                                                                                \
-        CHECK_RESULT(api, result, ELEM);                                                                           \
-        T r = 0;                                                                                                   \
-        if (n > 0) {                                                                                               \
-            CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                              \
-            CHECK_VECTOR(api, "y", y, n, incy, ELEM);                                                              \
-            NOTE_READ(api, "x", x, n, incx, ELEM);                                                                 \
-            NOTE_READ(api, "y", y, n, incy, ELEM);                                                                 \
-            r = cblas_dot(n, x, incx, y, incy);                                                                    \
-        }                                                                                                          \
-        *result = r;                                                                                               \
-        WROTE_RESULT(result, ELEM);                                                                                \
-    out:                                                                                                           \
-        cublas_end();                                                                                              \
-        return st;                                                                                                 \
-    }                                                                                                              \
-    VENDOR_API cublasStatus_t cublas##S##nrm2_v2(cublasHandle_t h, int n, const T *x, int incx, T *result);       \
-    VENDOR_API cublasStatus_t cublas##S##nrm2_v2(cublasHandle_t h, int n, const T *x, int incx, T *result)        \
+        return do_dot(#NAME #SUF, h, &T, CONJ, n, x, incx, y, incy, result);                                       \
+    }
+#define NORM(NAME, T, ASUM, I, SUF)                                                                                \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, I n, const void *x, I incx, void *result);              \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, I n, const void *x, I incx, void *result)               \
     {                                                                                                              \
-        const char *api = "cublas" #S "nrm2_v2";                                                                   \
-        BEGIN(api);                                                                                                \
-        CHECK_RESULT(api, result, ELEM);                                                                           \
-        T r = 0;                                                                                                   \
-        if (n > 0 && incx > 0) {                                                                                   \
-            CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                              \
-            NOTE_READ(api, "x", x, n, incx, ELEM);                                                                 \
-            r = cblas_nrm2(n, x, incx);                                                                            \
-        }                                                                                                          \
-        *result = r;                                                                                               \
-        WROTE_RESULT(result, ELEM);                                                                                \
-    out:                                                                                                           \
-        cublas_end();                                                                                              \
-        return st;                                                                                                 \
-    }                                                                                                              \
-    VENDOR_API cublasStatus_t cublas##S##asum_v2(cublasHandle_t h, int n, const T *x, int incx, T *result);       \
-    VENDOR_API cublasStatus_t cublas##S##asum_v2(cublasHandle_t h, int n, const T *x, int incx, T *result)        \
+        return do_norm(#NAME #SUF, h, &T, ASUM, n, x, incx, result);                                               \
+    }
+#define IAMAX(NAME, T, I, SUF)                                                                                     \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, I n, const void *x, I incx, I *result);                 \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, I n, const void *x, I incx, I *result)                  \
     {                                                                                                              \
-        const char *api = "cublas" #S "asum_v2";                                                                   \
-        BEGIN(api);                                                                                                \
-        CHECK_RESULT(api, result, ELEM);                                                                           \
-        T r = 0;                                                                                                   \
-        if (n > 0 && incx > 0) {                                                                                   \
-            CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                              \
-            NOTE_READ(api, "x", x, n, incx, ELEM);                                                                 \
-            r = cblas_asum(n, x, incx);                                                                            \
-        }                                                                                                          \
-        *result = r;                                                                                               \
-        WROTE_RESULT(result, ELEM);                                                                                \
-    out:                                                                                                           \
-        cublas_end();                                                                                              \
-        return st;                                                                                                 \
-    }                                                                                                              \
-    VENDOR_API cublasStatus_t cublasI##s##amax_v2(cublasHandle_t h, int n, const T *x, int incx, int *result);    \
-    VENDOR_API cublasStatus_t cublasI##s##amax_v2(cublasHandle_t h, int n, const T *x, int incx, int *result)     \
+        return do_iamax(#NAME #SUF, h, &T, n, x, incx, result, sizeof(I));                                         \
+    }
+#define SCAL(NAME, T, REAL, I, SUF)                                                                                \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, I n, const void *alpha, void *x, I incx);               \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, I n, const void *alpha, void *x, I incx)                \
     {                                                                                                              \
-        const char *api = "cublasI" #s "amax_v2";                                                                  \
-        BEGIN(api);                                                                                                \
-        CHECK_RESULT(api, result, sizeof(int));                                                                    \
-        int r = 0;                                                                                                 \
-        if (n > 0 && incx > 0) {                                                                                   \
-            CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                              \
-            NOTE_READ(api, "x", x, n, incx, ELEM);                                                                 \
-            r = (int)cblas_iamax(n, x, incx) + 1; /* cuBLAS counts from 1 */                                      \
-        }                                                                                                          \
-        *result = r;                                                                                               \
-        WROTE_RESULT(result, sizeof(int));                                                                         \
-    out:                                                                                                           \
-        cublas_end();                                                                                              \
-        return st;                                                                                                 \
-    }                                                                                                              \
-    VENDOR_API cublasStatus_t cublas##S##scal_v2(cublasHandle_t h, int n, const T *alpha, T *x, int incx);        \
-    VENDOR_API cublasStatus_t cublas##S##scal_v2(cublasHandle_t h, int n, const T *alpha, T *x, int incx)         \
+        return do_scal(#NAME #SUF, h, &T, REAL, n, alpha, x, incx);                                                \
+    }
+#define COPY(NAME, T, SWAP, I, SUF)                                                                                \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, I n, void *x, I incx, void *y, I incy);                 \
+    VENDOR_API cublasStatus_t NAME##SUF(cublasHandle_t h, I n, void *x, I incx, void *y, I incy)                  \
     {                                                                                                              \
-        const char *api = "cublas" #S "scal_v2";                                                                   \
-        BEGIN(api);                                                                                                \
-        double a;                                                                                                  \
-        if (n <= 0 || incx <= 0)                                                                                   \
-            goto out;                                                                                              \
-        if ((st = cublas_read_scalar(api, "alpha", device_mode, alpha, TYPE, &a)))                                 \
-            goto out;                                                                                              \
-        CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                                  \
-        NOTE_READ(api, "x", x, n, incx, ELEM);                                                                     \
-        cblas_scal(n, (T)a, x, incx);                                                                              \
-        wrote_vector(dev, x, n, incx, ELEM);                                                                       \
-    out:                                                                                                           \
-        cublas_end();                                                                                              \
-        return st;                                                                                                 \
-    }                                                                                                              \
-    VENDOR_API cublasStatus_t cublas##S##copy_v2(cublasHandle_t h, int n, const T *x, int incx, T *y, int incy);  \
-    VENDOR_API cublasStatus_t cublas##S##copy_v2(cublasHandle_t h, int n, const T *x, int incx, T *y, int incy)   \
-    {                                                                                                              \
-        const char *api = "cublas" #S "copy_v2";                                                                   \
-        BEGIN(api);                                                                                                \
-        if (n <= 0)                                                                                                \
-            goto out;                                                                                              \
-        CHECK_VECTOR(api, "x", x, n, incx, ELEM);                                                                  \
-        CHECK_VECTOR(api, "y", y, n, incy, ELEM);                                                                  \
-        NOTE_READ(api, "x", x, n, incx, ELEM);                                                                     \
-        cblas_copy(n, x, incx, y, incy);                                                                           \
-        wrote_vector(dev, y, n, incy, ELEM);                                                                       \
-    out:                                                                                                           \
-        cublas_end();                                                                                              \
-        return st;                                                                                                 \
+        return do_copy(#NAME #SUF, h, &T, SWAP, n, x, incx, y, incy);                                              \
     }
 
-LEVEL1(S, s, float, VENDOR_R_32F, 4, cblas_saxpy, cblas_sdot, cblas_snrm2, cblas_sscal, cblas_sasum, cblas_isamax,
-       cblas_scopy)
-LEVEL1(D, d, double, VENDOR_R_64F, 8, cblas_daxpy, cblas_ddot, cblas_dnrm2, cblas_dscal, cblas_dasum, cblas_idamax,
-       cblas_dcopy)
+#define LEVEL1(I, SUF)                                                                                             \
+    AXPY(S, blas_s, I, SUF)                                                                                        \
+    AXPY(D, blas_d, I, SUF)                                                                                        \
+    AXPY(C, blas_c, I, SUF)                                                                                        \
+    AXPY(Z, blas_z, I, SUF)                                                                                        \
+    DOT(cublasSdot, blas_s, 0, I, SUF)                                                                             \
+    DOT(cublasDdot, blas_d, 0, I, SUF)                                                                             \
+    DOT(cublasCdotu, blas_c, 0, I, SUF)                                                                            \
+    DOT(cublasCdotc, blas_c, 1, I, SUF)                                                                            \
+    DOT(cublasZdotu, blas_z, 0, I, SUF)                                                                            \
+    DOT(cublasZdotc, blas_z, 1, I, SUF)                                                                            \
+    NORM(cublasSnrm2, blas_s, 0, I, SUF)                                                                           \
+    NORM(cublasDnrm2, blas_d, 0, I, SUF)                                                                           \
+    NORM(cublasScnrm2, blas_c, 0, I, SUF)                                                                          \
+    NORM(cublasDznrm2, blas_z, 0, I, SUF)                                                                          \
+    NORM(cublasSasum, blas_s, 1, I, SUF)                                                                           \
+    NORM(cublasDasum, blas_d, 1, I, SUF)                                                                           \
+    NORM(cublasScasum, blas_c, 1, I, SUF)                                                                          \
+    NORM(cublasDzasum, blas_z, 1, I, SUF)                                                                          \
+    IAMAX(cublasIsamax, blas_s, I, SUF)                                                                            \
+    IAMAX(cublasIdamax, blas_d, I, SUF)                                                                            \
+    IAMAX(cublasIcamax, blas_c, I, SUF)                                                                            \
+    IAMAX(cublasIzamax, blas_z, I, SUF)                                                                            \
+    SCAL(cublasSscal, blas_s, 0, I, SUF)                                                                           \
+    SCAL(cublasDscal, blas_d, 0, I, SUF)                                                                           \
+    SCAL(cublasCscal, blas_c, 0, I, SUF)                                                                           \
+    SCAL(cublasZscal, blas_z, 0, I, SUF)                                                                           \
+    SCAL(cublasCsscal, blas_c, 1, I, SUF)                                                                          \
+    SCAL(cublasZdscal, blas_z, 1, I, SUF)                                                                          \
+    COPY(cublasScopy, blas_s, 0, I, SUF)                                                                           \
+    COPY(cublasDcopy, blas_d, 0, I, SUF)                                                                           \
+    COPY(cublasCcopy, blas_c, 0, I, SUF)                                                                           \
+    COPY(cublasZcopy, blas_z, 0, I, SUF)                                                                           \
+    COPY(cublasSswap, blas_s, 1, I, SUF)                                                                           \
+    COPY(cublasDswap, blas_d, 1, I, SUF)                                                                           \
+    COPY(cublasCswap, blas_c, 1, I, SUF)                                                                           \
+    COPY(cublasZswap, blas_z, 1, I, SUF)
 
-/* y = alpha op(A) x + beta y; beta == 0 does not read y. */
-#define GEMV(S, T, TYPE, ELEM, cblas_gemv)                                                                         \
-    VENDOR_API cublasStatus_t cublas##S##gemv_v2(cublasHandle_t h, int trans, int m, int n, const T *alpha,       \
-                                                 const T *A, int lda, const T *x, int incx, const T *beta, T *y,  \
-                                                 int incy);                                                      \
-    VENDOR_API cublasStatus_t cublas##S##gemv_v2(cublasHandle_t h, int trans, int m, int n, const T *alpha,       \
-                                                 const T *A, int lda, const T *x, int incx, const T *beta, T *y,  \
-                                                 int incy)                                                       \
-    {                                                                                                              \
-        const char *api = "cublas" #S "gemv_v2";                                                                   \
-        BEGIN(api);                                                                                                \
-        if ((trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C) || m < 0 || n < 0 ||           \
-            lda < (m > 1 ? m : 1) || incx == 0 || incy == 0)                                                       \
-            FAIL(CUBLAS_STATUS_INVALID_VALUE);                                                                     \
-        if (m == 0 || n == 0)                                                                                      \
-            goto out;                                                                                              \
-        double a, b;                                                                                               \
-        if ((st = cublas_read_scalar(api, "alpha", device_mode, alpha, TYPE, &a)) ||                               \
-            (st = cublas_read_scalar(api, "beta", device_mode, beta, TYPE, &b)))                                   \
-            goto out;                                                                                              \
-        int64_t xn = trans == CUBLAS_OP_N ? n : m, yn = trans == CUBLAS_OP_N ? m : n;                              \
-        int overflow = 0;                                                                                          \
-        uint64_t abytes = vendor_matrix_bytes(m, n, lda, ELEM, &overflow);                                         \
-        if (overflow)                                                                                              \
-            FAIL(CUBLAS_STATUS_INVALID_VALUE);                                                                     \
-        if (vendor_check_range(api, "A", A, abytes))                                                               \
-            FAIL(CUBLAS_STATUS_EXECUTION_FAILED);                                                                  \
-        CHECK_VECTOR(api, "x", x, xn, incx, ELEM);                                                                 \
-        CHECK_VECTOR(api, "y", y, yn, incy, ELEM);                                                                 \
-        vendor_note_read(dev, api, "A", A, m, n, lda, ELEM);                                                       \
-        NOTE_READ(api, "x", x, xn, incx, ELEM);                                                                    \
-        if (b != 0)                                                                                                \
-            NOTE_READ(api, "y", y, yn, incy, ELEM);                                                                \
-        if (b == 0) {                                                                                              \
-            int64_t step = incy < 0 ? -incy : incy;                                                                \
-            for (int64_t i = 0; i < yn; i++)                                                                       \
-                y[i * step] = 0;                                                                                   \
-        }                                                                                                          \
-        cblas_gemv(CblasColMajor, trans == CUBLAS_OP_N ? CblasNoTrans : CblasTrans, m, n, (T)a, A, lda, x, incx,   \
-                   (T)b, y, incy);                                                                                 \
-        wrote_vector(dev, y, yn, incy, ELEM);                                                                      \
-    out:                                                                                                           \
-        cublas_end();                                                                                              \
-        return st;                                                                                                 \
-    }
-
-GEMV(S, float, VENDOR_R_32F, 4, cblas_sgemv)
-GEMV(D, double, VENDOR_R_64F, 8, cblas_dgemv)
+LEVEL1(int, _v2)
+LEVEL1(int64_t, _v2_64)
 
 /* ---- host <-> device helpers ------------------------------------------------------ */
 
@@ -354,3 +436,38 @@ VENDOR_API cublasStatus_t cublasGetVectorAsync(int n, int elem, const void *x, i
 {
     return copy_vector("cublasGetVectorAsync", stream, 0, n, elem, x, incx, y, incy);
 }
+
+/* The _64 forms: the same copies with 64-bit sizes (kemu's copies take them). */
+#define COPY_MATRIX_64(NAME, TO_DEVICE)                                                                            \
+    VENDOR_API cublasStatus_t NAME##_64(int64_t rows, int64_t cols, int64_t elem, const void *A, int64_t lda, void *B, \
+                                   int64_t ldb);                                                                 \
+    VENDOR_API cublasStatus_t NAME##_64(int64_t rows, int64_t cols, int64_t elem, const void *A, int64_t lda, void *B, \
+                                   int64_t ldb)                                                                  \
+    {                                                                                                              \
+        return copy_matrix(#NAME "_64", NULL, TO_DEVICE, rows, cols, elem, A, lda, B, ldb);                              \
+    }                                                                                                              \
+    VENDOR_API cublasStatus_t NAME##Async_64(int64_t rows, int64_t cols, int64_t elem, const void *A, int64_t lda,    \
+                                          void *B, int64_t ldb, cudaStream_t stream);                            \
+    VENDOR_API cublasStatus_t NAME##Async_64(int64_t rows, int64_t cols, int64_t elem, const void *A, int64_t lda,    \
+                                          void *B, int64_t ldb, cudaStream_t stream)                             \
+    {                                                                                                              \
+        return copy_matrix(#NAME "Async_64", stream, TO_DEVICE, rows, cols, elem, A, lda, B, ldb);                    \
+    }
+#define COPY_VECTOR_64(NAME, TO_DEVICE)                                                                            \
+    VENDOR_API cublasStatus_t NAME##_64(int64_t n, int64_t elem, const void *x, int64_t incx, void *y, int64_t incy);  \
+    VENDOR_API cublasStatus_t NAME##_64(int64_t n, int64_t elem, const void *x, int64_t incx, void *y, int64_t incy)   \
+    {                                                                                                              \
+        return copy_vector(#NAME "_64", NULL, TO_DEVICE, n, elem, x, incx, y, incy);                                     \
+    }                                                                                                              \
+    VENDOR_API cublasStatus_t NAME##Async_64(int64_t n, int64_t elem, const void *x, int64_t incx, void *y,           \
+                                          int64_t incy, cudaStream_t stream);                                    \
+    VENDOR_API cublasStatus_t NAME##Async_64(int64_t n, int64_t elem, const void *x, int64_t incx, void *y,           \
+                                          int64_t incy, cudaStream_t stream)                                     \
+    {                                                                                                              \
+        return copy_vector(#NAME "Async_64", stream, TO_DEVICE, n, elem, x, incx, y, incy);                           \
+    }
+
+COPY_MATRIX_64(cublasSetMatrix, 1)
+COPY_MATRIX_64(cublasGetMatrix, 0)
+COPY_VECTOR_64(cublasSetVector, 1)
+COPY_VECTOR_64(cublasGetVector, 0)

@@ -1,9 +1,7 @@
-/* kemu's libcublasLt: the handle, matmul descriptors, matrix layouts,
- * preferences, the heuristic query (one algorithm) and cublasLtMatmul with
- * the epilogues programs use (bias, ReLU, GELU and their combinations),
- * computed on the CPU by the product libcublas uses (gemm.c). Column-major
- * layouts only; everything else is refused by name. The ABI values are
- * cuBLASLt's documented ones, declared here by kemu. */
+/* kemu's libcublasLt: the handle, versions, matmul descriptors, matrix
+ * layouts and preferences (their attributes); the product is in
+ * cublas_lt_matmul.c. Column-major layouts only; other orders are refused
+ * by name. */
 #include "config.h"
 
 #include <pthread.h>
@@ -11,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vendor/cublas_internal.h"
-#include "vendor/gemm.h"
+#include "vendor/cublas_lt.h"
 
 #ifndef CUBLAS_FLAVOUR
 #define CUBLAS_FLAVOUR 13
@@ -27,110 +24,13 @@
 #define LT_CUDART_VERSION 13000
 #endif
 
-/* cublasLtMatmulDescAttributes_t */
-enum {
-    LT_DESC_COMPUTE_TYPE = 0,
-    LT_DESC_SCALE_TYPE = 1,
-    LT_DESC_POINTER_MODE = 2,
-    LT_DESC_TRANSA = 3,
-    LT_DESC_TRANSB = 4,
-    LT_DESC_TRANSC = 5,
-    LT_DESC_FILL_MODE = 6,
-    LT_DESC_EPILOGUE = 7,
-    LT_DESC_BIAS_POINTER = 8,
-    LT_DESC_BIAS_BATCH_STRIDE = 10,
-    LT_DESC_SM_COUNT_TARGET = 15,
-    LT_DESC_FAST_ACCUM = 25,
-    LT_DESC_BIAS_DATA_TYPE = 26
-};
-/* cublasLtMatrixLayoutAttribute_t */
-enum {
-    LT_LAYOUT_TYPE = 0,
-    LT_LAYOUT_ORDER = 1,
-    LT_LAYOUT_ROWS = 2,
-    LT_LAYOUT_COLS = 3,
-    LT_LAYOUT_LD = 4,
-    LT_LAYOUT_BATCH_COUNT = 5,
-    LT_LAYOUT_STRIDED_BATCH_OFFSET = 6
-};
-/* cublasLtMatmulPreferenceAttributes_t that kemu keeps */
-enum { LT_PREF_SEARCH_MODE = 0, LT_PREF_MAX_WORKSPACE_BYTES = 1 };
-/* cublasLtEpilogue_t */
-enum {
-    LT_EPILOGUE_DEFAULT = 1,
-    LT_EPILOGUE_RELU = 2,
-    LT_EPILOGUE_BIAS = 4,
-    LT_EPILOGUE_RELU_BIAS = 6,
-    LT_EPILOGUE_GELU = 32,
-    LT_EPILOGUE_GELU_BIAS = 36
-};
-
-#define LT_HANDLE_MAGIC 0x6b6c7468u /* "kltH" */
-#define LT_DESC_MAGIC 0x6b6c7464u
-#define LT_LAYOUT_MAGIC 0x6b6c746cu
-#define LT_PREF_MAGIC 0x6b6c7470u
-
-typedef struct lt_handle {
-    unsigned magic;
-} *cublasLtHandle_t;
-
-/* Each fits the opaque storage cuBLASLt's header gives it (the *Init
- * functions initialize that storage in place): 256, 64 and 64 bytes. */
-typedef struct lt_desc {
-    uint32_t magic;
-    int32_t compute;
-    int32_t scale_type;
-    int32_t pointer_mode;
-    int32_t transa, transb, transc, fill_mode;
-    uint32_t epilogue;
-    int32_t bias_type; /* -1: D's type */
-    int32_t sm_count_target;
-    int8_t fast_accum;
-    const void *bias;
-    int64_t bias_batch_stride;
-} lt_desc;
-
-typedef struct lt_layout {
-    uint32_t magic;
-    uint32_t type;
-    int32_t order;
-    int32_t batch;
-    uint64_t rows, cols;
-    int64_t ld;
-    int64_t stride;
-} lt_layout;
-
-typedef struct lt_pref {
-    uint32_t magic;
-    uint32_t search_mode;
-    uint64_t max_workspace;
-} lt_pref;
-
-_Static_assert(sizeof(lt_desc) <= 256, "lt_desc fits cublasLtMatmulDescOpaque_t");
-_Static_assert(sizeof(lt_layout) <= 64, "lt_layout fits cublasLtMatrixLayoutOpaque_t");
-_Static_assert(sizeof(lt_pref) <= 64, "lt_pref fits cublasLtMatmulPreferenceOpaque_t");
-
-typedef struct lt_algo {
-    uint64_t data[8];
-} lt_algo;
-
-typedef struct lt_heuristic {
-    lt_algo algo;
-    size_t workspace_size;
-    cublasStatus_t state;
-    float waves_count;
-    int reserved[4];
-} lt_heuristic;
-
-#define LT_ALGO_TAG 0x6b656d75616c676full /* "kemualgo" */
-
 /* ---- the handle ------------------------------------------------------------------ */
 
 static pthread_mutex_t lt_lock = PTHREAD_MUTEX_INITIALIZER;
 static cublasLtHandle_t *lt_handles;
 static size_t lt_nhandles, lt_caphandles;
 
-static int lt_handle_live(cublasLtHandle_t h)
+int lt_handle_live(cublasLtHandle_t h)
 {
     int live = 0;
     pthread_mutex_lock(&lt_lock);
@@ -276,9 +176,10 @@ static void desc_init(lt_desc *d, int compute, int scale)
     d->scale_type = scale;
     d->epilogue = LT_EPILOGUE_DEFAULT;
     d->bias_type = -1;
+    d->aux_type = -1;
 }
 
-static int desc_ok(const lt_desc *d)
+int lt_desc_ok(const lt_desc *d)
 {
     return d && d->magic == LT_DESC_MAGIC;
 }
@@ -310,7 +211,7 @@ VENDOR_API cublasStatus_t cublasLtMatmulDescDestroy(lt_desc *desc)
 {
     if (!desc)
         return CUBLAS_STATUS_SUCCESS;
-    if (!desc_ok(desc))
+    if (!lt_desc_ok(desc))
         return CUBLAS_STATUS_INVALID_VALUE;
     desc->magic = 0;
     free(desc);
@@ -321,7 +222,7 @@ VENDOR_API cublasStatus_t cublasLtMatmulDescSetAttribute(lt_desc *d, int attr, c
 VENDOR_API cublasStatus_t cublasLtMatmulDescSetAttribute(lt_desc *d, int attr, const void *buf, size_t bytes)
 {
     const char *api = "cublasLtMatmulDescSetAttribute";
-    if (!desc_ok(d))
+    if (!lt_desc_ok(d))
         return CUBLAS_STATUS_INVALID_VALUE;
     switch (attr) {
     case LT_DESC_COMPUTE_TYPE: return set_value(&d->compute, 4, buf, bytes);
@@ -337,6 +238,10 @@ VENDOR_API cublasStatus_t cublasLtMatmulDescSetAttribute(lt_desc *d, int attr, c
     case LT_DESC_SM_COUNT_TARGET: return set_value(&d->sm_count_target, 4, buf, bytes);
     case LT_DESC_FAST_ACCUM: return set_value(&d->fast_accum, 1, buf, bytes);
     case LT_DESC_BIAS_DATA_TYPE: return set_value(&d->bias_type, 4, buf, bytes);
+    case LT_DESC_EPILOGUE_AUX_POINTER: return set_value(&d->aux, sizeof(void *), buf, bytes);
+    case LT_DESC_EPILOGUE_AUX_LD: return set_value(&d->aux_ld, 8, buf, bytes);
+    case LT_DESC_EPILOGUE_AUX_BATCH_STRIDE: return set_value(&d->aux_batch_stride, 8, buf, bytes);
+    case LT_DESC_EPILOGUE_AUX_DATA_TYPE: return set_value(&d->aux_type, 4, buf, bytes);
     default: return unsupported_attribute(api, "matmul descriptor", attr);
     }
 }
@@ -347,7 +252,7 @@ VENDOR_API cublasStatus_t cublasLtMatmulDescGetAttribute(const lt_desc *d, int a
                                                          size_t *written)
 {
     const char *api = "cublasLtMatmulDescGetAttribute";
-    if (!desc_ok(d))
+    if (!lt_desc_ok(d))
         return CUBLAS_STATUS_INVALID_VALUE;
     switch (attr) {
     case LT_DESC_COMPUTE_TYPE: return get_value(&d->compute, 4, buf, bytes, written);
@@ -362,10 +267,11 @@ VENDOR_API cublasStatus_t cublasLtMatmulDescGetAttribute(const lt_desc *d, int a
     case LT_DESC_BIAS_BATCH_STRIDE: return get_value(&d->bias_batch_stride, 8, buf, bytes, written);
     case LT_DESC_SM_COUNT_TARGET: return get_value(&d->sm_count_target, 4, buf, bytes, written);
     case LT_DESC_FAST_ACCUM: return get_value(&d->fast_accum, 1, buf, bytes, written);
-    case LT_DESC_BIAS_DATA_TYPE: {
-        int32_t t = d->bias_type;
-        return get_value(&t, 4, buf, bytes, written);
-    }
+    case LT_DESC_BIAS_DATA_TYPE: return get_value(&d->bias_type, 4, buf, bytes, written);
+    case LT_DESC_EPILOGUE_AUX_POINTER: return get_value(&d->aux, sizeof(void *), buf, bytes, written);
+    case LT_DESC_EPILOGUE_AUX_LD: return get_value(&d->aux_ld, 8, buf, bytes, written);
+    case LT_DESC_EPILOGUE_AUX_BATCH_STRIDE: return get_value(&d->aux_batch_stride, 8, buf, bytes, written);
+    case LT_DESC_EPILOGUE_AUX_DATA_TYPE: return get_value(&d->aux_type, 4, buf, bytes, written);
     default: return unsupported_attribute(api, "matmul descriptor", attr);
     }
 }
@@ -383,7 +289,7 @@ static void layout_init(lt_layout *l, int type, uint64_t rows, uint64_t cols, in
     l->batch = 1;
 }
 
-static int layout_ok(const lt_layout *l)
+int lt_layout_ok(const lt_layout *l)
 {
     return l && l->magic == LT_LAYOUT_MAGIC;
 }
@@ -419,14 +325,14 @@ VENDOR_API cublasStatus_t cublasLtMatrixLayoutDestroy(lt_layout *layout)
 {
     if (!layout)
         return CUBLAS_STATUS_SUCCESS;
-    if (!layout_ok(layout))
+    if (!lt_layout_ok(layout))
         return CUBLAS_STATUS_INVALID_VALUE;
     layout->magic = 0;
     free(layout);
     return CUBLAS_STATUS_SUCCESS;
 }
 
-static const char *order_name(int order)
+const char *lt_order_name(int order)
 {
     switch (order) {
     case 0: return "CUBLASLT_ORDER_COL";
@@ -442,7 +348,7 @@ VENDOR_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(lt_layout *l, int att
 VENDOR_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(lt_layout *l, int attr, const void *buf, size_t bytes)
 {
     const char *api = "cublasLtMatrixLayoutSetAttribute";
-    if (!layout_ok(l))
+    if (!lt_layout_ok(l))
         return CUBLAS_STATUS_INVALID_VALUE;
     switch (attr) {
     case LT_LAYOUT_TYPE: return set_value(&l->type, 4, buf, bytes);
@@ -453,7 +359,7 @@ VENDOR_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(lt_layout *l, int att
             return st;
         if (order != 0) {
             vendor_message(api, "matrix layout order %s is not supported by kemu (it takes CUBLASLT_ORDER_COL)",
-                           order_name(order));
+                           lt_order_name(order));
             return CUBLAS_STATUS_NOT_SUPPORTED;
         }
         l->order = order;
@@ -474,7 +380,7 @@ VENDOR_API cublasStatus_t cublasLtMatrixLayoutGetAttribute(const lt_layout *l, i
                                                            size_t *written)
 {
     const char *api = "cublasLtMatrixLayoutGetAttribute";
-    if (!layout_ok(l))
+    if (!lt_layout_ok(l))
         return CUBLAS_STATUS_INVALID_VALUE;
     switch (attr) {
     case LT_LAYOUT_TYPE: return get_value(&l->type, 4, buf, bytes, written);
@@ -558,279 +464,4 @@ VENDOR_API cublasStatus_t cublasLtMatmulPreferenceGetAttribute(const lt_pref *p,
     case LT_PREF_MAX_WORKSPACE_BYTES: return get_value(&p->max_workspace, 8, buf, bytes, written);
     default: return unsupported_attribute("cublasLtMatmulPreferenceGetAttribute", "preference", attr);
     }
-}
-
-/* ---- the product --------------------------------------------------------------------------- */
-
-static const char *epilogue_name(uint32_t e)
-{
-    switch (e) {
-    case 130: return "CUBLASLT_EPILOGUE_RELU_AUX";
-    case 134: return "CUBLASLT_EPILOGUE_RELU_AUX_BIAS";
-    case 136: return "CUBLASLT_EPILOGUE_DRELU";
-    case 152: return "CUBLASLT_EPILOGUE_DRELU_BGRAD";
-    case 160: return "CUBLASLT_EPILOGUE_GELU_AUX";
-    case 164: return "CUBLASLT_EPILOGUE_GELU_AUX_BIAS";
-    case 192: return "CUBLASLT_EPILOGUE_DGELU";
-    case 208: return "CUBLASLT_EPILOGUE_DGELU_BGRAD";
-    case 256: return "CUBLASLT_EPILOGUE_BGRADA";
-    case 512: return "CUBLASLT_EPILOGUE_BGRADB";
-    default: return "an unknown epilogue";
-    }
-}
-
-/* What cublasLtMatmul and the heuristic query both check: the
- * descriptors, the shapes, the types and the epilogue. Fills *g (without
- * pointers and scalars), *scale and *batch. Messages name the problem. */
-static cublasStatus_t lt_plan(const char *api, const lt_desc *d, const lt_layout *a, const lt_layout *b,
-                              const lt_layout *c, const lt_layout *dl, vendor_gemm *g, int *scale, int64_t *batch)
-{
-    if (!desc_ok(d) || !layout_ok(a) || !layout_ok(b) || !layout_ok(c) || !layout_ok(dl)) {
-        vendor_message(api, "a descriptor or matrix layout is NULL or not initialized");
-        return CUBLAS_STATUS_INVALID_VALUE;
-    }
-    const lt_layout *all[4] = {a, b, c, dl};
-    const char *names[4] = {"A", "B", "C", "D"};
-    for (int i = 0; i < 4; i++) {
-        if (all[i]->order != 0) {
-            vendor_message(api, "matrix layout order %s of %s is not supported by kemu (it takes CUBLASLT_ORDER_COL)",
-                           order_name(all[i]->order), names[i]);
-            return CUBLAS_STATUS_NOT_SUPPORTED;
-        }
-        if (!vendor_type_size((int)all[i]->type)) {
-            vendor_message(api, "data type %s of %s is not supported by kemu (it takes CUDA_R_16F, CUDA_R_16BF, "
-                                "CUDA_R_32F and CUDA_R_64F)",
-                           vendor_type_name((int)all[i]->type), names[i]);
-            return CUBLAS_STATUS_NOT_SUPPORTED;
-        }
-        if (all[i]->rows > INT32_MAX || all[i]->cols > INT32_MAX || all[i]->ld > INT32_MAX || all[i]->batch < 0 ||
-            (all[i]->rows && all[i]->cols && all[i]->ld < (int64_t)all[i]->rows)) {
-            vendor_message(api, "the layout of %s is invalid (rows %llu, cols %llu, ld %lld, batch %d)", names[i],
-                           (unsigned long long)all[i]->rows, (unsigned long long)all[i]->cols,
-                           (long long)all[i]->ld, all[i]->batch);
-            return CUBLAS_STATUS_INVALID_VALUE;
-        }
-    }
-    int ops[3] = {d->transa, d->transb, d->transc};
-    for (int i = 0; i < 3; i++)
-        if (ops[i] < 0 || ops[i] > 2) {
-            vendor_message(api, "invalid transpose operation %d", ops[i]);
-            return CUBLAS_STATUS_INVALID_VALUE;
-        }
-    if (d->transc != 0) {
-        vendor_message(api, "CUBLASLT_MATMUL_DESC_TRANSC other than CUBLAS_OP_N is not supported");
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    }
-    memset(g, 0, sizeof *g);
-    g->transa = d->transa != 0;
-    g->transb = d->transb != 0;
-    g->m = (int64_t)dl->rows;
-    g->n = (int64_t)dl->cols;
-    g->k = (int64_t)(g->transa ? a->rows : a->cols);
-    int64_t am = (int64_t)(g->transa ? a->cols : a->rows);
-    int64_t bk = (int64_t)(g->transb ? b->cols : b->rows), bn = (int64_t)(g->transb ? b->rows : b->cols);
-    if (am != g->m || bk != g->k || bn != g->n || (int64_t)c->rows != g->m || (int64_t)c->cols != g->n) {
-        vendor_message(api, "shapes do not match: op(A) is %lldx%lld, op(B) %lldx%lld, C %llux%llu, D %lldx%lld",
-                       (long long)am, (long long)g->k, (long long)bk, (long long)bn, (unsigned long long)c->rows,
-                       (unsigned long long)c->cols, (long long)g->m, (long long)g->n);
-        return CUBLAS_STATUS_INVALID_VALUE;
-    }
-    if (a->batch != dl->batch || b->batch != dl->batch || c->batch != dl->batch) {
-        vendor_message(api, "batch counts differ: A %d, B %d, C %d, D %d", a->batch, b->batch, c->batch, dl->batch);
-        return CUBLAS_STATUS_INVALID_VALUE;
-    }
-    *batch = dl->batch;
-    g->atype = (int)a->type;
-    g->btype = (int)b->type;
-    g->ctype = (int)c->type;
-    g->dtype = (int)dl->type;
-    g->lda = a->ld;
-    g->ldb = b->ld;
-    g->ldc = c->ld;
-    g->ldd = dl->ld;
-    int any64 = 0, all64 = 1;
-    for (int i = 0; i < 4; i++) {
-        any64 |= all[i]->type == VENDOR_R_64F;
-        all64 &= all[i]->type == VENDOR_R_64F;
-    }
-    switch (d->compute) {
-    case CUBLAS_COMPUTE_16F:
-    case CUBLAS_COMPUTE_16F_PEDANTIC:
-    case CUBLAS_COMPUTE_32F:
-    case CUBLAS_COMPUTE_32F_PEDANTIC:
-    case CUBLAS_COMPUTE_32F_FAST_16F:
-    case CUBLAS_COMPUTE_32F_FAST_16BF:
-    case CUBLAS_COMPUTE_32F_EMULATED_16BFX9:
-        break;
-    case CUBLAS_COMPUTE_32F_FAST_TF32: g->tf32 = 1; break;
-    case CUBLAS_COMPUTE_64F:
-    case CUBLAS_COMPUTE_64F_PEDANTIC: break;
-    default:
-        vendor_message(api, "compute type %d is not supported by kemu (it computes in 16F, 32F or 64F)", d->compute);
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    }
-    int compute64 = d->compute == CUBLAS_COMPUTE_64F || d->compute == CUBLAS_COMPUTE_64F_PEDANTIC;
-    if ((any64 && !all64) || all64 != compute64 || !vendor_type_size(d->scale_type) ||
-        (compute64 != (d->scale_type == VENDOR_R_64F))) {
-        vendor_message(api, "data types A %s, B %s, C %s, D %s with compute type %d and scale type %s are not a "
-                            "combination kemu supports",
-                       vendor_type_name(g->atype), vendor_type_name(g->btype), vendor_type_name(g->ctype),
-                       vendor_type_name(g->dtype), d->compute, vendor_type_name(d->scale_type));
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    }
-    *scale = d->scale_type;
-    switch (d->epilogue) {
-    case LT_EPILOGUE_DEFAULT: break;
-    case LT_EPILOGUE_RELU: g->epilogue = VENDOR_EPILOGUE_RELU; break;
-    case LT_EPILOGUE_BIAS: g->epilogue = VENDOR_EPILOGUE_BIAS; break;
-    case LT_EPILOGUE_RELU_BIAS: g->epilogue = VENDOR_EPILOGUE_RELU | VENDOR_EPILOGUE_BIAS; break;
-    case LT_EPILOGUE_GELU: g->epilogue = VENDOR_EPILOGUE_GELU; break;
-    case LT_EPILOGUE_GELU_BIAS: g->epilogue = VENDOR_EPILOGUE_GELU | VENDOR_EPILOGUE_BIAS; break;
-    default:
-        vendor_message(api, "epilogue %s (%u) is not supported by kemu (it has DEFAULT, RELU, BIAS, RELU_BIAS, GELU, "
-                            "GELU_BIAS)",
-                       epilogue_name(d->epilogue), d->epilogue);
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    }
-    if (g->epilogue & VENDOR_EPILOGUE_BIAS) {
-        g->bias_type = d->bias_type >= 0 ? d->bias_type : g->dtype;
-        if (!vendor_type_size(g->bias_type)) {
-            vendor_message(api, "bias data type %s is not supported by kemu", vendor_type_name(g->bias_type));
-            return CUBLAS_STATUS_NOT_SUPPORTED;
-        }
-    }
-    if (d->pointer_mode != 0 && d->pointer_mode != 1) {
-        vendor_message(api, "pointer mode %d is not supported by kemu (it takes HOST and DEVICE)", d->pointer_mode);
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    }
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-VENDOR_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, const lt_desc *d, const lt_layout *a,
-                                                         const lt_layout *b, const lt_layout *c,
-                                                         const lt_layout *dl, const lt_pref *pref, int requested,
-                                                         lt_heuristic results[], int *returned);
-VENDOR_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, const lt_desc *d, const lt_layout *a,
-                                                         const lt_layout *b, const lt_layout *c,
-                                                         const lt_layout *dl, const lt_pref *pref, int requested,
-                                                         lt_heuristic results[], int *returned)
-{
-    const char *api = "cublasLtMatmulAlgoGetHeuristic";
-    if (!lt_handle_live(h)) {
-        vendor_message(api, "%s is not a live cuBLASLt handle", h ? "the handle" : "a NULL handle");
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    }
-    if (requested <= 0 || !results || !returned || (pref && pref->magic != LT_PREF_MAGIC))
-        return CUBLAS_STATUS_INVALID_VALUE;
-    *returned = 0;
-    vendor_gemm g;
-    int scale;
-    int64_t batch;
-    cublasStatus_t st = lt_plan(api, d, a, b, c, dl, &g, &scale, &batch);
-    if (st)
-        return st;
-    memset(&results[0], 0, sizeof results[0]);
-    results[0].algo.data[0] = LT_ALGO_TAG;
-    results[0].workspace_size = 0; /* kemu's product needs no workspace */
-    results[0].state = CUBLAS_STATUS_SUCCESS;
-    results[0].waves_count = 1.0f;
-    *returned = 1;
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-VENDOR_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, const lt_desc *d, const void *alpha, const void *A,
-                                         const lt_layout *a, const void *B, const lt_layout *b, const void *beta,
-                                         const void *C, const lt_layout *c, void *D, const lt_layout *dl,
-                                         const lt_algo *algo, void *workspace, size_t workspace_bytes,
-                                         cudaStream_t stream);
-VENDOR_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, const lt_desc *d, const void *alpha, const void *A,
-                                         const lt_layout *a, const void *B, const lt_layout *b, const void *beta,
-                                         const void *C, const lt_layout *c, void *D, const lt_layout *dl,
-                                         const lt_algo *algo, void *workspace, size_t workspace_bytes,
-                                         cudaStream_t stream)
-{
-    const char *api = "cublasLtMatmul";
-    (void)algo; /* any algorithm (or none) runs kemu's one product */
-    (void)workspace;
-    (void)workspace_bytes;
-    if (!lt_handle_live(h)) {
-        vendor_message(api, "%s is not a live cuBLASLt handle", h ? "the handle" : "a NULL handle");
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    }
-    vendor_gemm g;
-    int scale;
-    int64_t batch;
-    cublasStatus_t st = lt_plan(api, d, a, b, c, dl, &g, &scale, &batch);
-    if (st)
-        return st;
-    kemu_device *dev;
-    if ((st = cublas_begin_stream(stream, api, &dev)))
-        return st;
-    if (g.m == 0 || g.n == 0 || batch == 0)
-        goto out;
-    double alpha_v, beta_v;
-    int device_mode = d->pointer_mode == 1;
-    if ((st = cublas_read_scalar(api, "alpha", device_mode, alpha, scale, &alpha_v)) ||
-        (st = cublas_read_scalar(api, "beta", device_mode, beta, scale, &beta_v)))
-        goto out;
-    g.alpha = alpha_v;
-    g.beta = beta_v;
-    if (alpha_v == 0)
-        g.k = 0; /* A and B are not read */
-    size_t ea = vendor_type_size(g.atype), eb = vendor_type_size(g.btype), ec = vendor_type_size(g.ctype),
-           ed = vendor_type_size(g.dtype), ebias = g.epilogue & VENDOR_EPILOGUE_BIAS ? vendor_type_size(g.bias_type) : 0;
-    int overflow = 0;
-    uint64_t bytes_a = g.k ? vendor_matrix_bytes((int64_t)a->rows, (int64_t)a->cols, a->ld, ea, &overflow) : 0;
-    uint64_t bytes_b = g.k ? vendor_matrix_bytes((int64_t)b->rows, (int64_t)b->cols, b->ld, eb, &overflow) : 0;
-    uint64_t bytes_c = beta_v != 0 ? vendor_matrix_bytes(g.m, g.n, c->ld, ec, &overflow) : 0;
-    uint64_t bytes_d = vendor_matrix_bytes(g.m, g.n, dl->ld, ed, &overflow);
-    if (overflow) {
-        st = CUBLAS_STATUS_INVALID_VALUE;
-        goto out;
-    }
-    for (int64_t i = 0; i < batch; i++) {
-        const char *pa = bytes_a ? (const char *)A + i * a->stride * (int64_t)ea : NULL;
-        const char *pb = bytes_b ? (const char *)B + i * b->stride * (int64_t)eb : NULL;
-        const char *pc = bytes_c ? (const char *)C + i * c->stride * (int64_t)ec : NULL;
-        char *pd = (char *)D + i * dl->stride * (int64_t)ed;
-        const char *pbias = ebias ? (const char *)d->bias + i * d->bias_batch_stride * (int64_t)ebias : NULL;
-        char name[5][48];
-        const char *base[5] = {"A", "B", "C", "D", "bias (CUBLASLT_MATMUL_DESC_BIAS_POINTER)"};
-        for (int j = 0; j < 5; j++)
-            snprintf(name[j], sizeof name[j], batch > 1 ? "%s (batch entry %lld)" : "%s", base[j], (long long)i);
-        if (vendor_check_range(api, name[0], pa, bytes_a) || vendor_check_range(api, name[1], pb, bytes_b) ||
-            vendor_check_range(api, name[2], pc, bytes_c) || vendor_check_range(api, name[3], pd, bytes_d) ||
-            vendor_check_range(api, name[4], pbias, ebias * (uint64_t)g.m)) {
-            st = CUBLAS_STATUS_EXECUTION_FAILED;
-            goto out;
-        }
-    }
-    for (int64_t i = 0; i < batch; i++) {
-        vendor_gemm one = g;
-        one.A = bytes_a ? (const char *)A + i * a->stride * (int64_t)ea : NULL;
-        one.B = bytes_b ? (const char *)B + i * b->stride * (int64_t)eb : NULL;
-        one.C = bytes_c ? (const char *)C + i * c->stride * (int64_t)ec : NULL;
-        one.D = (char *)D + i * dl->stride * (int64_t)ed;
-        one.bias = ebias ? (const char *)d->bias + i * d->bias_batch_stride * (int64_t)ebias : NULL;
-        const char *base[4] = {"A", "B", "C", "bias (CUBLASLT_MATMUL_DESC_BIAS_POINTER)"};
-        const void *ptr[4] = {one.A, one.B, one.C, one.bias};
-        int64_t rows[4] = {(int64_t)a->rows, (int64_t)b->rows, g.m, g.m}, cols[4] = {(int64_t)a->cols, (int64_t)b->cols, g.n, 1};
-        int64_t lds[4] = {a->ld, b->ld, c->ld, g.m};
-        size_t elems[4] = {ea, eb, ec, ebias};
-        for (int j = 0; j < 4; j++) {
-            char name[64];
-            snprintf(name, sizeof name, batch > 1 ? "%s (batch entry %lld)" : "%s", base[j], (long long)i);
-            if (ptr[j] && (j >= 2 || one.k))
-                vendor_note_read(dev, api, name, ptr[j], rows[j], cols[j], lds[j], elems[j]);
-        }
-        if (vendor_gemm_run(&one)) {
-            vendor_message(api, "out of host memory");
-            st = CUBLAS_STATUS_ALLOC_FAILED;
-            goto out;
-        }
-        vendor_mark_written(dev, one.D, g.m, g.n, dl->ld, ed);
-    }
-out:
-    cublas_end();
-    return st;
 }

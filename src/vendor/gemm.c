@@ -6,7 +6,9 @@
  * rounded when asked), the product is accumulated in float by OpenBLAS,
  * and the result is converted back with round-to-nearest-even. The order
  * of the sums is OpenBLAS's, not a GPU's, so results can differ from a
- * GPU's in the last bits. beta == 0 never reads C (NaN there stays out). */
+ * GPU's in the last bits. beta == 0 never reads C (NaN there stays out).
+ * The epilogue (gemm.h) is applied per element to alpha op(A) op(B) +
+ * beta C in the compute precision, before D is rounded to its type. */
 #include "config.h"
 
 #include <cblas.h>
@@ -35,15 +37,67 @@ double vendor_gelu(double x)
     return 0.5 * x * (1.0 + tanh(c * (x + 0.044715 * x * x * x)));
 }
 
-static double epilogue_value(const vendor_gemm *g, double v, int64_t row)
+double vendor_gelu_grad(double x)
 {
-    if (g->epilogue & VENDOR_EPILOGUE_BIAS)
-        v += vendor_load(g->bias, g->bias_type, (size_t)row);
-    if (g->epilogue & VENDOR_EPILOGUE_RELU)
+    const double c = 0.7978845608028654, k = 0.044715;
+    double t = tanh(c * (x + k * x * x * x));
+    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3.0 * k * x * x);
+}
+
+static int mask_bit(const vendor_gemm *g, int64_t i, int64_t j)
+{
+    uint64_t bit = (uint64_t)(j * g->aux_ld + i);
+    return (((const uint8_t *)g->aux)[bit >> 3] >> (bit & 7)) & 1;
+}
+
+static void set_mask_bit(const vendor_gemm *g, int64_t i, int64_t j, int on)
+{
+    uint64_t bit = (uint64_t)(j * g->aux_ld + i);
+    uint8_t *byte = (uint8_t *)g->aux + (bit >> 3);
+    *byte = (uint8_t)(on ? *byte | (1u << (bit & 7)) : *byte & ~(1u << (bit & 7)));
+}
+
+/* The epilogue of element (i, j) whose product alpha op(A) op(B) + beta C
+ * is v: writes the auxiliary output of RELU_AUX / GELU_AUX, reads that of
+ * DRELU / DGELU, and returns D's value. */
+static double epilogue_value(const vendor_gemm *g, double v, int64_t i, int64_t j)
+{
+    unsigned e = g->epilogue;
+    if (e & VENDOR_EPILOGUE_BIAS)
+        v += vendor_load(g->bias, g->bias_type, (size_t)i);
+    if ((e & VENDOR_EPILOGUE_AUX) && (e & VENDOR_EPILOGUE_RELU))
+        set_mask_bit(g, i, j, v > 0);
+    if ((e & VENDOR_EPILOGUE_AUX) && (e & VENDOR_EPILOGUE_GELU))
+        vendor_store(g->aux, g->aux_type, (size_t)(j * g->aux_ld + i), v);
+    if (e & VENDOR_EPILOGUE_RELU)
         v = v > 0 ? v : 0;
-    if (g->epilogue & VENDOR_EPILOGUE_GELU)
+    if (e & VENDOR_EPILOGUE_GELU)
         v = vendor_gelu(v);
+    if ((e & VENDOR_EPILOGUE_DRELU) && !mask_bit(g, i, j))
+        v = 0;
+    if (e & VENDOR_EPILOGUE_DGELU)
+        v *= vendor_gelu_grad(vendor_load(g->aux, g->aux_type, (size_t)(j * g->aux_ld + i)));
     return v;
+}
+
+/* BGRADA / BGRADB: the sums over k of the rows of op(A) or of the columns
+ * of op(B), in double, into bgrad (not scaled by alpha). */
+static void bias_grad_ab(const vendor_gemm *g)
+{
+    int of_a = (g->epilogue & VENDOR_EPILOGUE_BGRADA) != 0;
+    int64_t len = of_a ? g->m : g->n;
+    for (int64_t r = 0; r < len; r++) {
+        double s = 0;
+        for (int64_t p = 0; p < g->k; p++) {
+            size_t x;
+            if (of_a)
+                x = (size_t)(g->transa ? r * g->lda + p : p * g->lda + r);
+            else
+                x = (size_t)(g->transb ? p * g->ldb + r : r * g->ldb + p);
+            s += vendor_load(of_a ? g->A : g->B, of_a ? g->atype : g->btype, x);
+        }
+        vendor_store(g->bgrad, g->bias_type, (size_t)r, s);
+    }
 }
 
 /* A stored matrix converted to a packed float copy (ld = rows). */
@@ -75,13 +129,13 @@ static void prepare_d_direct(const vendor_gemm *g, size_t elem)
     }
 }
 
-static void run_direct(const vendor_gemm *g)
+static void run_direct(const vendor_gemm *g, double *rowsum)
 {
     int dbl = g->dtype == VENDOR_R_64F;
     size_t elem = dbl ? 8 : 4;
     /* D holds C (or zeros when beta == 0): BLAS then computes in place */
     prepare_d_direct(g, elem);
-    if (g->k > 0) {
+    if (g->k > 0 && g->alpha != 0) {
         enum CBLAS_TRANSPOSE ta = g->transa ? CblasTrans : CblasNoTrans, tb = g->transb ? CblasTrans : CblasNoTrans;
         if (dbl)
             cblas_dgemm(CblasColMajor, ta, tb, (int)g->m, (int)g->n, (int)g->k, g->alpha, g->A, (int)g->lda, g->B,
@@ -99,29 +153,33 @@ static void run_direct(const vendor_gemm *g)
                     ((float *)g->D)[x] *= (float)g->beta;
             }
     }
-    if (g->epilogue)
+    if (g->epilogue & ~(unsigned)(VENDOR_EPILOGUE_BGRADA | VENDOR_EPILOGUE_BGRADB))
         for (int64_t j = 0; j < g->n; j++)
             for (int64_t i = 0; i < g->m; i++) {
                 size_t x = (size_t)(j * g->ldd + i);
+                double v;
                 if (dbl)
-                    ((double *)g->D)[x] = epilogue_value(g, ((double *)g->D)[x], i);
+                    v = ((double *)g->D)[x] = epilogue_value(g, ((double *)g->D)[x], i, j);
                 else
-                    ((float *)g->D)[x] = (float)epilogue_value(g, ((float *)g->D)[x], i);
+                    v = ((float *)g->D)[x] = (float)epilogue_value(g, ((float *)g->D)[x], i, j);
+                if (rowsum)
+                    rowsum[i] += v;
             }
 }
 
-static int run_packed(const vendor_gemm *g)
+static int run_packed(const vendor_gemm *g, double *rowsum)
 {
     int64_t ar, ac, br, bc;
     vendor_gemm_shape_a(g, &ar, &ac);
     vendor_gemm_shape_b(g, &br, &bc);
     int tf32a = g->tf32 && g->atype == VENDOR_R_32F, tf32b = g->tf32 && g->btype == VENDOR_R_32F;
+    int product = g->k > 0 && g->alpha != 0;
     float *a = NULL, *b = NULL, *d = malloc((size_t)(g->m * g->n) * sizeof(float) + 1);
-    if (g->k > 0) {
+    if (product) {
         a = pack_float(g->A, g->atype, ar, ac, g->lda, tf32a);
         b = pack_float(g->B, g->btype, br, bc, g->ldb, tf32b);
     }
-    if (!d || (g->k > 0 && (!a || !b))) {
+    if (!d || (product && (!a || !b))) {
         free(a);
         free(b);
         free(d);
@@ -133,15 +191,17 @@ static int run_packed(const vendor_gemm *g)
             d[j * g->m + i] =
                 g->beta == 0 ? 0.0f
                              : (float)g->beta * (float)vendor_load(g->C, g->ctype, (size_t)(j * g->ldc + i));
-    if (g->k > 0)
+    if (product)
         cblas_sgemm(CblasColMajor, g->transa ? CblasTrans : CblasNoTrans, g->transb ? CblasTrans : CblasNoTrans,
                     (int)g->m, (int)g->n, (int)g->k, (float)g->alpha, a, (int)(ar ? ar : 1), b, (int)(br ? br : 1),
                     1.0f, d, (int)g->m);
     for (int64_t j = 0; j < g->n; j++)
         for (int64_t i = 0; i < g->m; i++) {
             double v = d[j * g->m + i];
-            if (g->epilogue)
-                v = (float)epilogue_value(g, v, i);
+            if (g->epilogue & ~(unsigned)(VENDOR_EPILOGUE_BGRADA | VENDOR_EPILOGUE_BGRADB))
+                v = (float)epilogue_value(g, v, i, j);
+            if (rowsum)
+                rowsum[i] += v;
             vendor_store(g->D, g->dtype, (size_t)(j * g->ldd + i), v);
         }
     free(a);
@@ -154,14 +214,24 @@ int vendor_gemm_run(const vendor_gemm *g)
 {
     if (g->m <= 0 || g->n <= 0)
         return 0;
+    /* DRELU_BGRAD / DGELU_BGRAD: the sums of D's rows, as computed */
+    double *rowsum = NULL;
+    if (g->epilogue & VENDOR_EPILOGUE_BGRAD) {
+        rowsum = calloc((size_t)g->m, sizeof *rowsum);
+        if (!rowsum)
+            return -1;
+    }
     int same = g->atype == g->btype && g->btype == g->ctype && g->ctype == g->dtype;
-    if (same && g->dtype == VENDOR_R_64F) {
-        run_direct(g);
-        return 0;
-    }
-    if (same && g->dtype == VENDOR_R_32F && !g->tf32) {
-        run_direct(g);
-        return 0;
-    }
-    return run_packed(g);
+    int st = 0;
+    if ((same && g->dtype == VENDOR_R_64F) || (same && g->dtype == VENDOR_R_32F && !g->tf32))
+        run_direct(g, rowsum);
+    else
+        st = run_packed(g, rowsum);
+    if (!st && rowsum)
+        for (int64_t i = 0; i < g->m; i++)
+            vendor_store(g->bgrad, g->bias_type, (size_t)i, rowsum[i]);
+    free(rowsum);
+    if (!st && (g->epilogue & (VENDOR_EPILOGUE_BGRADA | VENDOR_EPILOGUE_BGRADB)))
+        bias_grad_ab(g);
+    return st;
 }

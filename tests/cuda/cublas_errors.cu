@@ -38,8 +38,7 @@ int main(int argc, char **argv)
     CHECK(cudaMemset(dA, 0, 64 * 64 * 4));
     float one = 1, zero = 0;
     if (!strcmp(mode, "unsupported")) {
-        EXPECT_STATUS(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, 4, 4, &one,
-                                  dA, 4, dC, 4),
+        EXPECT_STATUS(cublasStpsv(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, 4, dA, dC, 1),
                       CUBLAS_STATUS_NOT_SUPPORTED);
     } else if (!strcmp(mode, "row")) {
         cublasLtMatrixLayout_t l;

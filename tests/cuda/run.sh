@@ -310,7 +310,9 @@ if [ "$native" = 1 ] || [ -f "$cublas_dir/libcublas.so.13" ]; then
     have_cublas=1
     build cublas_gemm "$shared -lcublas" cublas_gemm.cu
     build cublaslt_matmul "$shared -lcublasLt" cublaslt_matmul.cu
+    build cublaslt_epilogues "$shared -lcublasLt" cublaslt_epilogues.cu
     build cublas_errors "$shared -lcublas -lcublasLt" cublas_errors.cu
+    build cublas_level3 "$shared -lcublas" cublas_level3.cu
     # a DT_RPATH to the toolkit's libraries outranks LD_LIBRARY_PATH: kemu
     # exec preloads its libcublasLt then
     build cublaslt_rpath "$shared -lcublasLt -Xlinker --disable-new-dtags -Xlinker -rpath=$(cd "$(dirname "$NVCC")/../lib64" 2>/dev/null && pwd)" cublaslt_matmul.cu
@@ -433,10 +435,19 @@ if [ "$have_cublas" = 1 ]; then
     check cublas_gemm cublas_gemm
     check cublas_gemm_checkers cublas_gemm --tool initcheck,memcheck,racecheck --error-exitcode 9
     check cublaslt_matmul cublaslt_matmul
+    check cublaslt_epilogues cublaslt_epilogues
+    # what the epilogues write (the auxiliary matrix, bias gradients) is
+    # initialized for the backward ones that read it
+    check cublaslt_epilogues_checkers cublaslt_epilogues --tool initcheck,memcheck --error-exitcode 9
     check cublaslt_rpath cublaslt_rpath
+    check cublas_level3 cublas_level3
+    # only the triangles a routine reads are checked by initcheck, and what
+    # it writes is initialized for what reads it next
+    check cublas_level3_checkers cublas_level3 --tool initcheck,memcheck --error-exitcode 9
+    expect_message cublas_64_big cublas_level3 0 "cublasSaxpy_v2_64: sizes, increments or leading dimensions above 2^31-1 are not supported by kemu" -- big
     check cublas_errors cublas_errors
     check cublas_threads cublas_errors --threads 1 -- threads 1
-    expect_message cublas_unsupported cublas_errors 0 "kemu: cublasStrsm_v2 is not supported yet" -- unsupported
+    expect_message cublas_unsupported cublas_errors 0 "kemu: cublasStpsv_v2 is not supported yet" -- unsupported
     expect_message cublas_row_order cublas_errors 0 "CUBLASLT_ORDER_ROW is not supported" -- row
     expect_message cublas_bad_pointer cublas_errors 0 "cublasSgemm_v2: argument C: " -- badptr
     expect_message cublas_capture cublas_errors 0 "kemu does not capture library calls" -- capture
@@ -454,7 +465,7 @@ if [ "$have_cublas" = 1 ]; then
         fi
     fi
 else
-    for name in cublas_gemm cublaslt_matmul cublas_errors; do
+    for name in cublas_gemm cublaslt_matmul cublaslt_epilogues cublas_level3 cublas_errors; do
         selected "$name" || continue
         skipped=$((skipped + 1))
         echo "SKIP: $name (kemu's libcublas is not built: configure found no OpenBLAS)"
