@@ -72,7 +72,7 @@ static struct drv_context *current_context(void)
     static int runtime_bound; /* the runtime has made the primary context current */
     if (ctx_depth > 0)
         return ctx_stack[ctx_depth - 1];
-    if (cudart_global.device || runtime_bound) {
+    if (cudart_global.devs[0].device || runtime_bound) {
         runtime_bound = 1;
         primary_ctx.alive = 1;
         return &primary_ctx;
@@ -351,7 +351,7 @@ DRIVER_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags
         return CUDA_ERROR_INVALID_VALUE;
     cudart_lock();
     *flags = primary_ctx.flags;
-    *active = primary_ctx.refcount > 0 || cudart_global.device != NULL;
+    *active = primary_ctx.refcount > 0 || cudart_global.devs[0].device != NULL;
     cudart_unlock();
     return CUDA_SUCCESS;
 }

@@ -70,6 +70,7 @@ struct drv_context {
 struct drv_module {
     unsigned magic;
     int is_library;
+    int device;        /* the device of the context it was loaded in */
     cudart_fatbin_record fb;
     cudart_kernel_record **functions;
     int nfunctions, capfunctions;
