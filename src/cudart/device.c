@@ -546,8 +546,7 @@ CUDART_API cudaError_t cudaDeviceReset(void)
         memset(d->peer, 0, sizeof d->peer);
     }
     cudart_allocations_clear(current);
-    if (s->ndevices == 1)
-        cudart_pools_reset();
+    cudart_pools_reset(); /* (several devices: the other devices' pool blocks stay allocated, unused) */
     d->sticky_error = cudaSuccess;
     cudart_unlock();
     return cudaSuccess;

@@ -513,6 +513,8 @@ cudaError_t cudart_kernel_resolve(cudart_kernel_record *kr)
     int d = cudart_current();
     if (kr->kernels[d])
         return cudaSuccess;
+    if (!kr->fatbin->wrapper) /* a driver module's function, launched on another device than its context's */
+        return cudaErrorInvalidResourceHandle;
     cudaError_t e = cudart_fatbin_load(kr->fatbin);
     if (e)
         return e;

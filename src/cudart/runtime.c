@@ -384,10 +384,11 @@ cudaError_t cudart_device_at(int index, kemu_device **out)
 {
     cudart_state *s = &cudart_global;
     cudart_dev *d = &s->devs[index];
+    if (d->device)
+        cudart_wait_idle(1u << index); /* (another thread may reset it meanwhile) */
     if (d->device) {
-        cudart_wait_idle(1u << index);
         *out = d->device;
-        return d->device ? cudaSuccess : cudaErrorNoDevice;
+        return cudaSuccess;
     }
     if (d->failed)
         return cudaErrorNoDevice;
