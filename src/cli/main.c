@@ -62,8 +62,8 @@ static const char compare_usage[] =
     "when equal within tolerance, 1 otherwise, 2 on error.\n";
 
 static const char exec_usage[] =
-    "usage: kemu exec [--arch sm_XX] [--devices N] [--threads N] [--schedule MODE] [--timeout SECONDS] [--progress]\n"
-    "                 [--uninit nan|zero|pattern] [--dump-ptx DIR] [--trace] [--dap [HOST:]PORT]\n"
+    "usage: kemu exec [--arch sm_XX] [--devices N] [--threads N] [--schedule MODE] [--timeout SECONDS]\n"
+    "                 [--progress] [--uninit nan|zero|pattern] [--dump-ptx DIR] [--trace] [--dap [HOST:]PORT]\n"
     "                 [--tool memcheck|racecheck|initcheck|synccheck ...] [--] PROGRAM [ARG...]\n"
     "\n"
     "Runs an unmodified CUDA program on the emulator: its CUDA runtime library\n"
