@@ -91,6 +91,30 @@ void kemu_device_destroy(kemu_device *dev);
  * livelock (docs/robustness.md); by default they may not. */
 void kemu_device_set_host_writes(kemu_device *dev, int may_write);
 
+/* ---- several devices in one process (docs/multigpu.md) ----------------------
+ * Devices created in one process are independent: each has its own memory,
+ * modules and host threads. To let their kernels reach each other's memory
+ * with one address space (unified addressing), give each an ordinal: */
+#define KEMU_MAX_DEVICES 16
+/* Maps dev's allocations into the ordinal-th range of device addresses
+ * (0..KEMU_MAX_DEVICES-1; every device starts with range 0), so the
+ * allocations of devices with different ordinals never overlap and an
+ * address names its device. Only before the device's first allocation
+ * (module load, kemu_malloc): KEMU_ERR_INVALID_ARGUMENT afterwards. */
+kemu_status kemu_device_set_ordinal(kemu_device *dev, int ordinal, kemu_error *err);
+/* Makes peer's memory known to the kernels launched on dev: with access 1
+ * they load, store and do atomics on it (peer access enabled); with 0 such
+ * an access faults as an illegal address whose message names the peer's
+ * allocation and says that peer access is not enabled; a negative access
+ * forgets the peer (before destroying it). Shared allocations of a known
+ * peer (kemu_device_share_allocation) are reachable whatever the access.
+ * Not while a kernel runs on dev. */
+kemu_status kemu_device_set_peer_access(kemu_device *dev, kemu_device *peer, int access, kemu_error *err);
+/* Marks the allocation that starts at address reachable from the kernels
+ * of every device that knows dev as a peer (pinned host and managed
+ * memory, which every GPU of a system maps). */
+kemu_status kemu_device_share_allocation(kemu_device *dev, uint64_t address, kemu_error *err);
+
 /* Writes a progress line to stderr every `interval` seconds of a launch
  * still running (blocks done of the total, warp-instructions per second);
  * 0, the default, writes none. */

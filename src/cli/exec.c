@@ -432,7 +432,7 @@ static unsigned long print_snapshot(const char *path, const char *program, int s
 int cli_exec_main(int argc, char **argv)
 {
     const char *arch = NULL, *schedule = NULL, *uninit = NULL, *dump_ptx = NULL, *dap = NULL;
-    int threads = 0, trace = 0, first = -1;
+    int threads = 0, devices = 0, trace = 0, first = -1;
     double timeout = 0;
     int progress = -1; /* --progress 1, --no-progress 0, else: when stderr is a terminal */
     cli_checks checks;
@@ -462,7 +462,7 @@ int cli_exec_main(int argc, char **argv)
             progress = !strcmp(name, "--progress");
             continue;
         }
-        static const char *const with_value[] = {"--arch", "--threads", "--schedule", "--timeout", "--uninit",
+        static const char *const with_value[] = {"--arch", "--threads", "--devices", "--schedule", "--timeout", "--uninit",
                                                  "--dump-ptx", "--tool", "--log-file", "--error-exitcode",
                                                  "--print-limit", "--report-file", "--racecheck-warp",
                                                  "--racecheck-benign", "--leak-check", "--trace", "--trace-block",
@@ -486,6 +486,13 @@ int cli_exec_main(int argc, char **argv)
             if (*end || t < 1 || t > 4096)
                 return cli_usage_error("exec", "--threads wants a positive count, got '%s'", val);
             threads = (int)t;
+        } else if (!strcmp(name, "--devices")) {
+            char *end;
+            long n = strtol(val, &end, 10);
+            if (*end || end == val || n < 1 || n > KEMU_MAX_DEVICES)
+                return cli_usage_error("exec", "--devices wants a number of devices from 1 to %d, got '%s'",
+                                       KEMU_MAX_DEVICES, val);
+            devices = (int)n;
         } else if (!strcmp(name, "--schedule")) {
             if (strcmp(val, "default") && strncmp(val, "random:", 7))
                 return cli_usage_error("exec", "--schedule wants default or random:SEED, got '%s'", val);
@@ -644,6 +651,10 @@ int cli_exec_main(int argc, char **argv)
     if (threads) {
         snprintf(number, sizeof number, "%d", threads);
         setenv("KEMU_THREADS", number, 1);
+    }
+    if (devices) {
+        snprintf(number, sizeof number, "%d", devices);
+        setenv("KEMU_DEVICES", number, 1);
     }
     if (schedule)
         setenv("KEMU_SCHEDULE", schedule, 1);

@@ -62,8 +62,8 @@ static const char compare_usage[] =
     "when equal within tolerance, 1 otherwise, 2 on error.\n";
 
 static const char exec_usage[] =
-    "usage: kemu exec [--arch sm_XX] [--threads N] [--schedule MODE] [--timeout SECONDS] [--progress]\n"
-    "                 [--uninit nan|zero|pattern] [--dump-ptx DIR] [--trace] [--dap [HOST:]PORT]\n"
+    "usage: kemu exec [--arch sm_XX] [--devices N] [--threads N] [--schedule MODE] [--timeout SECONDS]\n"
+    "                 [--progress] [--uninit nan|zero|pattern] [--dump-ptx DIR] [--trace] [--dap [HOST:]PORT]\n"
     "                 [--tool memcheck|racecheck|initcheck|synccheck ...] [--] PROGRAM [ARG...]\n"
     "\n"
     "Runs an unmodified CUDA program on the emulator: its CUDA runtime library\n"
@@ -75,6 +75,7 @@ static const char exec_usage[] =
     "Numba programs (`kemu exec python app.py`) run on kemu's libcuda.so.1, which\n"
     "shares the runtime's device (docs/driver.md).\n"
     "  --arch sm_XX        the emulated GPU (default: the highest PTX the program has)\n"
+    "  --devices N         emulate N devices of the same GPU (default 1; docs/multigpu.md)\n"
     "  --threads N         host threads running blocks (default: all cores)\n"
     "  --schedule MODE     default or random:SEED (warp scheduling order)\n"
     "  --timeout SECONDS   fail a launch that runs longer (cudaErrorLaunchTimeout)\n"

@@ -1,7 +1,8 @@
-/* Device management of kemu's libcudart replacement: one emulated device
- * (device 0) whose properties and attributes describe the emulated
- * architecture (KEMU_ARCH, or the highest PTX the program embeds),
- * synchronization, reset, limits, flags and version queries. */
+/* Device management of kemu's libcudart replacement: the emulated devices
+ * (one, or KEMU_DEVICES of them, all the same GPU) whose properties and
+ * attributes describe the emulated architecture (KEMU_ARCH, or the highest
+ * PTX the program embeds), the current device, peer access, synchronization,
+ * reset, limits, flags and version queries. */
 #include "config.h"
 #include "cudart/runtime.h"
 #include "exec/call_support.h"
@@ -68,7 +69,10 @@ void cudart_fill_properties(cudaDeviceProp *p)
     const arch_facts *f = facts_for(a.sm);
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "kemu emulated %s (%s)", a.name, f->gpu);
-    memcpy(p->uuid.bytes, "kemu-emulated-0\0", 16);
+    char uuid[24];
+    snprintf(uuid, sizeof uuid, "kemu-emulated-%d", cudart_current());
+    memcpy(p->uuid.bytes, uuid, 16);
+    p->pciBusID = cudart_current();
     p->totalGlobalMem = cudart_device_memory_bytes();
     p->sharedMemPerBlock = a.shared_default;
     p->regsPerBlock = 65536;
@@ -230,11 +234,20 @@ static int attribute_value(int attr, int *value)
     return 0;
 }
 
+/* The number of devices (cudart_lock initializes it from KEMU_DEVICES). */
+static int device_count(void)
+{
+    cudart_lock();
+    int n = cudart_global.ndevices;
+    cudart_unlock();
+    return n;
+}
+
 CUDART_API cudaError_t cudaGetDeviceCount(int *count)
 {
     if (!count)
         return cudart_result(cudaErrorInvalidValue);
-    *count = 1;
+    *count = device_count();
     return cudaSuccess;
 }
 
@@ -242,18 +255,33 @@ CUDART_API cudaError_t cudaGetDevice(int *device)
 {
     if (!device)
         return cudart_result(cudaErrorInvalidValue);
-    *device = 0;
+    *device = cudart_current();
     return cudaSuccess;
 }
 
 CUDART_API cudaError_t cudaSetDevice(int device)
 {
     cudart_lock();
-    cudaError_t e = device == 0 ? ensure_device() : cudaErrorInvalidDevice;
-    if (!e)
-        e = cudart_check_sticky();
+    cudaError_t e = cudaErrorInvalidDevice;
+    if (device >= 0 && device < cudart_global.ndevices) {
+        cudart_set_current(device);
+        e = ensure_device();
+        if (!e)
+            e = cudart_check_sticky();
+    }
     cudart_unlock();
     return cudart_result(e);
+}
+
+/* Runs the rest of a query about `device` as if it were current (locked);
+ * returns the device to restore, or -1 for an invalid one. */
+static int query_begin(int device)
+{
+    if (device < 0 || device >= cudart_global.ndevices)
+        return -1;
+    int current = cudart_current();
+    cudart_set_current(device);
+    return current;
 }
 
 CUDART_API cudaError_t cudaInitDevice(int device, unsigned int device_flags, unsigned int flags)
@@ -265,17 +293,17 @@ CUDART_API cudaError_t cudaInitDevice(int device, unsigned int device_flags, uns
 CUDART_API cudaError_t cudaSetValidDevices(int *devices, int count)
 {
     for (int i = 0; devices && i < count; i++)
-        if (devices[i] != 0)
+        if (devices[i] < 0 || devices[i] >= device_count())
             return cudart_result(cudaErrorInvalidDevice);
     return cudaSuccess;
 }
 
 CUDART_API cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *prop)
 {
-    (void)prop;
+    (void)prop; /* every device is the same GPU: the current one fits as well as any */
     if (!device)
         return cudart_result(cudaErrorInvalidValue);
-    *device = 0;
+    *device = cudart_current();
     return cudaSuccess;
 }
 
@@ -322,14 +350,18 @@ static cudaError_t get_properties(void *prop, int device, int layout12)
 {
     if (!prop)
         return cudart_result(cudaErrorInvalidValue);
-    if (device != 0)
-        return cudart_result(cudaErrorInvalidDevice);
     cudart_lock();
+    int current = query_begin(device);
+    if (current < 0) {
+        cudart_unlock();
+        return cudart_result(cudaErrorInvalidDevice);
+    }
     cudaError_t e = ensure_device();
     if (!e && layout12)
         cudart_fill_properties12(prop);
     else if (!e)
         cudart_fill_properties(prop);
+    cudart_set_current(current);
     cudart_unlock();
     return cudart_result(e);
 }
@@ -349,12 +381,16 @@ CUDART_API cudaError_t cudaDeviceGetAttribute(int *value, int attr, int device)
 {
     if (!value)
         return cudart_result(cudaErrorInvalidValue);
-    if (device != 0)
-        return cudart_result(cudaErrorInvalidDevice);
     cudart_lock();
+    int current = query_begin(device);
+    if (current < 0) {
+        cudart_unlock();
+        return cudart_result(cudaErrorInvalidDevice);
+    }
     cudaError_t e = ensure_device();
     if (!e && attribute_value(attr, value))
         e = cudaErrorInvalidValue;
+    cudart_set_current(current);
     cudart_unlock();
     return cudart_result(e);
 }
@@ -363,9 +399,9 @@ CUDART_API cudaError_t cudaDeviceGetPCIBusId(char *bus_id, int len, int device)
 {
     if (!bus_id || len <= 0)
         return cudart_result(cudaErrorInvalidValue);
-    if (device != 0)
+    if (device < 0 || device >= device_count())
         return cudart_result(cudaErrorInvalidDevice);
-    snprintf(bus_id, (size_t)len, "0000:00:00.0");
+    snprintf(bus_id, (size_t)len, "0000:%02x:00.0", device); /* device N on bus N, as cudaDevAttrPciBusId says */
     return cudaSuccess;
 }
 
@@ -373,24 +409,89 @@ CUDART_API cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *bus_id)
 {
     if (!device || !bus_id)
         return cudart_result(cudaErrorInvalidValue);
-    *device = 0;
+    unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+    int n = 0;
+    /* domain:bus:device.function, or bus:device.function; hexadecimal */
+    if (sscanf(bus_id, "%x:%x:%x.%x%n", &domain, &bus, &dev, &fn, &n) != 4 || bus_id[n]) {
+        domain = 0;
+        n = 0;
+        if (sscanf(bus_id, "%x:%x.%x%n", &bus, &dev, &fn, &n) != 3 || bus_id[n])
+            return cudart_result(cudaErrorInvalidValue);
+    }
+    if (domain || dev || fn || (int)bus >= device_count())
+        return cudart_result(cudaErrorInvalidDevice);
+    *device = (int)bus;
     return cudaSuccess;
 }
+
+/* ---- peer access ------------------------------------------------------------ */
 
 CUDART_API cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer)
 {
     if (!can_access)
         return cudart_result(cudaErrorInvalidValue);
-    if (device != 0 || peer != 0)
+    int n = device_count();
+    if (device < 0 || device >= n || peer < 0 || peer >= n)
         return cudart_result(cudaErrorInvalidDevice);
-    *can_access = 0;
+    *can_access = device != peer; /* every emulated device reaches every other one; no device is its own peer */
     return cudaSuccess;
+}
+
+/* Enables or disables peer access from the current device to `peer`, as
+ * CUDA does: the kernels launched on the current device may then load and
+ * store peer's memory. */
+cudaError_t cudart_peer_access(int peer, int enable)
+{
+    cudart_state *s = &cudart_global;
+    int current = cudart_current();
+    if (peer < 0 || peer >= s->ndevices || peer == current)
+        return cudaErrorInvalidDevice;
+    cudart_dev *d = &s->devs[current];
+    if (enable && d->peer[peer])
+        return cudaErrorPeerAccessAlreadyEnabled;
+    if (!enable && !d->peer[peer])
+        return cudaErrorPeerAccessNotEnabled;
+    kemu_device *here, *there;
+    cudaError_t e = cudart_device_at(current, &here);
+    if (!e)
+        e = cudart_device_at(peer, &there);
+    if (e)
+        return e;
+    cudart_wait_idle(1u << current); /* its launches read the peer list */
+    if (kemu_device_set_peer_access(here, there, enable, NULL))
+        return cudaErrorMemoryAllocation;
+    d->peer[peer] = (unsigned char)(enable != 0);
+    cudart_trace("peer access from device %d to device %d %s", current, peer, enable ? "enabled" : "disabled");
+    return cudaSuccess;
+}
+
+CUDART_API cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
+{
+    cudart_lock();
+    cudaError_t e = cudart_check_sticky();
+    if (!e && flags)
+        e = cudaErrorInvalidValue;
+    if (!e)
+        e = cudart_peer_access(peer, 1);
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaDeviceDisablePeerAccess(int peer)
+{
+    cudart_lock();
+    cudaError_t e = cudart_check_sticky();
+    if (!e)
+        e = cudart_peer_access(peer, 0);
+    cudart_unlock();
+    return cudart_result(e);
 }
 
 CUDART_API cudaError_t cudaDeviceSynchronize(void)
 {
     cudart_lock();
     cudaError_t e = cudart_capture_sync_device();
+    cudart_wait_idle(1u << cudart_current());
     if (!e)
         e = cudart_synchronize();
     if (!e)
@@ -408,30 +509,46 @@ CUDART_API cudaError_t cudaDeviceReset(void)
 {
     cudart_lock();
     cudart_state *s = &cudart_global;
+    int current = cudart_current();
+    cudart_dev *d = cudart_cur();
+    /* other devices' kernels may be reading its memory */
+    cudart_wait_idle(~0u);
     cudart_synchronize();
     cudart_report_checks(); /* the findings die with the device */
-    if (s->device) {
+    if (d->device) {
         drv_forget_modules();
         for (int i = 0; i < s->nfatbins; i++) {
-            cudart_fatbin_record *fb = s->fatbins[i];
-            free(fb->modules); /* the modules die with the device */
-            fb->modules = NULL;
-            fb->nmodules = 0;
-            fb->state = 0;
+            cudart_fatbin_on *l = cudart_fatbin_here(s->fatbins[i]);
+            free(l->modules); /* the modules die with the device */
+            free(l->load_message);
+            memset(l, 0, sizeof *l);
         }
         for (size_t i = 0; i < s->kernels.cap; i++)
             if (s->kernels.keys[i]) {
                 cudart_kernel_record *kr = s->kernels.values[i];
-                kr->kernel = NULL;
-                kr->max_dynamic_shared = -1;
+                if (kr->kernel == kr->kernels[current]) { /* another device's, if it has one */
+                    kr->kernel = NULL;
+                    for (int j = 0; j < CUDART_MAX_DEVICES && !kr->kernel; j++)
+                        if (j != current)
+                            kr->kernel = kr->kernels[j];
+                }
+                kr->kernels[current] = NULL;
+                if (s->ndevices == 1)
+                    kr->max_dynamic_shared = -1;
             }
-        kemu_device_destroy(s->device);
-        s->device = NULL;
+        for (int i = 0; i < s->ndevices; i++)
+            if (i != current && s->devs[i].device)
+                kemu_device_set_peer_access(s->devs[i].device, d->device, -1, NULL);
+        cudart_graph_conditionals_reset(d->device);
+        kemu_device_destroy(d->device);
+        d->device = NULL;
+        /* the device's peer access goes with it; others' to it is kept
+         * (as it is set up again when the device is next made) */
+        memset(d->peer, 0, sizeof d->peer);
     }
-    cudart_allocations_clear();
-    cudart_pools_reset();
-    cudart_graph_conditionals_reset();
-    s->sticky_error = cudaSuccess;
+    cudart_allocations_clear(current);
+    cudart_pools_reset(); /* (several devices: the other devices' pool blocks stay allocated, unused) */
+    d->sticky_error = cudaSuccess;
     cudart_unlock();
     return cudaSuccess;
 }
@@ -451,10 +568,17 @@ CUDART_API cudaError_t cudaDeviceSetLimit(int limit, size_t value)
                         "is recorded but not applied\n", cudart_global.limits[limit]);
     else
         cudart_global.limits[limit] = value;
-    if (limit == cudaLimitPrintfFifoSize && cudart_global.device)
-        exec_set_printf_fifo(cudart_global.device, value);
-    if (limit == cudaLimitDevRuntimePendingLaunchCount && cudart_global.device)
-        exec_set_device_runtime(cudart_global.device, value, CUDART_VERSION_NUMBER);
+    /* (one value for all devices) */
+    for (int i = 0; i < cudart_global.ndevices; i++) {
+        kemu_device *dev = cudart_global.devs[i].device;
+        if (!dev)
+            continue;
+        cudart_wait_idle(1u << i);
+        if (limit == cudaLimitPrintfFifoSize)
+            exec_set_printf_fifo(dev, value);
+        if (limit == cudaLimitDevRuntimePendingLaunchCount)
+            exec_set_device_runtime(dev, value, CUDART_VERSION_NUMBER);
+    }
     cudart_unlock();
     return cudaSuccess;
 }

@@ -16,7 +16,7 @@
 #define CTX_STACK 64
 
 static int initialized;
-static struct drv_context primary_ctx = {CTX_MAGIC, 1, 0, 0, 0};
+static struct drv_context primary_ctxs[CUDART_MAX_DEVICES]; /* one per device, set up at first use */
 static _Thread_local struct drv_context *ctx_stack[CTX_STACK];
 static _Thread_local int ctx_depth;
 static int created_contexts; /* live cuCtxCreate contexts */
@@ -63,33 +63,61 @@ CUresult drv_check_init(void)
     return initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 
+static int context_valid_any(const struct drv_context *c)
+{
+    return c && c->magic == CTX_MAGIC && c->alive;
+}
+
+/* The primary context of a device. Locked. */
+static struct drv_context *primary_of(int device)
+{
+    struct drv_context *c = &primary_ctxs[device];
+    if (!c->magic) {
+        c->magic = CTX_MAGIC;
+        c->primary = 1;
+        c->device = device;
+    }
+    return c;
+}
+
 /* The calling thread's current context: the top of its stack, or the
- * primary context once the runtime has set up the device (a runtime call
- * makes it current, as CUDA's runtime does; it stays so after
- * cudaDeviceReset, and the device comes back at the next call). */
+ * primary context of the runtime's current device once the runtime has set
+ * up a device (a runtime call makes it current, as CUDA's runtime does; it
+ * stays so after cudaDeviceReset, and the device comes back at the next
+ * call). */
 static struct drv_context *current_context(void)
 {
-    static int runtime_bound; /* the runtime has made the primary context current */
+    static int runtime_bound; /* the runtime has made a primary context current */
     if (ctx_depth > 0)
         return ctx_stack[ctx_depth - 1];
-    if (cudart_global.device || runtime_bound) {
+    if (cudart_cur()->device || runtime_bound) {
         runtime_bound = 1;
-        primary_ctx.alive = 1;
-        return &primary_ctx;
+        struct drv_context *c = primary_of(cudart_current());
+        c->alive = 1;
+        return c;
     }
     return NULL;
+}
+
+/* The runtime works on the device of the thread's current context (the
+ * runtime's current device follows the context, as in CUDA). */
+static void follow_context(void)
+{
+    if (ctx_depth > 0 && context_valid_any(ctx_stack[ctx_depth - 1]))
+        cudart_set_current(ctx_stack[ctx_depth - 1]->device);
 }
 
 CUresult drv_check_context(void)
 {
     if (!initialized)
         return CUDA_ERROR_NOT_INITIALIZED;
+    cudart_lock();
     struct drv_context *c = current_context();
-    if (!c)
-        return CUDA_ERROR_INVALID_CONTEXT;
-    if (!c->alive)
-        return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-    return CUDA_SUCCESS;
+    CUresult r = !c ? CUDA_ERROR_INVALID_CONTEXT : !c->alive ? CUDA_ERROR_CONTEXT_IS_DESTROYED : CUDA_SUCCESS;
+    if (!r)
+        cudart_set_current(c->device);
+    cudart_unlock();
+    return r;
 }
 
 static const struct {
@@ -176,7 +204,10 @@ static CUresult check_device(CUdevice dev)
 {
     if (!initialized)
         return CUDA_ERROR_NOT_INITIALIZED;
-    return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+    cudart_lock();
+    int n = cudart_global.ndevices;
+    cudart_unlock();
+    return dev >= 0 && dev < n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
 DRIVER_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
@@ -185,9 +216,9 @@ DRIVER_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!device)
         return CUDA_ERROR_INVALID_VALUE;
-    if (ordinal != 0)
+    if (check_device(ordinal))
         return CUDA_ERROR_INVALID_DEVICE;
-    *device = 0;
+    *device = ordinal;
     return CUDA_SUCCESS;
 }
 
@@ -197,14 +228,16 @@ DRIVER_API CUresult cuDeviceGetCount(int *count)
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!count)
         return CUDA_ERROR_INVALID_VALUE;
-    *count = 1;
+    cudart_lock();
+    *count = cudart_global.ndevices;
+    cudart_unlock();
     return CUDA_SUCCESS;
 }
 
-static CUresult properties(cudaDeviceProp *p)
+static CUresult properties(cudaDeviceProp *p, CUdevice dev)
 {
     cudaError_t saved = drv_rt_save();
-    return drv_rt_done(saved, cudaGetDeviceProperties(p, 0));
+    return drv_rt_done(saved, cudaGetDeviceProperties(p, dev));
 }
 
 DRIVER_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
@@ -215,7 +248,7 @@ DRIVER_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
     if (!name || len <= 0)
         return CUDA_ERROR_INVALID_VALUE;
     cudaDeviceProp p;
-    if ((r = properties(&p)))
+    if ((r = properties(&p, dev)))
         return r;
     snprintf(name, (size_t)len, "%s", p.name);
     return CUDA_SUCCESS;
@@ -251,7 +284,7 @@ DRIVER_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice d
     if (!major || !minor)
         return CUDA_ERROR_INVALID_VALUE;
     cudaDeviceProp p;
-    if ((r = properties(&p)))
+    if ((r = properties(&p, dev)))
         return r;
     *major = p.major;
     *minor = p.minor;
@@ -266,7 +299,7 @@ DRIVER_API CUresult cuDeviceGetUuid(cudaUUID_t *uuid, CUdevice dev)
     if (!uuid)
         return CUDA_ERROR_INVALID_VALUE;
     cudaDeviceProp p;
-    if ((r = properties(&p)))
+    if ((r = properties(&p, dev)))
         return r;
     memcpy(uuid, &p.uuid, sizeof *uuid);
     return CUDA_SUCCESS;
@@ -289,18 +322,26 @@ DRIVER_API CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
         return r;
     if (!can)
         return CUDA_ERROR_INVALID_VALUE;
-    *can = 0;
+    *can = dev != peer; /* every emulated device reaches the others */
     return CUDA_SUCCESS;
+}
+
+DRIVER_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *bus_id)
+{
+    if (!initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    cudaError_t saved = drv_rt_save();
+    return drv_rt_done(saved, cudaDeviceGetByPCIBusId(dev, bus_id));
 }
 
 /* ---- contexts ------------------------------------------------------------------------ */
 
-/* Makes the runtime's device exist (the emulated device a context stands for). */
-static CUresult ensure_device(void)
+/* Makes the runtime's device `device` exist (the emulated device a context stands for). */
+static CUresult ensure_device(int device)
 {
     cudart_lock();
     kemu_device *dev;
-    cudaError_t e = cudart_device(&dev);
+    cudaError_t e = cudart_device_at(device, &dev);
     cudart_unlock();
     return drv_error(e);
 }
@@ -317,13 +358,14 @@ DRIVER_API CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
         return r;
     if (!ctx)
         return CUDA_ERROR_INVALID_VALUE;
-    if ((r = ensure_device()))
+    if ((r = ensure_device(dev)))
         return r;
     cudart_lock();
-    primary_ctx.refcount++;
-    primary_ctx.alive = 1;
+    struct drv_context *c = primary_of(dev);
+    c->refcount++;
+    c->alive = 1;
     cudart_unlock();
-    *ctx = &primary_ctx;
+    *ctx = c;
     return CUDA_SUCCESS;
 }
 
@@ -333,8 +375,8 @@ DRIVER_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     if (r)
         return r;
     cudart_lock();
-    if (primary_ctx.refcount > 0)
-        primary_ctx.refcount--;
+    if (primary_of(dev)->refcount > 0)
+        primary_of(dev)->refcount--;
     else
         r = CUDA_ERROR_INVALID_CONTEXT;
     cudart_unlock();
@@ -350,8 +392,8 @@ DRIVER_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags
     if (!flags || !active)
         return CUDA_ERROR_INVALID_VALUE;
     cudart_lock();
-    *flags = primary_ctx.flags;
-    *active = primary_ctx.refcount > 0 || cudart_global.device != NULL;
+    *flags = primary_of(dev)->flags;
+    *active = primary_of(dev)->refcount > 0 || cudart_global.devs[dev].device != NULL;
     cudart_unlock();
     return CUDA_SUCCESS;
 }
@@ -362,7 +404,7 @@ DRIVER_API CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int fla
     if (r)
         return r;
     cudart_lock();
-    primary_ctx.flags = flags;
+    primary_of(dev)->flags = flags;
     cudart_unlock();
     return CUDA_SUCCESS;
 }
@@ -370,10 +412,14 @@ DRIVER_ALIAS(cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxSetFlags_v2)
 
 /* Destroys the device's state: memory, streams, events, modules (the
  * runtime's cudaDeviceReset, which unloads the driver's modules too). */
-static CUresult reset_device(void)
+static CUresult reset_device(int device)
 {
     cudaError_t saved = drv_rt_save();
-    return drv_rt_done(saved, cudaDeviceReset()); /* which unloads the driver's modules too */
+    int current = cudart_current();
+    cudart_set_current(device);
+    cudaError_t e = cudaDeviceReset(); /* which unloads the driver's modules too */
+    cudart_set_current(current);
+    return drv_rt_done(saved, e);
 }
 
 DRIVER_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
@@ -381,7 +427,7 @@ DRIVER_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     CUresult r = check_device(dev);
     if (r)
         return r;
-    return reset_device();
+    return reset_device(dev);
 }
 DRIVER_ALIAS(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2)
 
@@ -392,7 +438,7 @@ static CUresult create_context(CUcontext *ctx, unsigned flags, CUdevice dev)
         return r;
     if (!ctx)
         return CUDA_ERROR_INVALID_VALUE;
-    if ((r = ensure_device()))
+    if ((r = ensure_device(dev)))
         return r;
     struct drv_context *c = calloc(1, sizeof *c);
     if (!c)
@@ -400,10 +446,12 @@ static CUresult create_context(CUcontext *ctx, unsigned flags, CUdevice dev)
     c->magic = CTX_MAGIC;
     c->flags = flags;
     c->alive = 1;
+    c->device = dev;
     cudart_lock();
     created_contexts++;
     if (ctx_depth < CTX_STACK)
         ctx_stack[ctx_depth++] = c;
+    follow_context();
     cudart_unlock();
     *ctx = c;
     return CUDA_SUCCESS;
@@ -461,6 +509,7 @@ DRIVER_API CUresult cuCtxPushCurrent_v2(CUcontext ctx)
     if (ctx_depth >= CTX_STACK)
         return CUDA_ERROR_INVALID_VALUE;
     ctx_stack[ctx_depth++] = ctx;
+    follow_context();
     return CUDA_SUCCESS;
 }
 DRIVER_ALIAS(cuCtxPushCurrent, cuCtxPushCurrent_v2)
@@ -474,6 +523,7 @@ DRIVER_API CUresult cuCtxPopCurrent_v2(CUcontext *ctx)
     struct drv_context *c = ctx_stack[--ctx_depth];
     if (ctx)
         *ctx = c;
+    follow_context();
     return CUDA_SUCCESS;
 }
 DRIVER_ALIAS(cuCtxPopCurrent, cuCtxPopCurrent_v2)
@@ -493,6 +543,7 @@ DRIVER_API CUresult cuCtxSetCurrent(CUcontext ctx)
         ctx_stack[ctx_depth - 1] = ctx;
     else
         ctx_stack[ctx_depth++] = ctx;
+    follow_context();
     return CUDA_SUCCESS;
 }
 
@@ -515,7 +566,9 @@ DRIVER_API CUresult cuCtxGetDevice(CUdevice *dev)
         return r;
     if (!dev)
         return CUDA_ERROR_INVALID_VALUE;
-    *dev = 0;
+    cudart_lock();
+    *dev = current_context()->device;
+    cudart_unlock();
     return CUDA_SUCCESS;
 }
 
@@ -523,7 +576,33 @@ DRIVER_API CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext ctx)
 {
     if (ctx && !context_valid(ctx))
         return CUDA_ERROR_INVALID_CONTEXT;
-    return ctx ? (dev ? (*dev = 0, CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE) : cuCtxGetDevice(dev);
+    return ctx ? (dev ? (*dev = ctx->device, CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE) : cuCtxGetDevice(dev);
+}
+
+/* Peer access from the current context's device to peer's (the runtime's
+ * cudaDeviceEnablePeerAccess, whose errors are the driver's codes). */
+DRIVER_API CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags)
+{
+    CUresult r = drv_check_context();
+    if (r)
+        return r;
+    if (!context_valid(peer))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    cudaError_t saved = drv_rt_save();
+    return drv_rt_done(saved, cudaDeviceEnablePeerAccess(peer->device, 0));
+}
+
+DRIVER_API CUresult cuCtxDisablePeerAccess(CUcontext peer)
+{
+    CUresult r = drv_check_context();
+    if (r)
+        return r;
+    if (!context_valid(peer))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    cudaError_t saved = drv_rt_save();
+    return drv_rt_done(saved, cudaDeviceDisablePeerAccess(peer->device));
 }
 
 DRIVER_API CUresult cuCtxGetFlags(unsigned int *flags)
@@ -802,12 +881,24 @@ DRIVER_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_
 }
 DRIVER_ALIAS(cuMemcpyDtoDAsync_v2_ptsz, cuMemcpyDtoDAsync_v2)
 
+/* The pointers name their devices (unified addressing), so a peer copy is
+ * a device-to-device copy. */
 DRIVER_API CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n)
 {
     if (!context_valid(dst_ctx) || !context_valid(src_ctx))
         return CUDA_ERROR_INVALID_CONTEXT;
     return cuMemcpy(dst, src, n);
 }
+
+DRIVER_API CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n,
+                                      CUstream stream)
+{
+    if (!context_valid(dst_ctx) || !context_valid(src_ctx))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return cuMemcpyAsync(dst, src, n, stream);
+}
+DRIVER_ALIAS(cuMemcpyPeerAsync_ptsz, cuMemcpyPeerAsync)
+DRIVER_ALIAS(cuMemcpyPeer_ptds, cuMemcpyPeer)
 
 /* CUDA_MEMCPY2D and CUDA_MEMCPY3D (cuda.h of CUDA 13.0) */
 enum { MEMTYPE_HOST = 1, MEMTYPE_DEVICE = 2, MEMTYPE_ARRAY = 3, MEMTYPE_UNIFIED = 4 };
@@ -1073,7 +1164,9 @@ static CUresult pointer_attribute(void *data, int attribute, CUdeviceptr p, cons
     int managed = a && a->kind == CUDART_MEM_MANAGED;
     switch (attribute) {
     case PA_CONTEXT:
-        *(CUcontext *)data = a ? current_context() : NULL;
+        /* the context of the memory's device: the current one if it is on it */
+        *(CUcontext *)data = !a ? NULL : current_context() && current_context()->device == a->device
+                                             ? current_context() : primary_of(a->device);
         return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     case PA_MEMORY_TYPE:
         *(unsigned *)data = !a ? 0 : host ? MEMTYPE_HOST : MEMTYPE_DEVICE;
@@ -1096,7 +1189,7 @@ static CUresult pointer_attribute(void *data, int attribute, CUdeviceptr p, cons
         *(int *)data = managed;
         return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     case PA_DEVICE_ORDINAL:
-        *(int *)data = a ? 0 : -2;
+        *(int *)data = a ? a->device : -2;
         return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     case PA_IS_LEGACY_IPC:
     case PA_RDMA:

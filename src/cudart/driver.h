@@ -62,6 +62,7 @@ struct drv_context {
     unsigned flags;
     int refcount; /* primary: retains */
     int alive;
+    int device;   /* the device it stands for: a call in it works on that device */
 };
 
 /* A module (cuModuleLoad*) or library (cuLibraryLoad*): one PTX text
@@ -70,6 +71,7 @@ struct drv_context {
 struct drv_module {
     unsigned magic;
     int is_library;
+    int device;        /* the device of the context it was loaded in */
     cudart_fatbin_record fb;
     cudart_kernel_record **functions;
     int nfunctions, capfunctions;
@@ -82,6 +84,9 @@ cudaError_t cudaGetLastError(void);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
 cudaError_t cudaDeviceGetAttribute(int *value, int attr, int device);
 cudaError_t cudaDeviceGetPCIBusId(char *bus_id, int len, int device);
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *bus_id);
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peer);
 cudaError_t cudaDeviceReset(void);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaDeviceSetLimit(int limit, size_t value);

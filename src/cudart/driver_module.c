@@ -262,9 +262,10 @@ static CUresult load_image(struct drv_module **out, const void *image, size_t si
     m->magic = MODULE_MAGIC;
     m->is_library = is_library;
     m->fb.index = 1000 + index;
-    m->fb.state = 1;
-    m->fb.modules = mods;
-    m->fb.nmodules = 1;
+    m->device = cudart_current();
+    m->fb.on[m->device].state = 1;
+    m->fb.on[m->device].modules = mods;
+    m->fb.on[m->device].nmodules = 1;
     m->fb.ptx_sm = cudart_global.device_sm;
     cudart_ptrmap_put(&modules, m, m);
     cudart_trace("%s -> module %s", what, name);
@@ -358,22 +359,23 @@ static void unload(struct drv_module *m)
         if (a && a->base == m->globals[i] && a->kind == CUDART_MEM_SYMBOL)
             cudart_allocation_remove(m->globals[i]);
     }
-    for (int i = 0; i < m->fb.nmodules; i++)
-        kemu_module_unload(m->fb.modules[i]);
+    for (int i = 0; i < m->fb.on[m->device].nmodules; i++)
+        kemu_module_unload(m->fb.on[m->device].modules[i]);
     cudart_ptrmap_remove(&modules, m);
     free(m->functions);
     free(m->globals);
-    free(m->fb.modules);
+    free(m->fb.on[m->device].modules);
     m->magic = 0;
     free(m);
 }
 
 void drv_forget_modules(void)
 {
+    /* those of the current device, which is being reset */
     for (;;) {
         struct drv_module *m = NULL;
         for (size_t i = 0; i < modules.cap && !m; i++)
-            if (modules.keys[i])
+            if (modules.keys[i] && ((struct drv_module *)modules.values[i])->device == cudart_current())
                 m = modules.values[i];
         if (!m)
             break;
@@ -408,7 +410,7 @@ static CUresult function_of(struct drv_module *m, const char *name, cudart_kerne
             return CUDA_SUCCESS;
         }
     kemu_kernel *k = NULL;
-    if (kemu_module_get_kernel(m->fb.modules[0], name, &k, NULL))
+    if (kemu_module_get_kernel(m->fb.on[m->device].modules[0], name, &k, NULL))
         return CUDA_ERROR_NOT_FOUND;
     if (m->nfunctions == m->capfunctions) {
         int cap = m->capfunctions ? m->capfunctions * 2 : 8;
@@ -429,6 +431,7 @@ static CUresult function_of(struct drv_module *m, const char *name, cudart_kerne
     kr->name = copy;
     kr->fatbin = &m->fb;
     kr->kernel = k;
+    kr->kernels[m->device] = k;
     kr->max_dynamic_shared = -1;
     kr->carveout = -1;
     m->functions[m->nfunctions++] = kr;
@@ -454,7 +457,7 @@ static CUresult global_of(struct drv_module *m, const char *name, CUdeviceptr *d
 {
     uint64_t address;
     size_t size;
-    if (kemu_module_get_global(m->fb.modules[0], name, &address, &size, NULL))
+    if (kemu_module_get_global(m->fb.on[m->device].modules[0], name, &address, &size, NULL))
         return CUDA_ERROR_NOT_FOUND;
     if (size && !cudart_allocation_find(address, 1)) {
         /* enter it in the memory table, so copies to it are device copies */
@@ -501,7 +504,7 @@ DRIVER_API CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule modul
     cudart_lock();
     struct drv_module *m = module_of(module);
     if (m)
-        *count = (unsigned)kemu_module_kernel_count(m->fb.modules[0]);
+        *count = (unsigned)kemu_module_kernel_count(m->fb.on[m->device].modules[0]);
     cudart_unlock();
     return m ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
@@ -588,9 +591,9 @@ DRIVER_API CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n,
     cudart_lock();
     struct drv_module *m = module_of(library);
     r = m ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
-    int count = m ? kemu_module_kernel_count(m->fb.modules[0]) : 0;
+    int count = m ? kemu_module_kernel_count(m->fb.on[m->device].modules[0]) : 0;
     for (int i = 0; i < count && (unsigned)i < n && !r; i++) {
-        kemu_kernel *k = kemu_module_kernel_at(m->fb.modules[0], i);
+        kemu_kernel *k = kemu_module_kernel_at(m->fb.on[m->device].modules[0], i);
         r = k ? function_of(m, kemu_kernel_name(k), &kernels[i]) : CUDA_ERROR_INVALID_VALUE;
     }
     cudart_unlock();

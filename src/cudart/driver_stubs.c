@@ -35,8 +35,6 @@ DRIVER_STUB(cuCoredumpSetAttributeGlobal)
 DRIVER_STUB(cuCtxAttach)
 DRIVER_STUB(cuCtxCreate)
 DRIVER_STUB(cuCtxDetach)
-DRIVER_STUB(cuCtxDisablePeerAccess)
-DRIVER_STUB(cuCtxEnablePeerAccess)
 DRIVER_STUB(cuCtxFromGreenCtx)
 DRIVER_STUB(cuCtxGetDevResource)
 DRIVER_STUB(cuCtxGetExecAffinity)
@@ -51,7 +49,6 @@ DRIVER_STUB(cuDestroyExternalMemory)
 DRIVER_STUB(cuDestroyExternalSemaphore)
 DRIVER_STUB(cuDevResourceGenerateDesc)
 DRIVER_STUB(cuDevSmResourceSplitByCount)
-DRIVER_STUB(cuDeviceGetByPCIBusId)
 DRIVER_STUB(cuDeviceGetDefaultMemPool)
 DRIVER_STUB(cuDeviceGetDevResource)
 DRIVER_STUB(cuDeviceGetExecAffinitySupport)
@@ -299,9 +296,6 @@ DRIVER_STUB(cuMemcpyHtoA_v2)
 DRIVER_STUB(cuMemcpyHtoA_v2_ptds)
 DRIVER_STUB(cuMemcpyHtoD)
 DRIVER_STUB(cuMemcpyHtoDAsync)
-DRIVER_STUB(cuMemcpyPeerAsync)
-DRIVER_STUB(cuMemcpyPeerAsync_ptsz)
-DRIVER_STUB(cuMemcpyPeer_ptds)
 DRIVER_STUB(cuMemsetD16)
 DRIVER_STUB(cuMemsetD2D16)
 DRIVER_STUB(cuMemsetD2D32)
@@ -440,6 +434,8 @@ void cuCtxCreate_v3(void);
 void cuCtxCreate_v4(void);
 void cuCtxDestroy(void);
 void cuCtxDestroy_v2(void);
+void cuCtxDisablePeerAccess(void);
+void cuCtxEnablePeerAccess(void);
 void cuCtxGetApiVersion(void);
 void cuCtxGetCacheConfig(void);
 void cuCtxGetCurrent(void);
@@ -461,6 +457,7 @@ void cuDeviceCanAccessPeer(void);
 void cuDeviceComputeCapability(void);
 void cuDeviceGet(void);
 void cuDeviceGetAttribute(void);
+void cuDeviceGetByPCIBusId(void);
 void cuDeviceGetCount(void);
 void cuDeviceGetName(void);
 void cuDeviceGetPCIBusId(void);
@@ -581,6 +578,9 @@ void cuMemcpyHtoDAsync_v2_ptsz(void);
 void cuMemcpyHtoD_v2(void);
 void cuMemcpyHtoD_v2_ptds(void);
 void cuMemcpyPeer(void);
+void cuMemcpyPeerAsync(void);
+void cuMemcpyPeerAsync_ptsz(void);
+void cuMemcpyPeer_ptds(void);
 void cuMemcpy_ptds(void);
 void cuMemsetD16Async(void);
 void cuMemsetD16Async_ptsz(void);

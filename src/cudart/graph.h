@@ -25,6 +25,7 @@ typedef struct cudart_cond_handle {
     unsigned flags;                /* cudaGraphCondAssignDefault */
     unsigned long long graph_id;   /* the graph it was made for (CUgraph_st.id) */
     unsigned refs;                 /* that graph's, and one per conditional node using it */
+    kemu_device *device;           /* the emulated device its memory is on */
 } cudart_cond_handle;
 
 struct CUgraphNode_st {

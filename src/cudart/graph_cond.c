@@ -42,17 +42,22 @@ void cudart_cond_release(cudart_cond_handle *h)
         return;
     if (h->address) {
         cudart_ptrmap_remove(&handles, (const void *)(uintptr_t)h->address);
-        exec_conditional_free(cudart_global.device, h->address);
+        exec_conditional_free(h->device, h->address);
     }
     free(h);
 }
 
-void cudart_graph_conditionals_reset(void)
+void cudart_graph_conditionals_reset(const kemu_device *device)
 {
     for (size_t i = 0; i < handles.cap; i++)
-        if (handles.keys[i])
-            ((cudart_cond_handle *)handles.values[i])->address = 0;
-    cudart_ptrmap_free(&handles);
+        if (handles.keys[i]) {
+            cudart_cond_handle *h = handles.values[i];
+            if (h->device != device)
+                continue;
+            cudart_ptrmap_remove(&handles, (const void *)(uintptr_t)h->address);
+            h->address = 0;
+            i = (size_t)-1; /* the map changed: look again from the start */
+        }
 }
 
 CUDART_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *out, cudaGraph_t graph,
@@ -87,6 +92,7 @@ CUDART_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHand
         h->flags = flags;
         h->graph_id = g->id;
         h->refs = 1; /* the graph's */
+        h->device = dev;
         /* the value before any launch: the default (CUDA leaves it undefined
          * without cudaGraphCondAssignDefault) */
         memcpy((void *)(uintptr_t)address, &default_value, sizeof default_value);

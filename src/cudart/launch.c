@@ -108,6 +108,16 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
         e = cudaErrorInvalidResourceHandle;
         goto out;
     }
+    int device = cudart_current();
+    struct CUstream_st *sr = cudart_stream_record(stream);
+    if (sr && sr->device != device) { /* a stream of another device, as CUDA refuses it */
+        e = cudaErrorInvalidResourceHandle;
+        goto out;
+    }
+    kemu_device *kdev;
+    e = cudart_device(&kdev); /* waits for another thread's launch on it */
+    if (e)
+        goto out;
     e = cudart_kernel_resolve(kr);
     if (e)
         goto out;
@@ -115,7 +125,7 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
     cudart_arch_info arch;
     cudart_arch_for_sm(s->device_sm, &arch);
     cudart_kernel_info info;
-    cudart_kernel_introspect(kr->kernel, &info);
+    cudart_kernel_introspect(kr->kernels[device], &info);
     unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
     uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
     for (int i = 0; i < 3; i++)
@@ -168,16 +178,21 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
     memset(&err, 0, sizeof err);
     cudart_trace("launch %s grid (%u,%u,%u) block (%u,%u,%u) shared %zu", kr->name, g[0], g[1], g[2], b[0], b[1],
                  b[2], shared);
-    kemu_status st = kemu_launch(kr->kernel, &cfg, args, &report, &err);
+    /* several devices: the lock is released while the kernel runs, so
+     * host threads launching on other devices run theirs meanwhile */
+    int depth = cudart_run_unlocked_begin(device);
+    kemu_status st = kemu_launch(kr->kernels[device], &cfg, args, &report, &err);
+    cudart_run_unlocked_end(device, depth);
     append_printf(report.printf_output, report.printf_length);
+    cudart_dev *d = &s->devs[device];
     if (st == KEMU_ERR_KERNEL_FAULT) {
-        if (s->pending_error == cudaSuccess) {
+        if (d->pending_error == cudaSuccess) {
             const char *m = report.fault_message[0] ? report.fault_message : err.message;
-            s->pending_error = fault_error(m);
+            d->pending_error = fault_error(m);
             size_t n = strlen(m) + 256;
-            s->pending_message = malloc(n);
-            if (s->pending_message)
-                snprintf(s->pending_message, n, "%s", m);
+            d->pending_message = malloc(n);
+            if (d->pending_message)
+                snprintf(d->pending_message, n, "%s", m);
         }
     } else if (st == KEMU_ERR_LAUNCH_CONFIG) {
         fprintf(stderr, "kemu: launch of %s rejected: %s\n", kr->name, err.message);

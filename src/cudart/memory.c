@@ -44,7 +44,7 @@ int cudart_allocation_add(uint64_t base, size_t size, int kind)
     }
     size_t i = allocation_index(base);
     memmove(&s->allocations[i + 1], &s->allocations[i], (s->nallocations - i) * sizeof *s->allocations);
-    s->allocations[i] = (cudart_allocation){base, size, kind};
+    s->allocations[i] = (cudart_allocation){base, size, kind, cudart_current()};
     s->nallocations++;
     if (kind != CUDART_MEM_REGISTERED && kind != CUDART_MEM_SYMBOL)
         s->bytes_allocated += size;
@@ -77,11 +77,32 @@ const cudart_allocation *cudart_allocation_find(uint64_t address, size_t size)
     return a;
 }
 
-void cudart_allocations_clear(void)
+void cudart_allocations_clear(int device)
 {
     cudart_state *s = &cudart_global;
-    s->nallocations = 0;
-    s->bytes_allocated = 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < s->nallocations; i++) {
+        cudart_allocation *a = &s->allocations[i];
+        if (a->device == device) { /* what was made on the device goes with it */
+            if (a->kind != CUDART_MEM_REGISTERED && a->kind != CUDART_MEM_SYMBOL)
+                s->bytes_allocated -= a->size;
+            continue;
+        }
+        s->allocations[kept++] = *a;
+    }
+    s->nallocations = kept;
+}
+
+int cudart_device_of(const void *ptr)
+{
+    const cudart_allocation *a = cudart_allocation_find((uint64_t)(uintptr_t)ptr, 1);
+    return a ? a->device : -1;
+}
+
+kemu_device *cudart_kemu_device_of(const void *ptr)
+{
+    int d = cudart_device_of(ptr);
+    return cudart_global.devs[d >= 0 ? d : cudart_current()].device;
 }
 
 /* ---- allocation ------------------------------------------------------------ */
@@ -117,9 +138,12 @@ cudaError_t cudart_allocate(void **ptr, size_t size, int kind)
         } else {
             *ptr = (void *)(uintptr_t)address;
             /* host threads may write pinned and managed memory while a
-             * kernel polls it: no spinning kernel is proven stuck */
-            if (kind == CUDART_MEM_HOST || kind == CUDART_MEM_MANAGED)
+             * kernel polls it: no spinning kernel is proven stuck; every
+             * device's kernels reach it */
+            if (kind == CUDART_MEM_HOST || kind == CUDART_MEM_MANAGED) {
                 kemu_device_set_host_writes(dev, 1);
+                kemu_device_share_allocation(dev, address, NULL);
+            }
         }
     }
     cudart_trace("allocate %zu bytes (kind %d) -> %s %p", size, kind, cudart_error_name(e), e ? NULL : *ptr);
@@ -136,6 +160,10 @@ cudaError_t cudart_release(void *ptr, int kind1, int kind2, int synchronize)
         e = synchronize ? cudart_synchronize() : cudart_check_sticky();
     if (!e && ptr) {
         e = cudart_device(&dev);
+        /* the memory may be another device's, which any device's kernels may be reading */
+        cudart_wait_idle(~0u);
+        if (!e && cudart_kemu_device_of(ptr))
+            dev = cudart_kemu_device_of(ptr);
         const cudart_allocation *a = e ? NULL : cudart_allocation_find((uint64_t)(uintptr_t)ptr, 0);
         if (!e && kind1 == CUDART_MEM_DEVICE && !cudart_pool_free(ptr, NULL, &e)) {
             if (synchronize) /* cudaFree of cudaMallocAsync memory: back to its pool */
@@ -323,7 +351,7 @@ CUDART_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *ou
         attr.type = cudaMemoryTypeUnregistered;
         attr.device = -2;
     } else {
-        attr.device = 0;
+        attr.device = a->device;
         switch (a->kind) {
         case CUDART_MEM_HOST:
         case CUDART_MEM_REGISTERED:
@@ -390,6 +418,17 @@ static cudaError_t copy_bytes(kemu_device *dev, void *dst, const void *src, size
                         : (dst_host ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
     uint64_t d = (uint64_t)(uintptr_t)dst, s = (uint64_t)(uintptr_t)src;
     kemu_status st = KEMU_OK;
+    /* the devices that hold the memory (unified addressing); wait for
+     * other threads' launches on them */
+    kemu_device *ddev = dst_host ? dev : cudart_kemu_device_of(dst), *sdev = src_host ? dev : cudart_kemu_device_of(src);
+    unsigned busy = 0;
+    if (!dst_host && cudart_device_of(dst) >= 0)
+        busy |= 1u << cudart_device_of(dst);
+    if (!src_host && cudart_device_of(src) >= 0)
+        busy |= 1u << cudart_device_of(src);
+    cudart_wait_idle(busy);
+    if (!ddev || !sdev)
+        return cudaErrorInvalidValue;
     switch (kind) {
     case cudaMemcpyHostToHost:
         memmove(dst, src, n);
@@ -397,17 +436,23 @@ static cudaError_t copy_bytes(kemu_device *dev, void *dst, const void *src, size
     case cudaMemcpyHostToDevice:
         if (dst_host)
             return cudaErrorInvalidValue;
-        st = kemu_memcpy_htod(dev, d, src, n, NULL);
+        st = kemu_memcpy_htod(ddev, d, src, n, NULL);
         break;
     case cudaMemcpyDeviceToHost:
         if (src_host)
             return cudaErrorInvalidValue;
-        st = kemu_memcpy_dtoh(dev, dst, s, n, NULL);
+        st = kemu_memcpy_dtoh(sdev, dst, s, n, NULL);
         break;
     default:
         if (src_host || dst_host)
             return cudaErrorInvalidValue;
-        st = kemu_memcpy_dtod(dev, d, s, n, NULL);
+        if (ddev == sdev) {
+            st = kemu_memcpy_dtod(ddev, d, s, n, NULL);
+        } else { /* between devices: read on one, a write on the other for its checkers */
+            st = kemu_memcpy_dtoh(sdev, dst, s, n, NULL);
+            if (!st)
+                st = kemu_note_host_write(ddev, d, n, NULL);
+        }
         break;
     }
     return st ? cudaErrorInvalidValue : cudaSuccess;
@@ -502,9 +547,21 @@ CUDART_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
     return memcpy_common(dst, src, count, kind, 0, stream);
 }
 
+/* cudaMemcpyPeer: the devices must be valid; the pointers name their
+ * devices (unified addressing), so the copy is a device-to-device copy
+ * whatever the numbers say, as with CUDA's UVA. Needs no peer access. */
+static cudaError_t peer_devices_valid(int dst_device, int src_device)
+{
+    cudart_lock();
+    int n = cudart_global.ndevices;
+    cudart_unlock();
+    return dst_device < 0 || dst_device >= n || src_device < 0 || src_device >= n ? cudaErrorInvalidDevice
+                                                                                  : cudaSuccess;
+}
+
 CUDART_API cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device, size_t count)
 {
-    if (dst_device != 0 || src_device != 0)
+    if (peer_devices_valid(dst_device, src_device))
         return cudart_result(cudaErrorInvalidDevice);
     return memcpy_common(dst, src, count, cudaMemcpyDeviceToDevice, 1, NULL);
 }
@@ -512,7 +569,7 @@ CUDART_API cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src
 CUDART_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device, size_t count,
                                            cudaStream_t stream)
 {
-    if (dst_device != 0 || src_device != 0)
+    if (peer_devices_valid(dst_device, src_device))
         return cudart_result(cudaErrorInvalidDevice);
     return memcpy_common(dst, src, count, cudaMemcpyDeviceToDevice, 0, stream);
 }
@@ -553,6 +610,10 @@ static cudaError_t set_bytes(kemu_device *dev, void *dst, int value, size_t n)
         return cudaSuccess;
     if (classify(dst, n) != 0)
         return cudaErrorInvalidValue;
+    if (cudart_device_of(dst) >= 0) {
+        cudart_wait_idle(1u << cudart_device_of(dst));
+        dev = cudart_kemu_device_of(dst);
+    }
     return kemu_memset(dev, (uint64_t)(uintptr_t)dst, value, n, NULL) ? cudaErrorInvalidValue : cudaSuccess;
 }
 
@@ -628,10 +689,11 @@ static cudaError_t symbol_lookup(const void *symbol, void **address, size_t *siz
     cudaError_t e = cudart_fatbin_load(vr->fatbin);
     if (e)
         return e;
-    for (int i = 0; i < vr->fatbin->nmodules; i++) {
+    cudart_fatbin_on *l = cudart_fatbin_here(vr->fatbin);
+    for (int i = 0; i < l->nmodules; i++) {
         uint64_t a;
         size_t n;
-        if (!kemu_module_get_global(vr->fatbin->modules[i], vr->name, &a, &n, NULL)) {
+        if (!kemu_module_get_global(l->modules[i], vr->name, &a, &n, NULL)) {
             *address = (void *)(uintptr_t)a;
             *size = n;
             return cudaSuccess;

@@ -118,8 +118,9 @@ static void pool_trim(struct CUmemPoolHandle_st *p, size_t keep)
 {
     size_t i = 0;
     while (i < p->nblocks && p->reserved > keep) {
-        if (cudart_global.device)
-            kemu_free(cudart_global.device, p->blocks[i].base, NULL);
+        kemu_device *dev = cudart_kemu_device_of((void *)(uintptr_t)p->blocks[i].base);
+        if (dev)
+            kemu_free(dev, p->blocks[i].base, NULL);
         p->reserved -= p->blocks[i].size;
         i++;
     }
@@ -284,7 +285,9 @@ int cudart_pool_free(void *ptr, cudaStream_t stream, cudaError_t *err)
         }
     }
     if (checking() || p->destroyed || p->nblocks == p->capblocks) {
-        kemu_free(cudart_global.device, address, NULL);
+        kemu_device *dev = cudart_kemu_device_of((void *)(uintptr_t)address);
+        if (dev)
+            kemu_free(dev, address, NULL);
         p->reserved -= size;
     } else {
         p->blocks[p->nblocks++] = (pool_block){address, size, stream, 0};

@@ -117,18 +117,29 @@ CUDART_API void __cudaRegisterFatBinaryEnd(void **handle)
 
 static void unbind_variables(cudart_fatbin_record *fb);
 
+cudart_fatbin_on *cudart_fatbin_here(cudart_fatbin_record *fb)
+{
+    return &fb->on[cudart_current()];
+}
+
+/* Unloads fb from every device. */
 static void fatbin_unload(cudart_fatbin_record *fb)
 {
-    unbind_variables(fb);
-    for (int i = 0; i < fb->nmodules; i++)
-        if (fb->modules[i])
-            kemu_module_unload(fb->modules[i]);
-    free(fb->modules);
-    fb->modules = NULL;
-    fb->nmodules = 0;
-    fb->state = 0;
-    free(fb->load_message);
-    fb->load_message = NULL;
+    int current = cudart_current();
+    for (int d = 0; d < CUDART_MAX_DEVICES; d++) {
+        cudart_fatbin_on *l = &fb->on[d];
+        if (cudart_global.devs[d].device) {
+            cudart_set_current(d);
+            unbind_variables(fb);
+            for (int i = 0; i < l->nmodules; i++)
+                if (l->modules[i])
+                    kemu_module_unload(l->modules[i]);
+        }
+        free(l->modules);
+        free(l->load_message);
+        memset(l, 0, sizeof *l);
+    }
+    cudart_set_current(current);
 }
 
 /* Removes a fatbin's entries from a registration map; with free_records,
@@ -169,8 +180,8 @@ CUDART_API void __cudaUnregisterFatBinary(void **handle)
                 i = (size_t)-1;
             }
         }
-        if (s->device)
-            fatbin_unload(fb);
+        cudart_wait_idle(~0u);
+        fatbin_unload(fb);
         forget_records_of(&s->kernels, fb, 1, 1);
         forget_records_of(&s->managed_slots, fb, 0, 0);
         forget_records_of(&s->vars, fb, 0, 1);
@@ -180,8 +191,6 @@ CUDART_API void __cudaUnregisterFatBinary(void **handle)
                 s->nfatbins--;
                 break;
             }
-        free(fb->load_message);
-        free(fb->modules);
         free(fb);
     }
     cudart_unlock();
@@ -282,10 +291,11 @@ static void load_failed(cudart_fatbin_record *fb, cudaError_t code, const char *
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fb->state = -1;
-    fb->load_error = code;
-    free(fb->load_message);
-    fb->load_message = strdup(msg);
+    cudart_fatbin_on *l = cudart_fatbin_here(fb);
+    l->state = -1;
+    l->load_error = code;
+    free(l->load_message);
+    l->load_message = strdup(msg);
     fprintf(stderr, "kemu: %s\n", msg);
     fflush(stderr);
 }
@@ -318,12 +328,15 @@ static void bind_variables(cudart_fatbin_record *fb)
         cudart_var_record *vr = m->keys[i] ? m->values[i] : NULL;
         if (!vr || vr->fatbin != fb)
             continue;
-        for (int j = 0; j < fb->nmodules; j++) {
+        cudart_fatbin_on *l = cudart_fatbin_here(fb);
+        for (int j = 0; j < l->nmodules; j++) {
             uint64_t address;
             size_t size;
-            if (kemu_module_get_global(fb->modules[j], vr->name, &address, &size, NULL))
+            if (kemu_module_get_global(l->modules[j], vr->name, &address, &size, NULL))
                 continue;
-            if (vr->managed)
+            /* several devices: a __managed__ variable is the storage of the
+             * first device that loaded its module */
+            if (vr->managed && (cudart_current() == 0 || !*(void **)vr->host_variable))
                 *(void **)vr->host_variable = (void *)(uintptr_t)address;
             if (size && !cudart_allocation_find(address, 1))
                 cudart_allocation_add(address, size, CUDART_MEM_SYMBOL);
@@ -340,10 +353,11 @@ static void unbind_variables(cudart_fatbin_record *fb)
         cudart_var_record *vr = m->keys[i] ? m->values[i] : NULL;
         if (!vr || vr->fatbin != fb)
             continue;
-        for (int j = 0; j < fb->nmodules; j++) {
+        cudart_fatbin_on *l = cudart_fatbin_here(fb);
+        for (int j = 0; j < l->nmodules; j++) {
             uint64_t address;
             size_t size;
-            if (!kemu_module_get_global(fb->modules[j], vr->name, &address, &size, NULL)) {
+            if (!kemu_module_get_global(l->modules[j], vr->name, &address, &size, NULL)) {
                 const cudart_allocation *a = cudart_allocation_find(address, 1);
                 if (a && a->base == address && a->kind == CUDART_MEM_SYMBOL)
                     cudart_allocation_remove(address);
@@ -371,14 +385,15 @@ static int load_module(cudart_fatbin_record *fb, kemu_device *dev, char *ptx, co
                     cudart_global.dump_ptx_dir[0] ? "" : "\nkemu: (KEMU_DUMP_PTX=DIR writes the PTX to DIR)");
         return -1;
     }
-    kemu_module **grown = realloc(fb->modules, (size_t)(fb->nmodules + 1) * sizeof *grown);
+    cudart_fatbin_on *l = cudart_fatbin_here(fb);
+    kemu_module **grown = realloc(l->modules, (size_t)(l->nmodules + 1) * sizeof *grown);
     if (!grown) {
         kemu_module_unload(mod);
         load_failed(fb, cudaErrorMemoryAllocation, "out of memory loading module %d", fb->index);
         return -1;
     }
-    fb->modules = grown;
-    fb->modules[fb->nmodules++] = mod;
+    l->modules = grown;
+    l->modules[l->nmodules++] = mod;
     if (sm > fb->ptx_sm)
         fb->ptx_sm = sm;
     cudart_trace("loaded %s", name);
@@ -387,10 +402,11 @@ static int load_module(cudart_fatbin_record *fb, kemu_device *dev, char *ptx, co
 
 cudaError_t cudart_fatbin_load(cudart_fatbin_record *fb)
 {
-    if (fb->state == 1)
+    cudart_fatbin_on *l = cudart_fatbin_here(fb);
+    if (l->state == 1)
         return cudaSuccess;
-    if (fb->state == -1)
-        return fb->load_error;
+    if (l->state == -1)
+        return l->load_error;
     kemu_device *dev;
     cudaError_t e = cudart_device(&dev);
     if (e)
@@ -407,14 +423,14 @@ cudaError_t cudart_fatbin_load(cudart_fatbin_record *fb)
         free(texts);
         free(sms);
         load_failed(fb, cudaErrorMemoryAllocation, "out of memory loading module %d", fb->index);
-        return fb->load_error;
+        return l->load_error;
     }
     if (cudart_fatbin_from_wrapper(fb->wrapper, containers, ncontainers, &ncontainers, msg, sizeof msg)) {
         free(containers);
         free(texts);
         free(sms);
         load_failed(fb, cudaErrorInvalidKernelImage, "cannot read the fatbinary of module %d: %s", fb->index, msg);
-        return fb->load_error;
+        return l->load_error;
     }
     /* the PTX of every container: one for a translation unit, several
      * (one per unit) for the device-linked program of -rdc=true */
@@ -471,18 +487,18 @@ cudaError_t cudart_fatbin_load(cudart_fatbin_record *fb)
     free(sms);
     free(containers);
     if (failed) {
-        for (int i = 0; i < fb->nmodules; i++)
-            kemu_module_unload(fb->modules[i]);
-        fb->nmodules = 0;
-        return fb->load_error;
+        for (int i = 0; i < l->nmodules; i++)
+            kemu_module_unload(l->modules[i]);
+        l->nmodules = 0;
+        return l->load_error;
     }
-    if (fb->nmodules == 0) {
+    if (l->nmodules == 0) {
         int empty = !first_failure[0];
         load_failed(fb, cudaErrorNoKernelImageForDevice, "module %d: %s", fb->index,
                     empty ? "the fatbinary holds no device code" : first_failure);
-        return fb->load_error;
+        return l->load_error;
     }
-    fb->state = 1;
+    l->state = 1;
     bind_variables(fb);
     return cudaSuccess;
 }
@@ -494,14 +510,21 @@ cudart_kernel_record *cudart_find_kernel(const void *host_function)
 
 cudaError_t cudart_kernel_resolve(cudart_kernel_record *kr)
 {
-    if (kr->kernel)
+    int d = cudart_current();
+    if (kr->kernels[d])
         return cudaSuccess;
+    if (!kr->fatbin->wrapper) /* a driver module's function, launched on another device than its context's */
+        return cudaErrorInvalidResourceHandle;
     cudaError_t e = cudart_fatbin_load(kr->fatbin);
     if (e)
         return e;
-    for (int i = 0; i < kr->fatbin->nmodules; i++)
-        if (!kemu_module_get_kernel(kr->fatbin->modules[i], kr->name, &kr->kernel, NULL))
+    cudart_fatbin_on *l = cudart_fatbin_here(kr->fatbin);
+    for (int i = 0; i < l->nmodules; i++)
+        if (!kemu_module_get_kernel(l->modules[i], kr->name, &kr->kernels[d], NULL)) {
+            if (!kr->kernel)
+                kr->kernel = kr->kernels[d];
             return cudaSuccess;
+        }
     fprintf(stderr, "kemu: kernel '%s' is registered but module %d's PTX does not define it\n", kr->name,
             kr->fatbin->index);
     return cudaErrorInvalidDeviceFunction;

@@ -22,6 +22,8 @@ cudart_state cudart_global;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static _Thread_local cudaError_t cudart_last_error;
+static _Thread_local int lock_depth;     /* how often this thread holds the (recursive) lock */
+static _Thread_local int current_device; /* cudaSetDevice */
 
 /* ---- pointer map ---------------------------------------------------------- */
 
@@ -125,7 +127,18 @@ static void runtime_init(void)
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&s->lock, &attr);
     pthread_mutexattr_destroy(&attr);
+    pthread_cond_init(&s->idle, NULL);
     const char *v;
+    s->ndevices = 1;
+    if ((v = getenv("KEMU_DEVICES")) && *v) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || n < 1 || n > CUDART_MAX_DEVICES)
+            fprintf(stderr, "kemu: KEMU_DEVICES wants a number of devices from 1 to %d, got '%s'; using 1\n",
+                    CUDART_MAX_DEVICES, v);
+        else
+            s->ndevices = (int)n;
+    }
     if ((v = getenv("KEMU_ARCH")) && *v)
         snprintf(s->arch, sizeof s->arch, "%s", v);
     if ((v = getenv("KEMU_THREADS")) && *v)
@@ -160,11 +173,83 @@ void cudart_lock(void)
 {
     pthread_once(&init_once, runtime_init);
     pthread_mutex_lock(&cudart_global.lock);
+    lock_depth++;
 }
 
 void cudart_unlock(void)
 {
+    lock_depth--;
     pthread_mutex_unlock(&cudart_global.lock);
+}
+
+/* Releases the lock however deep this thread holds it; returns the depth
+ * for relock. */
+static int unlock_all(void)
+{
+    int depth = lock_depth;
+    for (int i = 0; i < depth; i++)
+        cudart_unlock();
+    return depth;
+}
+
+static void relock(int depth)
+{
+    for (int i = 0; i < depth; i++)
+        cudart_lock();
+}
+
+int cudart_current(void)
+{
+    return current_device;
+}
+
+void cudart_set_current(int device)
+{
+    current_device = device;
+}
+
+cudart_dev *cudart_cur(void)
+{
+    return &cudart_global.devs[current_device];
+}
+
+void cudart_wait_idle(unsigned mask)
+{
+    cudart_state *s = &cudart_global;
+    for (;;) {
+        int busy = 0;
+        for (int i = 0; i < s->ndevices; i++)
+            if ((mask >> i & 1) && s->devs[i].busy && !pthread_equal(s->devs[i].busy_thread, pthread_self()))
+                busy = 1;
+        if (!busy)
+            return;
+        /* pthread_cond_wait releases a recursive mutex held once */
+        int depth = lock_depth;
+        for (int i = 1; i < depth; i++)
+            pthread_mutex_unlock(&s->lock);
+        pthread_cond_wait(&s->idle, &s->lock);
+        for (int i = 1; i < depth; i++)
+            pthread_mutex_lock(&s->lock);
+    }
+}
+
+int cudart_run_unlocked_begin(int device)
+{
+    cudart_state *s = &cudart_global;
+    if (s->ndevices < 2)
+        return -1; /* one device: launches keep the lock, as they always have */
+    s->devs[device].busy = 1;
+    s->devs[device].busy_thread = pthread_self();
+    return unlock_all();
+}
+
+void cudart_run_unlocked_end(int device, int depth)
+{
+    if (depth < 0)
+        return;
+    relock(depth);
+    cudart_global.devs[device].busy = 0;
+    pthread_cond_broadcast(&cudart_global.idle);
 }
 
 void cudart_trace(const char *fmt, ...)
@@ -190,7 +275,7 @@ cudaError_t cudart_result(cudaError_t err)
 
 cudaError_t cudart_check_sticky(void)
 {
-    return cudart_global.sticky_error;
+    return cudart_cur()->sticky_error;
 }
 
 void cudart_flush_printf(void)
@@ -205,7 +290,12 @@ void cudart_flush_printf(void)
 
 cudaError_t cudart_synchronize(void)
 {
-    cudart_state *s = &cudart_global;
+    return cudart_synchronize_device(current_device);
+}
+
+cudaError_t cudart_synchronize_device(int index)
+{
+    cudart_dev *s = &cudart_global.devs[index];
     cudart_flush_printf();
     if (s->pending_error != cudaSuccess) {
         if (s->sticky_error == cudaSuccess)
@@ -287,20 +377,27 @@ static void configure_checks(kemu_device *dev)
 
 cudaError_t cudart_device(kemu_device **out)
 {
+    return cudart_device_at(current_device, out);
+}
+
+cudaError_t cudart_device_at(int index, kemu_device **out)
+{
     cudart_state *s = &cudart_global;
-    static int failed;
-    if (s->device) {
-        *out = s->device;
+    cudart_dev *d = &s->devs[index];
+    if (d->device)
+        cudart_wait_idle(1u << index); /* (another thread may reset it meanwhile) */
+    if (d->device) {
+        *out = d->device;
         return cudaSuccess;
     }
-    if (failed)
+    if (d->failed)
         return cudaErrorNoDevice;
     cudart_arch_info arch;
     if (s->arch[0]) {
         if (cudart_arch_lookup(s->arch, &arch)) {
             fprintf(stderr, "kemu: unknown architecture '%s' in KEMU_ARCH (use sm_75, sm_80, sm_86, sm_87, sm_89, "
                             "sm_90, sm_100 or sm_120)\n", s->arch);
-            failed = 1;
+            d->failed = 1;
             return cudaErrorNoDevice;
         }
     } else {
@@ -321,18 +418,44 @@ cudaError_t cudart_device(kemu_device **out)
     cfg.uninit = s->uninit;
     kemu_error err;
     memset(&err, 0, sizeof err);
-    if (kemu_device_create(&cfg, &s->device, &err)) {
+    kemu_device *dev = NULL;
+    if (kemu_device_create(&cfg, &dev, &err) || kemu_device_set_ordinal(dev, index, &err)) {
         fprintf(stderr, "kemu: cannot create the emulated device: %s\n", err.message);
-        failed = 1;
+        kemu_device_destroy(dev);
+        d->failed = 1;
         return cudaErrorNoDevice;
     }
+    /* unified addressing: every device knows the others' memory, and its
+     * kernels reach it where peer access is enabled */
+    for (int i = 0; i < s->ndevices; i++) {
+        if (i == index || !s->devs[i].device)
+            continue;
+        cudart_wait_idle(1u << i);
+        if (kemu_device_set_peer_access(dev, s->devs[i].device, d->peer[i], &err) ||
+            kemu_device_set_peer_access(s->devs[i].device, dev, s->devs[i].peer[index], &err)) {
+            fprintf(stderr, "kemu: cannot create the emulated device: %s\n", err.message);
+            for (int j = 0; j <= i; j++)
+                if (s->devs[j].device && j != index)
+                    kemu_device_set_peer_access(s->devs[j].device, dev, -1, NULL);
+            kemu_device_destroy(dev);
+            d->failed = 1;
+            return cudaErrorNoDevice;
+        }
+    }
+    /* another device's kernel may write the memory a kernel polls */
+    if (s->ndevices > 1)
+        kemu_device_set_host_writes(dev, 1);
+    d->device = dev;
     s->device_sm = (unsigned)arch.sm;
-    exec_set_printf_fifo(s->device, s->limits[cudaLimitPrintfFifoSize]);
-    exec_set_device_runtime(s->device, s->limits[cudaLimitDevRuntimePendingLaunchCount], CUDART_VERSION_NUMBER);
-    kemu_device_set_progress(s->device, s->progress);
-    configure_checks(s->device);
-    cudart_trace("device %s", arch.name);
-    *out = s->device;
+    exec_set_printf_fifo(dev, s->limits[cudaLimitPrintfFifoSize]);
+    exec_set_device_runtime(dev, s->limits[cudaLimitDevRuntimePendingLaunchCount], CUDART_VERSION_NUMBER);
+    kemu_device_set_progress(dev, s->progress);
+    configure_checks(dev);
+    if (s->ndevices > 1)
+        cudart_trace("device %d: %s", index, arch.name);
+    else
+        cudart_trace("device %s", arch.name);
+    *out = dev;
     cudart_check_snapshot();
     return cudaSuccess;
 }
@@ -344,17 +467,19 @@ static size_t snapshot_count = SIZE_MAX;
 
 void cudart_check_snapshot(void)
 {
-    cudart_state *s = &cudart_global;
+    /* of device 0 (several devices: the others' findings come in the
+     * report at exit only) */
+    cudart_dev *d = &cudart_global.devs[0];
     const char *path = getenv("KEMU_CHECK_SNAPSHOT_FILE");
-    if (!s->device || !path || !*path)
+    if (!d->device || d->busy || !path || !*path)
         return;
-    size_t n = exec_check_count(s->device);
+    size_t n = exec_check_count(d->device);
     if (n == snapshot_count)
         return;
     kemu_check_summary summary;
     kemu_error err;
     const char *v = getenv("KEMU_CHECK_PRINT_LIMIT");
-    if (exec_check_snapshot(s->device, v ? atoi(v) : 0, &summary, &err))
+    if (exec_check_snapshot(d->device, v ? atoi(v) : 0, &summary, &err))
         return;
     /* written whole, then renamed over the last one: a program killed
      * while writing leaves the previous snapshot */
@@ -372,18 +497,17 @@ void cudart_check_snapshot(void)
     kemu_check_summary_free(&summary);
 }
 
-void cudart_report_checks(void)
+static void report_checks_of(kemu_device *dev)
 {
     static size_t total_errors, total_warnings;
     static int reports;
-    cudart_state *s = &cudart_global;
     const char *tools = getenv("KEMU_TOOL");
-    if (!s->device || !tools || !*tools)
+    if (!dev || !tools || !*tools)
         return;
     kemu_check_summary summary;
     kemu_error err;
     const char *v = getenv("KEMU_CHECK_PRINT_LIMIT");
-    if (kemu_check_results(s->device, v ? atoi(v) : 0, &summary, &err)) {
+    if (kemu_check_results(dev, v ? atoi(v) : 0, &summary, &err)) {
         fprintf(stderr, "kemu: %s\n", err.message);
         return;
     }
@@ -425,12 +549,20 @@ void cudart_report_checks(void)
     snapshot_count = SIZE_MAX;
 }
 
+void cudart_report_checks(void)
+{
+    report_checks_of(cudart_cur()->device);
+}
+
 __attribute__((destructor)) static void runtime_fini(void)
 {
     if (!cudart_global.initialized)
         return;
     cudart_lock();
-    cudart_synchronize();
-    cudart_report_checks();
+    cudart_wait_idle(~0u);
+    for (int i = 0; i < cudart_global.ndevices; i++) {
+        cudart_synchronize_device(i);
+        report_checks_of(cudart_global.devs[i].device);
+    }
     cudart_unlock();
 }

@@ -18,16 +18,25 @@
  * the same file (the _ptsz / _ptds per-thread-stream variants). */
 #define CUDART_ALIAS(name, target) CUDART_API __typeof__(target) name __attribute__((alias(#target)));
 
-/* One __cudaRegisterFatBinary call: a translation unit (or, for -rdc=true,
- * the whole device-linked program). Its PTX is loaded on first use. */
-typedef struct cudart_fatbin_record {
-    const void *wrapper;
-    int index;             /* registration order, for names in messages */
+/* Several emulated devices (KEMU_DEVICES, docs/multigpu.md). */
+#define CUDART_MAX_DEVICES KEMU_MAX_DEVICES
+
+/* A fatbin's PTX as loaded on one device. */
+typedef struct cudart_fatbin_on {
     int state;             /* 0 not loaded, 1 loaded, -1 failed to load */
     cudaError_t load_error;
     char *load_message;    /* why loading failed */
     kemu_module **modules; /* one per PTX found (several for -rdc=true) */
     int nmodules;
+} cudart_fatbin_on;
+
+/* One __cudaRegisterFatBinary call: a translation unit (or, for -rdc=true,
+ * the whole device-linked program). Its PTX is loaded on a device at its
+ * first use there. */
+typedef struct cudart_fatbin_record {
+    const void *wrapper;
+    int index;             /* registration order, for names in messages */
+    cudart_fatbin_on on[CUDART_MAX_DEVICES]; /* by device */
     unsigned ptx_sm;       /* the SM of the PTX chosen (highest PTX seen) */
     unsigned max_ptx_sm;   /* highest PTX SM in the fatbin, 0 if none */
 } cudart_fatbin_record;
@@ -37,7 +46,9 @@ typedef struct cudart_kernel_record {
     const void *host_function;
     char *name;
     cudart_fatbin_record *fatbin;
-    kemu_kernel *kernel;         /* resolved on first launch */
+    kemu_kernel *kernel;         /* resolved on some device (for what all devices share: parameters,
+                                  * attributes); NULL: on none */
+    kemu_kernel *kernels[CUDART_MAX_DEVICES]; /* resolved on each device at its first launch there */
     int max_dynamic_shared;      /* cudaFuncAttributeMaxDynamicSharedMemorySize; -1: default */
     int carveout;
     int required_cluster[3];
@@ -80,6 +91,7 @@ void cudart_ptrmap_free(cudart_ptrmap *m);
 struct CUstream_st {
     unsigned magic;
     unsigned flags;
+    int device;         /* the device current when it was made */
     int priority;
     unsigned long long id;
     struct cudart_capture *capture;
@@ -91,6 +103,7 @@ struct CUstream_st {
 struct CUevent_st {
     unsigned magic;
     unsigned flags;
+    int device;
     int recorded;
     double milliseconds; /* CLOCK_MONOTONIC at the record */
     unsigned long long capture_id; /* the capture its last record was captured in, 0 none */
@@ -156,9 +169,11 @@ cudaError_t cudart_graph_memory_set_live(void *dptr, int live);
 size_t cudart_pools_reserved_unused(void);
 /* cudaDeviceReset: forgets pools and graph memory (freed with the device). */
 void cudart_pools_reset(void);
-/* cudaDeviceReset: the memory of graph conditional handles went with the
- * device; the handles become unknown (graph_cond.c). Locked. */
-void cudart_graph_conditionals_reset(void);
+/* cudaDeviceReset: the memory of graph conditional handles on `device`
+ * goes with it; those handles become unknown (graph_cond.c). Locked. */
+void cudart_graph_conditionals_reset(const kemu_device *device);
+/* The fatbin's load on the current device. */
+cudart_fatbin_on *cudart_fatbin_here(cudart_fatbin_record *fb);
 /* cudaDeviceReset: unloads the modules loaded through the driver API
  * (driver_module.c), which die with the device. Locked. */
 void drv_forget_modules(void);
@@ -178,7 +193,22 @@ typedef struct cudart_allocation {
     uint64_t base;
     size_t size;
     int kind;
+    int device;         /* the device it was made on (current at the time) */
 } cudart_allocation;
+
+/* One emulated device: its kemu device (made at first use), its error
+ * state, and whether a launch runs on it with the runtime's lock released
+ * (several devices: launches of different host threads run concurrently). */
+typedef struct cudart_dev {
+    kemu_device *device;
+    int failed;                  /* its creation failed */
+    cudaError_t sticky_error;    /* a kernel fault seen by a synchronizing call */
+    cudaError_t pending_error;   /* a kernel fault not yet seen */
+    char *pending_message;
+    int busy;                    /* a launch runs on it, the lock released */
+    pthread_t busy_thread;
+    unsigned char peer[CUDART_MAX_DEVICES]; /* peer access to device i enabled (cudaDeviceEnablePeerAccess) */
+} cudart_dev;
 
 typedef struct cudart_state {
     pthread_mutex_t lock; /* recursive */
@@ -192,9 +222,11 @@ typedef struct cudart_state {
     kemu_uninit uninit;
     int trace;              /* KEMU_CUDART_TRACE: log API calls to stderr */
     char dump_ptx_dir[512]; /* KEMU_DUMP_PTX: write the extracted PTX here */
-    /* the device */
-    kemu_device *device;
-    unsigned device_sm;     /* SM of the emulated device */
+    /* the devices: all emulate the same GPU */
+    int ndevices;           /* KEMU_DEVICES, 1 by default */
+    cudart_dev devs[CUDART_MAX_DEVICES];
+    pthread_cond_t idle;    /* signalled when a device's launch ends */
+    unsigned device_sm;     /* SM of the emulated devices */
     unsigned device_flags;
     size_t limits[7];
     /* registrations */
@@ -210,10 +242,6 @@ typedef struct cudart_state {
     cudart_ptrmap graph_nodes;
     cudart_ptrmap graph_execs;
     cudart_ptrmap pools;
-    /* errors */
-    cudaError_t sticky_error;    /* a kernel fault seen by a synchronizing call */
-    cudaError_t pending_error;   /* a kernel fault not yet seen */
-    char *pending_message;
     /* device printf output of launches not yet synchronized */
     char *printf_pending;
     size_t printf_length, printf_cap;
@@ -230,22 +258,47 @@ extern cudart_state cudart_global;
 void cudart_lock(void);
 void cudart_unlock(void);
 
-/* Creates the emulated device if needed. Returns cudaSuccess or an error
- * (printed once to stderr) when kemu cannot create it. Call locked. */
+/* The calling thread's current device (cudaSetDevice; 0 at first) and
+ * its record. */
+int cudart_current(void);
+void cudart_set_current(int device);
+cudart_dev *cudart_cur(void);
+
+/* Creates the current emulated device (cudart_device_at: device `index`)
+ * if needed and waits until no launch of another thread runs on it.
+ * Returns cudaSuccess or an error (printed once to stderr) when kemu
+ * cannot create it. Call locked. */
 cudaError_t cudart_device(kemu_device **out);
+cudaError_t cudart_device_at(int index, kemu_device **out);
+/* Around a launch on device `device` (locked): with several devices, marks
+ * it busy and releases the lock (however deep it is held), so that
+ * launches on other devices run meanwhile; returns what the end takes (-1
+ * with one device: nothing is released). */
+int cudart_run_unlocked_begin(int device);
+void cudart_run_unlocked_end(int device, int depth);
+/* Waits (releasing the lock meanwhile) until no launch of another thread
+ * runs on the devices of `mask` (bit i: device i; ~0u: all). Locked. */
+void cudart_wait_idle(unsigned mask);
+/* The device of an address in the memory table, or -1. Locked. */
+int cudart_device_of(const void *ptr);
+/* The kemu device that holds the memory at ptr: its allocation's device,
+ * else the current one (may be NULL when not made yet). Locked. */
+kemu_device *cudart_kemu_device_of(const void *ptr);
 
 /* Records `err` as the calling thread's last error (unless cudaSuccess) and
  * returns it: `return cudart_result(e);` ends every API function. */
 cudaError_t cudart_result(cudaError_t err);
 
-/* For the start of an API call: returns the sticky error (a kernel fault
- * already reported), or cudaSuccess. */
+/* For the start of an API call: returns the current device's sticky
+ * error (a kernel fault already reported), or cudaSuccess. */
 cudaError_t cudart_check_sticky(void);
 
 /* A synchronization point: writes pending device printf output to stdout,
- * turns a pending kernel fault into the sticky error (printing its message
- * to stderr), and returns the sticky error. Call locked. */
+ * turns a pending kernel fault of the current device into its sticky
+ * error (printing its message to stderr), and returns the sticky error.
+ * cudart_synchronize_device does so for device `index`. Call locked. */
 cudaError_t cudart_synchronize(void);
+cudaError_t cudart_synchronize_device(int index);
 
 /* Prints the checkers' findings on the device so far as `kemu exec --tool`
  * asked (KEMU_TOOL, KEMU_CHECK_* variables) and adds their counts to the
@@ -295,8 +348,8 @@ int cudart_allocation_add(uint64_t base, size_t size, int kind);
 void cudart_allocation_remove(uint64_t base);
 /* The allocation that contains [address, address + size) or NULL. */
 const cudart_allocation *cudart_allocation_find(uint64_t address, size_t size);
-/* Forgets every allocation (cudaDeviceReset frees them with the device). */
-void cudart_allocations_clear(void);
+/* Forgets every allocation of a device (cudaDeviceReset frees them with it). */
+void cudart_allocations_clear(int device);
 
 /* Allocation helpers shared by memory.c and array.c. cudart_allocate makes
  * an allocation of a CUDART_MEM_* kind (size 0 gives NULL); cudart_release

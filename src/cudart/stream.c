@@ -18,7 +18,7 @@
 
 /* The per-thread default stream of each host thread (cudaStreamPerThread):
  * a record for its capture state. */
-static _Thread_local struct CUstream_st per_thread_stream = {STREAM_MAGIC, 0, 0, 0, NULL, NULL, NULL, 0, 0};
+static _Thread_local struct CUstream_st per_thread_stream = {.magic = STREAM_MAGIC};
 
 static double now_ms(void)
 {
@@ -35,8 +35,10 @@ int cudart_stream_valid(cudaStream_t stream)
 
 struct CUstream_st *cudart_stream_record(cudaStream_t stream)
 {
-    if (stream == CUDART_STREAM_PER_THREAD)
+    if (stream == CUDART_STREAM_PER_THREAD) {
+        per_thread_stream.device = cudart_current(); /* the thread's stream on the current device */
         return &per_thread_stream;
+    }
     return stream && stream != CUDART_STREAM_LEGACY && cudart_ptrmap_get(&cudart_global.streams, stream) ? stream
                                                                                                        : NULL;
 }
@@ -58,6 +60,7 @@ CUDART_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsign
         return cudart_result(cudaErrorMemoryAllocation);
     s->magic = STREAM_MAGIC;
     s->flags = flags;
+    s->device = cudart_current();
     s->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority; /* clamped to the range, as CUDA does */
     cudart_lock();
     cudaError_t e = cudart_check_sticky();
@@ -103,8 +106,12 @@ CUDART_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     cudart_lock();
     cudaError_t e = cudart_stream_valid(stream) ? cudart_capture_sync_stream(stream) : cudaErrorInvalidResourceHandle;
-    if (!e)
-        e = cudart_synchronize();
+    if (!e) { /* the stream's device, once another thread's launch on it has ended */
+        struct CUstream_st *r = cudart_stream_record(stream);
+        int device = r ? r->device : cudart_current();
+        cudart_wait_idle(1u << device);
+        e = cudart_synchronize_device(device);
+    }
     if (!e)
         cudart_pools_release();
     cudart_unlock();
@@ -174,8 +181,12 @@ CUDART_API cudaError_t cudaStreamGetDevice(cudaStream_t stream, int *device)
     int p;
     unsigned long long i;
     cudaError_t e = stream_props(stream, device, &f, &p, &i);
-    if (!e)
-        *device = 0;
+    if (!e) {
+        cudart_lock();
+        struct CUstream_st *r = cudart_stream_record(stream);
+        *device = r ? r->device : cudart_current();
+        cudart_unlock();
+    }
     return cudart_result(e);
 }
 
@@ -247,6 +258,7 @@ CUDART_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int
     if (!ev)
         return cudart_result(cudaErrorMemoryAllocation);
     ev->magic = EVENT_MAGIC;
+    ev->device = cudart_current();
     ev->flags = flags;
     cudart_lock();
     cudaError_t e = cudart_check_sticky();
@@ -307,8 +319,11 @@ CUDART_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     cudart_lock();
     cudaError_t e = event_of(event) ? cudart_capture_sync_event(event) : cudaErrorInvalidResourceHandle;
-    if (!e)
-        e = cudart_synchronize();
+    if (!e) {
+        struct CUevent_st *ev = event_of(event);
+        cudart_wait_idle(1u << ev->device);
+        e = cudart_synchronize_device(ev->device);
+    }
     if (!e)
         cudart_pools_release();
     cudart_unlock();

@@ -187,8 +187,8 @@ static cudaError_t destroy_object(uint64_t handle, int surface)
     cudaError_t e = rec && rec->surface == surface ? cudaSuccess : cudaErrorInvalidValue;
     if (!e) {
         cudart_ptrmap_remove(&textures, handle_key(handle));
-        if (cudart_global.device)
-            kemu_texture_destroy(cudart_global.device, handle, NULL);
+        if (cudart_cur()->device)
+            kemu_texture_destroy(cudart_cur()->device, handle, NULL);
         free(rec);
     }
     cudart_unlock();

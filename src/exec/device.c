@@ -155,6 +155,7 @@ void kemu_device_destroy(kemu_device *d)
     free(d->natives);
     check_session_destroy(d->checks);
     free(d->textures);
+    free(d->peers);
     mem_space_destroy(&d->mem);
     exec_watchdog_destroy(&d->watchdog);
     free(d);
@@ -514,6 +515,83 @@ kemu_status kemu_note_host_read(kemu_device *dev, uint64_t address, size_t width
     if (dev->checks)
         check_note_host_read(dev->checks, &dev->mem, address, width, height, pitch, who ? who : "host code");
     return KEMU_OK;
+}
+
+/* ---- several devices -------------------------------------------------------- */
+
+kemu_status kemu_device_set_ordinal(kemu_device *dev, int ordinal, kemu_error *err)
+{
+    if (!dev || ordinal < 0 || ordinal >= KEMU_MAX_DEVICES)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_device_set_ordinal: ordinal %d is not in 0..%d",
+                          ordinal, KEMU_MAX_DEVICES - 1);
+    pthread_mutex_lock(&dev->mem.lock);
+    int fresh = dev->mem.next_address == MEM_DEVICE_BASE + (uint64_t)dev->ordinal * MEM_DEVICE_STRIDE;
+    if (fresh) {
+        dev->ordinal = ordinal;
+        dev->mem.next_address = MEM_DEVICE_BASE + (uint64_t)ordinal * MEM_DEVICE_STRIDE;
+    }
+    pthread_mutex_unlock(&dev->mem.lock);
+    if (!fresh)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
+                          "kemu_device_set_ordinal: the device has allocated memory already");
+    return KEMU_OK;
+}
+
+kemu_status kemu_device_set_peer_access(kemu_device *dev, kemu_device *peer, int access, kemu_error *err)
+{
+    if (!dev || !peer || dev == peer)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_device_set_peer_access: %s",
+                          dev == peer && dev ? "a device is not its own peer" : "NULL device");
+    for (int i = 0; i < dev->npeers; i++)
+        if (dev->peers[i].dev == peer) {
+            if (access < 0)
+                dev->peers[i] = dev->peers[--dev->npeers];
+            else
+                dev->peers[i].access = access != 0;
+            return KEMU_OK;
+        }
+    if (access < 0)
+        return KEMU_OK;
+    struct exec_peer *p = realloc(dev->peers, (size_t)(dev->npeers + 1) * sizeof *p);
+    if (!p)
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory");
+    dev->peers = p;
+    p[dev->npeers++] = (struct exec_peer){peer, access != 0};
+    return KEMU_OK;
+}
+
+kemu_status kemu_device_share_allocation(kemu_device *dev, uint64_t address, kemu_error *err)
+{
+    if (!dev)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT, "kemu_device_share_allocation: NULL device");
+    pthread_mutex_lock(&dev->mem.lock);
+    mem_allocation *a = (mem_allocation *)mem_find_containing(&dev->mem, address);
+    if (a && a->base == address)
+        a->shared = 1;
+    pthread_mutex_unlock(&dev->mem.lock);
+    if (!a || a->base != address)
+        return util_error(err, KEMU_ERR_INVALID_ARGUMENT,
+                          "kemu_device_share_allocation: 0x%llx is not the start of a live allocation",
+                          (unsigned long long)address);
+    return KEMU_OK;
+}
+
+int exec_peer_find(void *ctx, uint64_t address, uint64_t size, mem_allocation *out, char *why, size_t n)
+{
+    kemu_device *dev = ctx;
+    for (int i = 0; i < dev->npeers; i++) {
+        kemu_device *p = dev->peers[i].dev;
+        if (mem_find_copy(&p->mem, address, size, out))
+            continue;
+        if (dev->peers[i].access || out->shared)
+            return 1;
+        snprintf(why, n, "allocation #%llu of device %d (%llu bytes at 0x%llx), offset %llu; peer access from "
+                 "device %d to device %d is not enabled", (unsigned long long)out->id, p->ordinal,
+                 (unsigned long long)out->size, (unsigned long long)out->base,
+                 (unsigned long long)(address - out->base), dev->ordinal, p->ordinal);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- checkers -------------------------------------------------------------- */

@@ -75,6 +75,12 @@ struct kemu_device {
     uint64_t cdp_pool_base, cdp_pool_size, cdp_pool_used;
     int cdp_pool_users;                /* grids running that may take parameter buffers */
     int cdp_runtime_version;           /* cudaRuntimeGetVersion in device code (0: 13000) */
+    /* several devices (kemu_device_set_ordinal / _set_peer_access): the
+     * range of addresses this device maps, and the devices whose memory its
+     * kernels know, with whether peer access to each is enabled */
+    int ordinal;
+    struct exec_peer { kemu_device *dev; int access; } *peers;
+    int npeers;
 };
 
 struct kemu_kernel {
@@ -109,6 +115,10 @@ void exec_natives_free(kemu_module *mod);
  * fills the effective grid, block and cluster dimensions. */
 kemu_status exec_validate_launch(kemu_kernel *k, const kemu_launch_config *cfg, unsigned grid[3], unsigned block[3],
                                  unsigned cluster[3], const exec_arch *arch, kemu_error *err);
+
+/* The vm_launch.peer_find of a launch on dev (a kemu_device *ctx): the
+ * peers' allocations its kernels may reach. */
+int exec_peer_find(void *ctx, uint64_t address, uint64_t size, mem_allocation *out, char *why, size_t n);
 
 /* The architecture a launch of module mod runs as. */
 const exec_arch *exec_module_arch(const kemu_module *mod);

@@ -262,6 +262,10 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     L.mod = mod->bc;
     L.kernel = fn;
     L.mem = &dev->mem;
+    if (dev->npeers) {
+        L.peer_find = exec_peer_find;
+        L.peer_ctx = dev;
+    }
     L.ptx_filename = mod->ptx->filename;
     L.loc_files = mod->loc_files;
     L.nloc_files = mod->nloc_files;

@@ -89,7 +89,7 @@ int mem_alloc(mem_space *m, uint64_t size, int fill, int kind, uint64_t *address
             hi = mid;
     }
     memmove(&m->allocs[lo + 1], &m->allocs[lo], (m->count - lo) * sizeof *m->allocs);
-    m->allocs[lo] = (mem_allocation){base, size, kind, ++m->next_id, 0};
+    m->allocs[lo] = (mem_allocation){base, size, kind, ++m->next_id, 0, 0};
     m->count++;
     pthread_mutex_unlock(&m->lock);
     *address = base;
@@ -206,4 +206,14 @@ const mem_allocation *mem_find_freed(const mem_space *m, uint64_t address)
             return a;
     }
     return NULL;
+}
+
+int mem_find_copy(mem_space *m, uint64_t address, uint64_t size, mem_allocation *out)
+{
+    pthread_mutex_lock(&m->lock);
+    const mem_allocation *a = mem_find(m, address, size);
+    if (a)
+        *out = *a;
+    pthread_mutex_unlock(&m->lock);
+    return a ? 0 : -1;
 }

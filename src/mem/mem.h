@@ -27,6 +27,10 @@
  * program gets the same device addresses run after run and small overruns
  * hit no allocation. */
 #define MEM_DEVICE_BASE 0x0000200000000000ull
+/* Several devices in one process (kemu_device_set_ordinal): device N maps
+ * its allocations from MEM_DEVICE_BASE + N * MEM_DEVICE_STRIDE up, so the
+ * ranges of devices never meet and an address names its device. */
+#define MEM_DEVICE_STRIDE 0x0000040000000000ull
 #define MEM_GUARD (64u * 1024u)
 #define MEM_ALIGN 256
 
@@ -37,6 +41,9 @@ typedef struct mem_allocation {
     uint64_t id;        /* allocation number, for reports */
     int fill_class;     /* kemu call operands: 1 + the VM_OOB_FILL class of the dtype
                          * (out-of-bounds reads past it return that fill); 0 unknown */
+    int shared;         /* reachable from the kernels of every device that knows this space's
+                         * device as a peer, whatever the peer access (pinned host and managed
+                         * memory: kemu_device_share_allocation) */
 } mem_allocation;
 
 /* MEM_KIND_GRAPH_CONDITIONAL: the 4-byte value of a CUDA graph
@@ -61,6 +68,10 @@ typedef struct mem_space {
 } mem_space;
 
 void mem_space_init(mem_space *m);
+/* Copies the allocation containing [address, address + size) into *out
+ * under the space's lock (for readers on other threads than the space's
+ * own launches, which may allocate meanwhile); 0, or -1 when none. */
+int mem_find_copy(mem_space *m, uint64_t address, uint64_t size, mem_allocation *out);
 void mem_space_destroy(mem_space *m);
 
 /* Allocates size bytes (at least 1) aligned to 256, filled with `fill`.

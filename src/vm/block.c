@@ -304,6 +304,7 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
     vm_access_lanes lanes_buf;
     vm_access_lanes *lanes = L->hooks && L->hooks->access ? &lanes_buf : NULL;
     const mem_allocation *cache = NULL;
+    mem_allocation peer_alloc;
     /* out-of-bounds loads return the fill value instead of faulting (kemu
      * call's interpret.out_of_bounds_reads = "uninitialized") */
     const uint8_t *fill = NULL;
@@ -340,6 +341,17 @@ static int resolve_lanes(vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc
                 lane_at(lanes, l, BC_SPACE_GLOBAL, 0, off);
             if (!cache || off < cache->base || off + size > cache->base + cache->size) {
                 cache = mem_find(L->mem, off, size);
+                if (!cache && L->peer_find) {
+                    /* another device's memory (unified addressing) */
+                    char why[256];
+                    int r = L->peer_find(L->peer_ctx, off, size, &peer_alloc, why, sizeof why);
+                    if (r > 0)
+                        cache = &peer_alloc;
+                    else if (r < 0)
+                        return vm_fault_at(b, w, f, pc, (uint32_t)l, 700,
+                                           "illegal address: global %s of %u bytes at 0x%llx (%s)", what, size,
+                                           (unsigned long long)off, why);
+                }
                 if (!cache) {
                     char d[256];
                     if (fill) {

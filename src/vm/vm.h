@@ -223,6 +223,12 @@ typedef struct vm_launch {
     const bc_module *mod;
     const bc_function *kernel;
     mem_space *mem;
+    /* several devices: for a global access in no allocation of mem, whether
+     * it lies in a peer device's allocation: 1 (a copy in *out) when the
+     * launch may reach it, -1 (why, for the fault message) when peer access
+     * is not enabled, 0 when in none. NULL: one device. */
+    int (*peer_find)(void *ctx, uint64_t address, uint64_t size, mem_allocation *out, char *why, size_t n);
+    void *peer_ctx;
     const char *ptx_filename;
     const char *const *loc_files;  /* .file table by id, may be NULL */
     int nloc_files;

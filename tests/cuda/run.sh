@@ -287,6 +287,9 @@ build rdc_lineinfo "$shared -rdc=true -lineinfo" rdc_main.cu rdc_lib.cu
 build faults "$shared" faults.cu
 build api_errors "$shared" api_errors.cu
 build device_api "$shared" device_api.cu
+build multigpu_shards "$shared" multigpu_shards.cu
+build peer_access "$shared" peer_access.cu
+build multigpu_threads "$shared -Xcompiler -pthread" multigpu_threads.cu
 build memory_api "$shared" memory_api.cu
 build launch_api "$shared" launch_api.cu
 build texture "$shared" texture.cu
@@ -369,6 +372,24 @@ check rdc rdc
 check rdc_lineinfo rdc_lineinfo
 check api_errors api_errors
 check device_api device_api
+# several devices (docs/multigpu.md)
+check multigpu_shards_2 multigpu_shards --devices 2 -- 2
+check multigpu_shards_4 multigpu_shards --devices 4 -- 4
+if [ "$native" != 1 ]; then # KEMU_DEVICES does what --devices does
+    KEMU_DEVICES=3
+    export KEMU_DEVICES
+    check multigpu_shards_env multigpu_shards -- 3
+    unset KEMU_DEVICES
+fi
+check peer_access_allowed peer_access --devices 2 -- allowed
+for mode in refused disabled; do
+    check "peer_access_$mode" peer_access --devices 2 -- "$mode"
+    [ "$native" != 1 ] && selected "peer_access_$mode" && [ -f "$work/peer_access_$mode.err" ] &&
+        ! grep -q "^kemu: kernel '.*read_kernel.*' faulted: illegal address: global load of 4 bytes at 0x[0-9a-f]* (allocation #[0-9]* of device 1 (4000 bytes at 0x[0-9a-f]*), offset [0-9]*; peer access from device 0 to device 1 is not enabled)" "$work/peer_access_$mode.err" &&
+        fail "peer_access_$mode" "no kemu fault message naming the peer access on stderr"
+done
+check multigpu_threads multigpu_threads --devices 2 --timeout 120 --
+expect_message multigpu_devices_bad multigpu_shards 2 "--devices wants a number of devices from 1 to 16, got '0'" --devices 0 -- 2
 check memory_api memory_api
 check launch_api launch_api
 check texture texture

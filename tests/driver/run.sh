@@ -86,7 +86,7 @@ if ! "$NVCC" -ptx -arch=compute_80 -o "$work/kernels.ptx" "$here/kernels.cu" >"$
     cat "$build_log"
     exit 1
 fi
-for p in drv_basic drv_link drv_streams drv_errors drv_texture; do
+for p in drv_basic drv_link drv_streams drv_errors drv_texture drv_multigpu; do
     if ! $CC -std=c11 -Wall -Wextra -Werror -Wno-deprecated-declarations -I"$cuda_root/include" -I"$here" -o "$work/$p" "$here/$p.c" \
         -L"$stubs" -lcuda >>"$build_log" 2>&1; then
         echo "FAIL: cannot compile $p.c:"
@@ -132,6 +132,11 @@ check drv_streams "$work/kernels.ptx"
 check drv_errors "$work/kernels.ptx" "$work/kernels.cubin"
 check drv_texture "$work/kernels.ptx"
 check mixed "$work/kernels.ptx"
+# several devices (docs/multigpu.md): two emulated ones, or two GPUs natively
+KEMU_DEVICES=2
+export KEMU_DEVICES
+check drv_multigpu "$work/kernels.ptx"
+unset KEMU_DEVICES
 
 if [ "$native" != 1 ]; then
     # the messages: the cubin refusal names the fix, the fault names the kernel

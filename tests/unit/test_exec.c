@@ -22,6 +22,73 @@ static kemu_kernel *load(kemu_device *dev, const char *ptx, const char *name)
     return k;
 }
 
+/* Several devices (kemu_device_set_ordinal, _set_peer_access,
+ * _share_allocation): each device's allocations lie in its own address
+ * range; a kernel of device 0 that loads device 1's memory faults naming
+ * the peer until peer access is enabled, then copies it; a shared
+ * allocation is reachable without peer access; the ordinal is fixed by the
+ * first allocation. */
+START_TEST(devices_peer_access)
+{
+    static const char *ptx = H ".visible .entry copy(.param .u64 dst, .param .u64 src)\n{\n"
+                             " .reg .u64 %rd<3>;\n .reg .u32 %r<2>;\n"
+                             " ld.param.u64 %rd1, [dst];\n ld.param.u64 %rd2, [src];\n"
+                             " ld.global.u32 %r1, [%rd2];\n st.global.u32 [%rd1], %r1;\n ret;\n}\n";
+    kemu_device *d0, *d1;
+    kemu_error err;
+    ck_assert_int_eq(kemu_device_create(NULL, &d0, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_device_create(NULL, &d1, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_device_set_ordinal(d1, KEMU_MAX_DEVICES, &err), KEMU_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(kemu_device_set_ordinal(d1, 1, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_device_set_peer_access(d0, d0, 1, &err), KEMU_ERR_INVALID_ARGUMENT);
+    kemu_kernel *k = load(d0, ptx, "copy");
+    uint64_t dst, src, shared;
+    ck_assert_int_eq(kemu_malloc(d0, 4, KEMU_UNINIT_ZERO, &dst, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(d1, 4, KEMU_UNINIT_ZERO, &src, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_malloc(d1, 4, KEMU_UNINIT_ZERO, &shared, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_device_set_ordinal(d1, 2, &err), KEMU_ERR_INVALID_ARGUMENT); /* allocated already */
+    ck_assert_uint_eq(dst & ~(MEM_DEVICE_STRIDE - 1), MEM_DEVICE_BASE);
+    ck_assert_uint_eq(src & ~(MEM_DEVICE_STRIDE - 1), MEM_DEVICE_BASE + MEM_DEVICE_STRIDE);
+    uint32_t v = 1234, w = 99, got = 0;
+    ck_assert_int_eq(kemu_memcpy_htod(d1, src, &v, 4, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_memcpy_htod(d1, shared, &w, 4, &err), KEMU_OK);
+    void *args[] = {&dst, &src};
+    kemu_launch_config lc = {{1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 0, 0};
+    kemu_report r;
+    /* device 1 unknown to device 0: no allocation there */
+    ck_assert_int_eq(kemu_launch(k, &lc, args, &r, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(r.fault_message, "(no allocation)"), "%s", r.fault_message);
+    kemu_report_free(&r);
+    /* known, peer access not enabled: the fault names it */
+    ck_assert_int_eq(kemu_device_set_peer_access(d0, d1, 0, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_launch(k, &lc, args, &r, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(r.fault_message, "global load of 4 bytes") &&
+                  strstr(r.fault_message, "of device 1 (4 bytes at") &&
+                  strstr(r.fault_message, "peer access from device 0 to device 1 is not enabled"), "%s",
+                  r.fault_message);
+    kemu_report_free(&r);
+    /* a shared allocation is reachable anyway */
+    void *sargs[] = {&dst, &shared};
+    ck_assert_int_eq(kemu_device_share_allocation(d1, shared + 1, &err), KEMU_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(kemu_device_share_allocation(d1, shared, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_launch(k, &lc, sargs, NULL, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_memcpy_dtoh(d0, &got, dst, 4, &err), KEMU_OK);
+    ck_assert_uint_eq(got, 99);
+    /* enabled: the load works */
+    ck_assert_int_eq(kemu_device_set_peer_access(d0, d1, 1, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_launch(k, &lc, args, NULL, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_memcpy_dtoh(d0, &got, dst, 4, &err), KEMU_OK);
+    ck_assert_uint_eq(got, 1234);
+    /* forgotten: no allocation again */
+    ck_assert_int_eq(kemu_device_set_peer_access(d0, d1, -1, &err), KEMU_OK);
+    ck_assert_int_eq(kemu_launch(k, &lc, args, &r, &err), KEMU_ERR_KERNEL_FAULT);
+    ck_assert_msg(strstr(r.fault_message, "(no allocation)"), "%s", r.fault_message);
+    kemu_report_free(&r);
+    kemu_device_destroy(d1);
+    kemu_device_destroy(d0);
+}
+END_TEST
+
 START_TEST(arch_profiles)
 {
     ck_assert_int_eq(exec_arch_find("sm_80")->sm, 80);
@@ -320,6 +387,7 @@ static Suite *suite(void)
     Suite *s = suite_create("exec");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, arch_profiles);
+    tcase_add_test(tc, devices_peer_access);
     tcase_add_test(tc, launch_validation);
     tcase_add_test(tc, memory_api_errors);
     tcase_add_test(tc, results_independent_of_threads);
