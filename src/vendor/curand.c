@@ -87,15 +87,31 @@ enum { CUDA_MEMORY_TYPE_UNREGISTERED = 0, CUDA_MEMCPY_DEFAULT = 4 };
 #define THREADS 4096 /* the generator's "threads" in the documented arrangement */
 #define GENERATOR_MAGIC 0x6b656d7563726e64ull
 
+#define MT_GENERATORS 8192 /* MT19937: generators, 2^2048 steps apart */
+#define MT_ROW (MT_GENERATORS * 8) /* values of one row: 8 from each generator */
+#define MT_BLOCK_ROWS 78           /* rows that one twist of 624 words makes */
+
 typedef struct curandGenerator_st {
     uint64_t magic;
-    int type;         /* CURAND_RNG_PSEUDO_XORWOW, _MRG32K3A or _PHILOX4_32_10 */
+    int type;         /* a CURAND_RNG_* kemu implements (DEFAULT resolved) */
     int host;         /* created by curandCreateGeneratorHost */
     int ordering;
     void *stream;     /* cudaStream_t */
     uint64_t seed;
     uint64_t offset;  /* as set by curandSetGeneratorOffset */
-    uint64_t position;/* the next arrangement position, in 32-bit draws */
+    uint64_t position;/* the next arrangement position: in 32-bit draws (XORWOW,
+                         MRG32k3a, Philox), values (MT19937), points (Sobol) */
+    /* MT19937: each generator's state at the start of block mt_block[g], the
+     * generators seeded so far, and the state of the last one seeded */
+    curand_mt19937 *mt;
+    uint64_t *mt_block;
+    unsigned mt_ready;
+    curand_mt19937 mt_chain;
+    /* Sobol: the dimensions, and their direction vectors and scramble
+     * constants (computed when first needed) */
+    unsigned dims;
+    void *dirs;        /* uint32_t [dims][32] or uint64_t [dims][64] */
+    unsigned dirs_dims;
     struct curandGenerator_st *next_live;
 } curandGenerator_st;
 typedef curandGenerator_st *curandGenerator_t;
@@ -115,6 +131,16 @@ static int generator_valid(curandGenerator_t g)
         p = p->next_live;
     pthread_mutex_unlock(&live_lock);
     return p && p->magic == GENERATOR_MAGIC;
+}
+
+static int is_quasi(int type) { return type >= CURAND_RNG_QUASI_SOBOL32 && type <= CURAND_RNG_QUASI_SCRAMBLED_SOBOL64; }
+static int is_sobol64(int type)
+{
+    return type == CURAND_RNG_QUASI_SOBOL64 || type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL64;
+}
+static int is_scrambled(int type)
+{
+    return type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL32 || type == CURAND_RNG_QUASI_SCRAMBLED_SOBOL64;
 }
 
 /* ---- the CUDA runtime, looked up in the program's libcudart ------------------- */
@@ -355,12 +381,14 @@ static curandStatus_t create(curandGenerator_t *out, int type, int host, const c
         return complain(CURAND_STATUS_NOT_INITIALIZED, fn, "the generator pointer is NULL");
     if (type == CURAND_RNG_PSEUDO_DEFAULT)
         type = CURAND_RNG_PSEUDO_XORWOW;
+    if (type == CURAND_RNG_QUASI_DEFAULT)
+        type = CURAND_RNG_QUASI_SOBOL32;
     if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_MRG32K3A &&
-        type != CURAND_RNG_PSEUDO_PHILOX4_32_10) {
+        type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && type != CURAND_RNG_PSEUDO_MT19937 && !is_quasi(type)) {
         const char *name = type_name(type);
         if (name)
             return complain(CURAND_STATUS_TYPE_ERROR, fn, "%s is not supported yet (kemu provides XORWOW, "
-                            "MRG32k3a and Philox4x32-10)", name);
+                            "MRG32k3a, Philox4x32-10, MT19937 and the Sobol generators)", name);
         return complain(CURAND_STATUS_TYPE_ERROR, fn, "%d is not a cuRAND generator type", type);
     }
     if (!host && !cuda_available())
@@ -371,7 +399,8 @@ static curandStatus_t create(curandGenerator_t *out, int type, int host, const c
     g->magic = GENERATOR_MAGIC;
     g->type = type;
     g->host = host;
-    g->ordering = CURAND_ORDERING_PSEUDO_DEFAULT;
+    g->ordering = is_quasi(type) ? CURAND_ORDERING_QUASI_DEFAULT : CURAND_ORDERING_PSEUDO_DEFAULT;
+    g->dims = 1;
     pthread_mutex_lock(&live_lock);
     g->next_live = live;
     live = g;
@@ -402,6 +431,9 @@ CURAND_API curandStatus_t curandDestroyGenerator(curandGenerator_t generator)
         }
     pthread_mutex_unlock(&live_lock);
     generator->magic = 0;
+    free(generator->mt);
+    free(generator->mt_block);
+    free(generator->dirs);
     free(generator);
     return CURAND_STATUS_SUCCESS;
 }
@@ -434,24 +466,41 @@ CURAND_API curandStatus_t curandSetStream(curandGenerator_t generator, void *str
     return CURAND_STATUS_SUCCESS;
 }
 
-/* Setting the seed, the offset or the ordering restarts the sequence at the
- * offset (cuRAND: the offset is absolute, not relative to the current
- * position). */
+/* the sequence starts again at the offset (cuRAND: the offset is absolute,
+ * not relative to the current position) */
+static void restart(curandGenerator_st *g)
+{
+    g->position = g->offset;
+    g->mt_ready = 0;
+}
+
+/* Setting a different seed, the offset or the ordering restarts the
+ * sequence at the offset. Setting the seed the generator already has
+ * changes nothing, as in NVIDIA's library (its host generators, run
+ * during development, continue the sequence). */
 CURAND_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
     if (!generator_valid(generator))
         return CURAND_STATUS_NOT_INITIALIZED;
-    generator->seed = seed;
-    generator->position = generator->offset;
+    if (is_quasi(generator->type))
+        return CURAND_STATUS_TYPE_ERROR;
+    if (seed != generator->seed) {
+        generator->seed = seed;
+        restart(generator);
+    }
     return CURAND_STATUS_SUCCESS;
 }
 
+/* MT19937 takes no offset (NVIDIA's library: CURAND_STATUS_TYPE_ERROR);
+ * a Sobol offset counts points, in every dimension */
 CURAND_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
     if (!generator_valid(generator))
         return CURAND_STATUS_NOT_INITIALIZED;
+    if (generator->type == CURAND_RNG_PSEUDO_MT19937)
+        return CURAND_STATUS_TYPE_ERROR;
     generator->offset = offset;
-    generator->position = offset;
+    restart(generator);
     return CURAND_STATUS_SUCCESS;
 }
 
@@ -464,6 +513,22 @@ CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator
 {
     if (!generator_valid(generator))
         return CURAND_STATUS_NOT_INITIALIZED;
+    if (is_quasi(generator->type)) {
+        if (order != CURAND_ORDERING_QUASI_DEFAULT)
+            return CURAND_STATUS_OUT_OF_RANGE;
+        generator->ordering = order;
+        restart(generator);
+        return CURAND_STATUS_SUCCESS;
+    }
+    /* MT19937 has one arrangement, which NVIDIA's library gives for
+     * DEFAULT and LEGACY and refuses BEST, SEEDED and DYNAMIC for */
+    if (generator->type == CURAND_RNG_PSEUDO_MT19937) {
+        if (order != CURAND_ORDERING_PSEUDO_DEFAULT && order != CURAND_ORDERING_PSEUDO_LEGACY)
+            return CURAND_STATUS_OUT_OF_RANGE;
+        generator->ordering = order;
+        restart(generator);
+        return CURAND_STATUS_SUCCESS;
+    }
     switch (order) {
     case CURAND_ORDERING_PSEUDO_SEEDED:
     case CURAND_ORDERING_PSEUDO_BEST:
@@ -471,7 +536,7 @@ CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator
     case CURAND_ORDERING_PSEUDO_LEGACY:
     case CURAND_ORDERING_PSEUDO_DYNAMIC:
         generator->ordering = order;
-        generator->position = generator->offset;
+        restart(generator);
         return CURAND_STATUS_SUCCESS;
     default:
         return CURAND_STATUS_OUT_OF_RANGE;
@@ -481,10 +546,15 @@ CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator
 CURAND_API curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator,
                                                                  unsigned int num_dimensions)
 {
-    (void)num_dimensions;
     if (!generator_valid(generator))
         return CURAND_STATUS_NOT_INITIALIZED;
-    return CURAND_STATUS_TYPE_ERROR; /* every generator kemu makes is pseudorandom */
+    if (!is_quasi(generator->type))
+        return CURAND_STATUS_TYPE_ERROR;
+    if (num_dimensions < 1 || num_dimensions > CURAND_SOBOL_MAX_DIMS)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    generator->dims = num_dimensions;
+    restart(generator);
+    return CURAND_STATUS_SUCCESS;
 }
 
 CURAND_API curandStatus_t curandGenerateSeeds(curandGenerator_t generator)
@@ -496,7 +566,7 @@ CURAND_API curandStatus_t curandGenerateSeeds(curandGenerator_t generator)
 
 /* ---- generation --------------------------------------------------------------------- */
 
-typedef enum kind { BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOG_NORMAL, LOG_NORMAL_DOUBLE } kind;
+typedef enum kind { BITS, LONG_LONG, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOG_NORMAL, LOG_NORMAL_DOUBLE } kind;
 
 /* How many consecutive 32-bit draws (MRG32k3a: steps) of one thread make a
  * slot of the arrangement, and how many results a slot holds. A call
@@ -559,6 +629,261 @@ static void fill(curandGenerator_st *g, kind k, void *out, size_t n, double mean
     g->position = (first + slots) * draws;
 }
 
+/* ---- MT19937 ------------------------------------------------------------------- */
+
+/* NVIDIA's MT19937 host arrangement, as its host generator gives it (run
+ * during development; docs/cudart.md): 8192 generators, generator g being
+ * init_genrand((seed >> 32) ^ seed) jumped g * 2^2048 steps ahead. Value n
+ * of the sequence is row r = floor(n / 65536)'s value n mod 65536: the
+ * values of generator g = floor((n mod 65536) / 8), lane j = n mod 8. A
+ * generator's rows take its outputs 624 (one twist) at a time, 78 rows of
+ * 8 to a twist: twist floor(r / 78), at the index mt_index(j, r mod 78) of
+ * that twist's 624 outputs. */
+static unsigned mt_index(unsigned j, unsigned r)
+{
+    static const unsigned short first[8] = {0, 113, 170, 283, 340, 397, 510, 567};
+    static const unsigned short run[11] = {1, 57, 114, 171, 227, 284, 341, 398, 454, 511, 568};
+    if (r == 0)
+        return first[j];
+    return run[(r - 1) / 7] + 7 * j + (r - 1) % 7;
+}
+
+/* seeds generators [mt_ready, upto) */
+static int mt_seed(curandGenerator_st *g, unsigned upto)
+{
+    if (!g->mt) {
+        g->mt = malloc(MT_GENERATORS * sizeof *g->mt);
+        g->mt_block = malloc(MT_GENERATORS * sizeof *g->mt_block);
+        if (!g->mt || !g->mt_block) {
+            free(g->mt), free(g->mt_block);
+            g->mt = NULL, g->mt_block = NULL;
+            return -1;
+        }
+        g->mt_ready = 0;
+    }
+    for (; g->mt_ready < upto; g->mt_ready++) {
+        if (g->mt_ready == 0)
+            curand_mt19937_init(&g->mt_chain, (uint32_t)(g->seed >> 32) ^ (uint32_t)g->seed);
+        else if (curand_mt19937_jump(&g->mt_chain, curand_mt19937_jump_2048))
+            return -1;
+        g->mt[g->mt_ready] = g->mt_chain;
+        g->mt_block[g->mt_ready] = 0;
+    }
+    return 0;
+}
+
+/* values [position, position + n) of the arrangement */
+static int mt_values(curandGenerator_st *g, uint32_t *out, size_t n)
+{
+    uint64_t p = g->position, end = p + n;
+    uint64_t row0 = p / MT_ROW, row1 = (end - 1) / MT_ROW;
+    uint32_t block[624];
+    for (unsigned gen = 0; gen < MT_GENERATORS; gen++) {
+        uint64_t kf = row0 * MT_ROW + gen * 8 + 8 > p ? row0 : row0 + 1;
+        uint64_t kl = row1 * MT_ROW + gen * 8 < end ? row1 : row1 - 1;
+        if (row1 == 0 && !(gen * 8 < end))
+            break;
+        if (kf > kl || kl == UINT64_MAX)
+            continue;
+        if (mt_seed(g, gen + 1))
+            return -1;
+        for (uint64_t b = kf / MT_BLOCK_ROWS; b <= kl / MT_BLOCK_ROWS; b++) {
+            for (; g->mt_block[gen] < b; g->mt_block[gen]++)
+                curand_mt19937_block(&g->mt[gen], block);
+            curand_mt19937 st = g->mt[gen];
+            curand_mt19937_block(&st, block);
+            for (unsigned r = 0; r < MT_BLOCK_ROWS; r++) {
+                uint64_t base = (b * MT_BLOCK_ROWS + r) * MT_ROW + gen * 8;
+                for (unsigned j = 0; j < 8; j++)
+                    if (base + j >= p && base + j < end)
+                        out[base + j - p] = block[mt_index(j, r)];
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- Sobol --------------------------------------------------------------------- */
+
+/* kemu's own scrambling for the scrambled Sobol generators: NVIDIA's
+ * scrambled direction vectors and scramble constants are data of its
+ * library that it publishes nowhere, so kemu's scrambled sequences are not
+ * NVIDIA's (docs/cudart.md). Each dimension gets a random linear
+ * scrambling (Matousek's: bit b of a direction number becomes the parity
+ * of it with a random mask of the more significant bits and b) and a
+ * random digital shift (the scramble constant), both from SplitMix64
+ * (Steele, Lea, Flood 2014) seeded with the dimension. */
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t scramble_state(unsigned dim, int bits64)
+{
+    return ((uint64_t)dim << 1 | (uint64_t)bits64) * 0x2545f4914f6cdd1dull + 0x6b656d75ull;
+}
+
+static uint64_t scramble_constant(unsigned dim, int bits64)
+{
+    uint64_t x = scramble_state(dim, bits64) ^ 0x5c5c5c5c5c5c5c5cull;
+    uint64_t c = splitmix64(&x);
+    return bits64 ? c : c >> 32;
+}
+
+static void scramble_directions(unsigned dim, int bits64, uint64_t *v, unsigned n)
+{
+    unsigned width = bits64 ? 64 : 32;
+    uint64_t x = scramble_state(dim, bits64), masks[64];
+    for (unsigned b = 0; b < width; b++) { /* row of output bit b: bit b and random higher bits */
+        uint64_t high = b + 1 < 64 ? ~0ull << (b + 1) : 0;
+        if (width == 32)
+            high &= 0xffffffffull;
+        masks[b] = (splitmix64(&x) & high) | 1ull << b;
+    }
+    for (unsigned k = 0; k < n; k++) {
+        uint64_t r = 0;
+        for (unsigned b = 0; b < width; b++)
+            r |= (uint64_t)__builtin_parityll(v[k] & masks[b]) << b;
+        v[k] = r;
+    }
+}
+
+/* direction vectors of dimension d (0-based) of a set: 32 or 64 of them */
+static int sobol_directions(unsigned d, int bits64, int scrambled, uint64_t *v)
+{
+    if (bits64) {
+        if (curand_sobol_directions64(d, v))
+            return -1;
+    } else {
+        uint32_t v32[32];
+        if (curand_sobol_directions32(d, v32))
+            return -1;
+        for (unsigned k = 0; k < 32; k++)
+            v[k] = v32[k];
+    }
+    if (scrambled)
+        scramble_directions(d, bits64, v, bits64 ? 64 : 32);
+    return 0;
+}
+
+static int sobol_prepare(curandGenerator_st *g)
+{
+    if (g->dirs && g->dirs_dims == g->dims)
+        return 0;
+    int bits64 = is_sobol64(g->type);
+    unsigned width = bits64 ? 64 : 32;
+    uint64_t *dirs = malloc((size_t)g->dims * width * sizeof *dirs);
+    if (!dirs)
+        return -1;
+    for (unsigned d = 0; d < g->dims; d++)
+        if (sobol_directions(d, bits64, is_scrambled(g->type), dirs + (size_t)d * width)) {
+            free(dirs);
+            return -1;
+        }
+    free(g->dirs);
+    g->dirs = dirs;
+    g->dirs_dims = g->dims;
+    return 0;
+}
+
+/* points [position, position + per) of every dimension, dimension d's at
+ * out[d * per ..] (cuRAND: "n / dims results from the first dimension,
+ * then n / dims from the second" ...); point i is the XOR of the direction
+ * vectors of the set bits of its Gray code i ^ (i >> 1), with the
+ * dimension's scramble constant for a scrambled generator */
+static void sobol_values(const curandGenerator_st *g, uint64_t *out, size_t per)
+{
+    int bits64 = is_sobol64(g->type);
+    unsigned width = bits64 ? 64 : 32;
+    for (unsigned d = 0; d < g->dims; d++) {
+        const uint64_t *v = (const uint64_t *)g->dirs + (size_t)d * width;
+        uint64_t i = g->position, gray = i ^ (i >> 1), x = is_scrambled(g->type) ? scramble_constant(d, bits64) : 0;
+        for (unsigned k = 0; k < width && gray; k++, gray >>= 1)
+            if (gray & 1)
+                x ^= v[k];
+        for (size_t j = 0; j < per; j++) {
+            out[(size_t)d * per + j] = x;
+            i++;
+            unsigned c = (unsigned)__builtin_ctzll(i);
+            if (c < width)
+                x ^= v[c];
+        }
+    }
+}
+
+/* ---- results from single 32- or 64-bit values (MT19937, Sobol) ------------------- */
+
+/* as NVIDIA's library converts them (checked against its host generators):
+ * a uniform float is (x + 1/2) 2^-32; a uniform double from 32 bits is
+ * (x + 1/2) 2^-32 for MT19937 and (x + 1) 2^-32 for Sobol32, from 64 bits
+ * (x >> 11 + 1/2) 2^-53; normals are the inverse normal distribution
+ * function of (x + 1/2) 2^-32 (or the uniform double of 64 bits), one
+ * value each, so any count is accepted */
+static void convert(const curandGenerator_st *g, kind k, const uint64_t *raw, void *out, size_t n, double mean,
+                    double stddev)
+{
+    int bits64 = is_sobol64(g->type);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = raw[i];
+        double ud = bits64 ? (double)(x >> 11) * INV53 + INV53 / 2 : (double)x * 2.3283064365386963e-10 + 2.3283064365386963e-10 / 2;
+        /* rounded once from the exact value, not from x rounded to a float */
+        float uf = (float)(bits64 ? (double)(x >> 32) * 2.3283064365386963e-10 + 2.3283064365386963e-10 / 2 : ud);
+        switch (k) {
+        case BITS: ((uint32_t *)out)[i] = (uint32_t)x; break;
+        case LONG_LONG: ((uint64_t *)out)[i] = x; break;
+        case UNIFORM: ((float *)out)[i] = uf; break;
+        case UNIFORM_DOUBLE:
+            if (!bits64 && g->type != CURAND_RNG_PSEUDO_MT19937)
+                ud = (double)x * 2.3283064365386963e-10 + 2.3283064365386963e-10;
+            ((double *)out)[i] = ud;
+            break;
+        case NORMAL:
+        case LOG_NORMAL: {
+            float v = fmaf((float)stddev, (float)curand_normcdfinv(uf), (float)mean);
+            ((float *)out)[i] = k == LOG_NORMAL ? expf(v) : v;
+            break;
+        }
+        default: {
+            double v = fma(stddev, curand_normcdfinv(ud), mean);
+            ((double *)out)[i] = k == LOG_NORMAL_DOUBLE ? exp(v) : v;
+            break;
+        }
+        }
+    }
+}
+
+/* fills `out` with n results of an MT19937 or Sobol generator; a status */
+static curandStatus_t fill_values(curandGenerator_st *g, kind k, void *out, size_t n, double mean, double stddev)
+{
+    uint64_t *raw = malloc(n * sizeof *raw);
+    if (!raw)
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    if (g->type == CURAND_RNG_PSEUDO_MT19937) {
+        uint32_t *v = malloc(n * sizeof *v);
+        if (!v || mt_values(g, v, n)) {
+            free(v), free(raw);
+            return CURAND_STATUS_ALLOCATION_FAILED;
+        }
+        for (size_t i = 0; i < n; i++)
+            raw[i] = v[i];
+        free(v);
+        g->position += n;
+    } else {
+        if (sobol_prepare(g)) {
+            free(raw);
+            return CURAND_STATUS_ALLOCATION_FAILED;
+        }
+        sobol_values(g, raw, n / g->dims);
+        g->position += n / g->dims;
+    }
+    convert(g, k, raw, out, n, mean, stddev);
+    free(raw);
+    return CURAND_STATUS_SUCCESS;
+}
+
 /* Checks the output of a device generator and stores `bytes` of results
  * there: the pointer must be memory the device can write (device, managed,
  * or pinned host memory, which a kernel reaches through unified
@@ -607,8 +932,13 @@ static curandStatus_t generate(curandGenerator_t g, kind k, void *out, size_t n,
 {
     if (!generator_valid(g))
         return CURAND_STATUS_NOT_INITIALIZED;
-    if ((k == NORMAL || k == NORMAL_DOUBLE || k == LOG_NORMAL || k == LOG_NORMAL_DOUBLE) && n % 2)
+    int values = g->type == CURAND_RNG_PSEUDO_MT19937 || is_quasi(g->type); /* one value per result */
+    if ((k == BITS && is_sobol64(g->type)) || (k == LONG_LONG && !is_sobol64(g->type)))
+        return CURAND_STATUS_TYPE_ERROR; /* 32-bit results from 32-bit generators, 64 from 64 */
+    if (!values && (k == NORMAL || k == NORMAL_DOUBLE || k == LOG_NORMAL || k == LOG_NORMAL_DOUBLE) && n % 2)
         return CURAND_STATUS_LENGTH_NOT_MULTIPLE; /* Box-Muller makes pairs */
+    if (is_quasi(g->type) && n % g->dims)
+        return CURAND_STATUS_LENGTH_NOT_MULTIPLE; /* whole points */
     curandStatus_t st = check_output(g, out, elem, fn);
     if (st || !n)
         return st;
@@ -618,7 +948,16 @@ static curandStatus_t generate(curandGenerator_t g, kind k, void *out, size_t n,
     if (!results)
         return CURAND_STATUS_ALLOCATION_FAILED;
     uint64_t position = g->position;
-    fill(g, k, results, n, mean, stddev);
+    if (values) {
+        st = fill_values(g, k, results, n, mean, stddev);
+        if (st) {
+            if (!g->host)
+                free(results);
+            return st;
+        }
+    } else {
+        fill(g, k, results, n, mean, stddev);
+    }
     if (!g->host) {
         st = store(g, out, results, n * elem, fn);
         free(results);
@@ -636,11 +975,8 @@ CURAND_API curandStatus_t curandGenerate(curandGenerator_t generator, unsigned i
 CURAND_API curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr,
                                                  size_t num)
 {
-    (void)outputPtr, (void)num;
-    if (!generator_valid(generator))
-        return CURAND_STATUS_NOT_INITIALIZED;
-    /* only 64-bit quasirandom generators (Sobol64) make 64-bit results */
-    return CURAND_STATUS_TYPE_ERROR;
+    /* only the 64-bit quasirandom generators (Sobol64) make 64-bit results */
+    return generate(generator, LONG_LONG, outputPtr, num, sizeof *outputPtr, 0, 0, "curandGenerateLongLong");
 }
 
 CURAND_API curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
