@@ -884,6 +884,374 @@ static curandStatus_t fill_values(curandGenerator_st *g, kind k, void *out, size
     return CURAND_STATUS_SUCCESS;
 }
 
+
+/* ---- Poisson values from single values (MT19937, Sobol) ------------------------- */
+
+/* the inverse of the Poisson distribution function at u (0 < u < 1), by
+ * sequential search from 0 with the weight e^-lambda applied in steps of
+ * e^-500 so that a large lambda does not underflow; for lambda above 4000
+ * the rounded normal approximation from the inverse normal function */
+static unsigned int poisson_icdf(double u, double lambda)
+{
+    if (lambda > 4000) {
+        double v = sqrt(lambda) * curand_normcdfinv(u) + lambda + 0.5;
+        return v <= 0 ? 0 : (unsigned int)v;
+    }
+    double p = 1.0, q = 1.0;
+    unsigned int k = 0;
+    int done = 0;
+    do {
+        double l = lambda > done + 500.0 ? exp(-500.0) : exp(done - lambda);
+        p *= l;
+        q *= l;
+        done += 500;
+        while (u > q && p > 0) {
+            k++;
+            p *= lambda / k;
+            q += p;
+        }
+    } while (done < lambda);
+    return k;
+}
+
+static curandStatus_t poisson_values(curandGenerator_st *g, unsigned int *out, size_t n, double lambda)
+{
+    uint64_t *raw = malloc(n * sizeof *raw);
+    if (!raw)
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    size_t count = n;
+    if (g->type == CURAND_RNG_PSEUDO_MT19937) {
+        uint32_t *v = malloc(n * sizeof *v);
+        if (!v || mt_values(g, v, n)) {
+            free(v), free(raw);
+            return CURAND_STATUS_ALLOCATION_FAILED;
+        }
+        for (size_t i = 0; i < n; i++)
+            raw[i] = v[i];
+        free(v);
+    } else {
+        if (sobol_prepare(g)) {
+            free(raw);
+            return CURAND_STATUS_ALLOCATION_FAILED;
+        }
+        count = n / g->dims;
+        sobol_values(g, raw, count);
+    }
+    int bits64 = is_sobol64(g->type);
+    for (size_t i = 0; i < n; i++) {
+        double u = bits64 ? (double)(raw[i] >> 11) * INV53 + INV53 / 2
+                          : (double)raw[i] * 2.3283064365386963e-10 + 2.3283064365386963e-10 / 2;
+        out[i] = poisson_icdf(u, lambda);
+    }
+    g->position += count;
+    free(raw);
+    return CURAND_STATUS_SUCCESS;
+}
+
+/* ---- discrete distributions for the device API (curand_discrete.h) ---------------- */
+
+/* The layout the device API reads (curand_discrete.h's structures): a
+ * distribution points to an "M2" square histogram (Marsaglia, Tsang and
+ * Wang, "Fast generation of discrete random variables", J. Stat. Softw.
+ * 11(3), 2004) of `length` columns from value `shift`: the device draws a
+ * uniform double u, takes column j = floor(length * u) and returns
+ * shift + j if u < V[j], else shift + K[j]. Or, with a method other than
+ * M2, the rounded normal stddev * z + mean. */
+typedef struct m2_histogram {
+    double *V, *host_V;
+    unsigned int *K, *host_K;
+    unsigned int host_gen;
+} m2_histogram;
+
+typedef struct m2_shift {
+    m2_histogram *histogram, *host_histogram;
+    unsigned int shift, length, host_gen;
+} m2_shift;
+
+typedef struct discrete_distribution {
+    struct discrete_distribution *self_host_ptr;
+    m2_shift *M2, *host_M2;
+    double stddev, mean;
+    int method;
+    unsigned int host_gen;
+} discrete_distribution;
+
+enum { CURAND_METHOD_M2 = 5, CURAND_METHOD_DEVICE_API = 9, CURAND_METHOD_DEFINITION = 12, CURAND_METHOD_POISSON = 13 };
+
+/* the block kemu allocates for a distribution (device memory through the
+ * program's cudaMalloc, its host mirror through malloc): the structures
+ * followed by V and K */
+typedef struct discrete_block {
+    discrete_distribution d;
+    m2_shift m2;
+    m2_histogram h;
+} discrete_block;
+
+typedef struct live_distribution {
+    discrete_block *device; /* what the program holds */
+    discrete_block *host;
+    struct live_distribution *next;
+} live_distribution;
+static live_distribution *live_distributions; /* under live_lock */
+
+#define M2_MAX_LAMBDA 2000.0 /* above: the normal approximation */
+
+/* the Poisson probabilities of the values the histogram covers: from the
+ * mode outwards while a probability is above 2^-60 of the mode's, each
+ * from its neighbour by the ratio lambda / k (in logarithms from lgamma
+ * for the mode itself); returns the length, with *shift the first value */
+static unsigned int poisson_support(double lambda, double **prob, unsigned int *shift)
+{
+    unsigned int mode = (unsigned int)floor(lambda);
+    double lmode = mode * log(lambda) - lambda - lgamma(mode + 1.0);
+    unsigned int lo = mode, hi = mode;
+    double p = 1.0;
+    while (lo > 0 && (p *= lo / lambda) > 0x1p-60)
+        lo--;
+    p = 1.0;
+    while ((p *= lambda / (hi + 1)) > 0x1p-60)
+        hi++;
+    unsigned int length = hi - lo + 1;
+    double *pr = malloc(length * sizeof *pr);
+    if (!pr)
+        return 0;
+    pr[mode - lo] = exp(lmode);
+    for (unsigned int k = mode; k > lo; k--)
+        pr[k - 1 - lo] = pr[k - lo] * k / lambda;
+    for (unsigned int k = mode; k < hi; k++)
+        pr[k + 1 - lo] = pr[k - lo] * lambda / (k + 1);
+    double sum = 0;
+    for (unsigned int i = 0; i < length; i++)
+        sum += pr[i];
+    for (unsigned int i = 0; i < length; i++)
+        pr[i] /= sum;
+    *prob = pr;
+    *shift = lo;
+    return length;
+}
+
+/* the Robin Hood construction of the square histogram: the poorest column
+ * (below the average 1/length) is filled up from the richest, whose
+ * value it returns above V; length - 1 times */
+static void square_histogram(const double *prob, unsigned int length, double *V, unsigned int *K)
+{
+    double *p = malloc(length * sizeof *p);
+    if (!p)
+        return;
+    memcpy(p, prob, length * sizeof *p);
+    double avg = 1.0 / length;
+    for (unsigned int i = 0; i < length; i++) {
+        K[i] = i;
+        V[i] = (i + 1) * avg;
+    }
+    for (unsigned int step = 0; step + 1 < length; step++) {
+        unsigned int poor = 0, rich = 0;
+        for (unsigned int i = 1; i < length; i++) {
+            if (p[i] < p[poor])
+                poor = i;
+            if (p[i] > p[rich])
+                rich = i;
+        }
+        if (p[poor] >= avg)
+            break;
+        K[poor] = rich;
+        V[poor] = poor * avg + p[poor];
+        p[rich] -= avg - p[poor];
+        p[poor] = avg;
+    }
+    free(p);
+}
+
+typedef int (*malloc_fn)(void **ptr, size_t size);
+typedef int (*free_fn)(void *ptr);
+typedef int (*memcpy_fn)(void *dst, const void *src, size_t count, int kind);
+
+CURAND_API curandStatus_t curandCreatePoissonDistribution(double lambda, void **discrete_distribution)
+{
+    const char *fn = "curandCreatePoissonDistribution";
+    if (!discrete_distribution)
+        return complain(CURAND_STATUS_NOT_INITIALIZED, fn, "the distribution pointer is NULL");
+    if (!(lambda > 0) || lambda > 400000)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    malloc_fn dev_malloc;
+    free_fn dev_free;
+    memcpy_fn dev_memcpy;
+    void *p = dlsym(RTLD_DEFAULT, "cudaMalloc");
+    memcpy(&dev_malloc, &p, sizeof p);
+    p = dlsym(RTLD_DEFAULT, "cudaFree");
+    memcpy(&dev_free, &p, sizeof p);
+    p = dlsym(RTLD_DEFAULT, "cudaMemcpy");
+    memcpy(&dev_memcpy, &p, sizeof p);
+    if (!dev_malloc || !dev_free || !dev_memcpy)
+        return complain(CURAND_STATUS_INITIALIZATION_FAILED, fn, "the program has no CUDA runtime loaded");
+    double *prob = NULL;
+    unsigned int shift = 0, length = 0;
+    int m2 = lambda <= M2_MAX_LAMBDA;
+    if (m2 && !(length = poisson_support(lambda, &prob, &shift)))
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    size_t bytes = sizeof(discrete_block) + (size_t)length * (sizeof(double) + sizeof(unsigned int));
+    discrete_block *host = calloc(1, bytes), *device = NULL;
+    live_distribution *entry = malloc(sizeof *entry);
+    if (!host || !entry || dev_malloc((void **)&device, bytes)) {
+        free(host), free(entry), free(prob);
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    }
+    double *hV = (double *)(host + 1);
+    unsigned int *hK = (unsigned int *)(hV + length);
+    if (m2)
+        square_histogram(prob, length, hV, hK);
+    free(prob);
+    double *dV = (double *)(device + 1);
+    unsigned int *dK = (unsigned int *)(dV + length);
+    /* the device's pointers point into the device block, the host_ ones
+     * into the host mirror */
+    host->h = (m2_histogram){dV, hV, dK, hK, 0};
+    host->m2 = (m2_shift){&device->h, &host->h, shift, length, 0};
+    host->d.self_host_ptr = &host->d;
+    host->d.M2 = &device->m2;
+    host->d.host_M2 = &host->m2;
+    host->d.stddev = sqrt(lambda);
+    host->d.mean = lambda;
+    host->d.method = m2 ? CURAND_METHOD_M2 : CURAND_METHOD_DEFINITION;
+    if (dev_memcpy(device, host, bytes, CUDA_MEMCPY_DEFAULT)) {
+        dev_free(device);
+        free(host), free(entry);
+        return CURAND_STATUS_INITIALIZATION_FAILED;
+    }
+    entry->device = device;
+    entry->host = host;
+    pthread_mutex_lock(&live_lock);
+    entry->next = live_distributions;
+    live_distributions = entry;
+    pthread_mutex_unlock(&live_lock);
+    *discrete_distribution = device;
+    return CURAND_STATUS_SUCCESS;
+}
+
+CURAND_API curandStatus_t curandDestroyDistribution(void *discrete_distribution)
+{
+    live_distribution *found = NULL;
+    pthread_mutex_lock(&live_lock);
+    for (live_distribution **p = &live_distributions; *p; p = &(*p)->next)
+        if ((*p)->device == discrete_distribution) {
+            found = *p;
+            *p = found->next;
+            break;
+        }
+    pthread_mutex_unlock(&live_lock);
+    if (!found)
+        return CURAND_STATUS_NOT_INITIALIZED;
+    free_fn dev_free;
+    void *p = dlsym(RTLD_DEFAULT, "cudaFree");
+    memcpy(&dev_free, &p, sizeof p);
+    if (dev_free)
+        dev_free(found->device);
+    free(found->host);
+    free(found);
+    return CURAND_STATUS_SUCCESS;
+}
+
+/* ---- Sobol direction vectors and scramble constants for the device API --------- */
+
+static pthread_once_t sets_once[4] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+static void *sets[4]; /* 101 .. 104: [20000][32] uint32 or [20000][64] uint64 */
+static uint32_t *constants32;
+static uint64_t *constants64;
+static pthread_once_t constants_once = PTHREAD_ONCE_INIT;
+
+static void build_set(int index)
+{
+    int bits64 = index >= 2, scrambled = index % 2;
+    unsigned width = bits64 ? 64 : 32;
+    void *set = malloc((size_t)CURAND_SOBOL_MAX_DIMS * width * (bits64 ? 8 : 4));
+    if (!set)
+        return;
+    for (unsigned d = 0; d < CURAND_SOBOL_MAX_DIMS; d++) {
+        uint64_t v[64];
+        if (sobol_directions(d, bits64, scrambled, v)) {
+            free(set);
+            return;
+        }
+        for (unsigned k = 0; k < width; k++) {
+            if (bits64)
+                ((uint64_t *)set)[(size_t)d * 64 + k] = v[k];
+            else
+                ((uint32_t *)set)[(size_t)d * 32 + k] = (uint32_t)v[k];
+        }
+    }
+    sets[index] = set;
+}
+static void build_set0(void) { build_set(0); }
+static void build_set1(void) { build_set(1); }
+static void build_set2(void) { build_set(2); }
+static void build_set3(void) { build_set(3); }
+
+static void build_constants(void)
+{
+    uint32_t *c32 = malloc(CURAND_SOBOL_MAX_DIMS * sizeof *c32);
+    uint64_t *c64 = malloc(CURAND_SOBOL_MAX_DIMS * sizeof *c64);
+    if (!c32 || !c64) {
+        free(c32), free(c64);
+        return;
+    }
+    for (unsigned d = 0; d < CURAND_SOBOL_MAX_DIMS; d++) {
+        c32[d] = (uint32_t)scramble_constant(d, 0);
+        c64[d] = scramble_constant(d, 1);
+    }
+    constants32 = c32;
+    constants64 = c64;
+}
+
+/* the sets: CURAND_DIRECTION_VECTORS_32_JOEKUO6 (101), its scrambled
+ * form (102), the 64-bit ones (103, 104); scrambled ones are kemu's own
+ * scrambling (see scramble_directions) */
+static curandStatus_t direction_set(int set, int bits64, void **out)
+{
+    static void (*const builders[4])(void) = {build_set0, build_set1, build_set2, build_set3};
+    if (!out)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    int index = set - 101;
+    if (index < 0 || index > 3 || (index >= 2) != bits64)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    pthread_once(&sets_once[index], builders[index]);
+    if (!sets[index])
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    *out = sets[index];
+    return CURAND_STATUS_SUCCESS;
+}
+
+CURAND_API curandStatus_t curandGetDirectionVectors32(void **vectors, int set)
+{
+    return direction_set(set, 0, vectors);
+}
+
+CURAND_API curandStatus_t curandGetDirectionVectors64(void **vectors, int set)
+{
+    return direction_set(set, 1, vectors);
+}
+
+CURAND_API curandStatus_t curandGetScrambleConstants32(unsigned int **constants)
+{
+    if (!constants)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    pthread_once(&constants_once, build_constants);
+    if (!constants32)
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    *constants = constants32;
+    return CURAND_STATUS_SUCCESS;
+}
+
+CURAND_API curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)
+{
+    if (!constants)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    pthread_once(&constants_once, build_constants);
+    if (!constants64)
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    *constants = (unsigned long long *)constants64;
+    return CURAND_STATUS_SUCCESS;
+}
+
 /* Checks the output of a device generator and stores `bytes` of results
  * there: the pointer must be memory the device can write (device, managed,
  * or pinned host memory, which a kernel reaches through unified
@@ -1048,6 +1416,8 @@ CURAND_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator, uns
         return CURAND_STATUS_NOT_INITIALIZED;
     if (!(lambda > 0) || lambda > 400000)
         return CURAND_STATUS_OUT_OF_RANGE;
+    if (is_quasi(generator->type) && n % generator->dims)
+        return CURAND_STATUS_LENGTH_NOT_MULTIPLE; /* whole points */
     curandStatus_t st = check_output(generator, outputPtr, sizeof *outputPtr, fn);
     if (st || !n)
         return st;
@@ -1057,7 +1427,16 @@ CURAND_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator, uns
     if (!results)
         return CURAND_STATUS_ALLOCATION_FAILED;
     uint64_t position = generator->position;
-    generate_poisson(generator, results, n, lambda);
+    if (generator->type == CURAND_RNG_PSEUDO_MT19937 || is_quasi(generator->type)) {
+        st = poisson_values(generator, results, n, lambda);
+        if (st) {
+            if (!generator->host)
+                free(results);
+            return st;
+        }
+    } else {
+        generate_poisson(generator, results, n, lambda);
+    }
     if (!generator->host) {
         st = store(generator, outputPtr, results, n * sizeof *results, fn);
         free(results);
@@ -1065,4 +1444,20 @@ CURAND_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator, uns
             generator->position = position;
     }
     return st;
+}
+
+/* curandGeneratePoisson with a method: CURAND_CHOOSE_BEST (0),
+ * CURAND_DEVICE_API (9) and CURAND_POISSON (13) give the values
+ * curandGeneratePoisson gives, which for XORWOW are those of NVIDIA's
+ * library with CURAND_DEVICE_API (the only method its host generators
+ * accept) where docs/cudart.md says so; other methods are refused */
+CURAND_API curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n,
+                                                      double lambda, int method)
+{
+    if (!generator_valid(generator))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    if (method != CURAND_METHOD_POISSON && method != CURAND_METHOD_DEVICE_API && method != 0)
+        return complain(CURAND_STATUS_OUT_OF_RANGE, "curandGeneratePoissonMethod",
+                        "method %d is not supported (kemu gives CURAND_POISSON)", method);
+    return curandGeneratePoisson(generator, outputPtr, n, lambda);
 }
