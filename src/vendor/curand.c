@@ -633,7 +633,7 @@ static void fill(curandGenerator_st *g, kind k, void *out, size_t n, double mean
 
 /* NVIDIA's MT19937 host arrangement, as its host generator gives it (run
  * during development; docs/cudart.md): 8192 generators, generator g being
- * init_genrand((seed >> 32) ^ seed) jumped g * 2^2048 steps ahead. Value n
+ * init_genrand of the seed's low 32 bits, jumped g * 2^2048 steps ahead. Value n
  * of the sequence is row r = floor(n / 65536)'s value n mod 65536: the
  * values of generator g = floor((n mod 65536) / 8), lane j = n mod 8. A
  * generator's rows take its outputs 624 (one twist) at a time, 78 rows of
@@ -663,7 +663,7 @@ static int mt_seed(curandGenerator_st *g, unsigned upto)
     }
     for (; g->mt_ready < upto; g->mt_ready++) {
         if (g->mt_ready == 0)
-            curand_mt19937_init(&g->mt_chain, (uint32_t)(g->seed >> 32) ^ (uint32_t)g->seed);
+            curand_mt19937_init(&g->mt_chain, (uint32_t)g->seed);
         else if (curand_mt19937_jump(&g->mt_chain, curand_mt19937_jump_2048))
             return -1;
         g->mt[g->mt_ready] = g->mt_chain;
