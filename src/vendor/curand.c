@@ -15,7 +15,9 @@
  * generator, at position floor(n / 4096) of that thread's stream, the
  * thread's stream being the device API's curand_init(seed, thread, 0)
  * (cuRAND's documentation: position (n mod 4096) * 2^67 + floor(n / 4096)
- * of XORWOW's sequence, 2^76 for MRG32k3a, 2^66 for Philox). A result that
+ * of XORWOW's sequence, 2^76 for MRG32k3a, 2^66 for Philox); NVIDIA's
+ * library, run during development, uses other thread counts for MRG32k3a
+ * and Philox (see `arrangement`), and kemu follows it. A result that
  * needs several 32-bit draws (a double, a Box-Muller pair) takes them
  * consecutively from one thread, as the device API's functions do; the
  * documentation does not pin that down, nor how the offset and successive
@@ -247,8 +249,8 @@ static double next_uniform_double(stream *st)
 {
     if (st->type == CURAND_RNG_PSEUDO_MRG32K3A)
         return next_mrg(st) * CURAND_MRG_NORM;
-    if (st->type == CURAND_RNG_PSEUDO_PHILOX4_32_10) /* one draw, as the device API's curand_uniform_double */
-        return fma((double)next_bits(st), 2.3283064365386963e-10, 2.3283064365386963e-10);
+    /* XORWOW and Philox: two draws (NVIDIA's host API takes two for
+     * Philox too, where the device API's curand_uniform_double takes one) */
     uint32_t x = next_bits(st);
     uint32_t y = next_bits(st);
     return uniform_double_from_bits(x, y);
@@ -581,25 +583,49 @@ static void slot_units(const curandGenerator_st *g, kind k, unsigned *draws, uns
     int mrg = g->type == CURAND_RNG_PSEUDO_MRG32K3A;
     switch (k) {
     case BITS: case UNIFORM: *draws = 1; *results = 1; break;
-    case UNIFORM_DOUBLE: *draws = g->type == CURAND_RNG_PSEUDO_XORWOW ? 2 : 1; *results = 1; break;
+    case UNIFORM_DOUBLE: *draws = mrg ? 1 : 2; *results = 1; break;
     case NORMAL: case LOG_NORMAL: *draws = 2; *results = 2; break;
     default: *draws = mrg ? 2 : 4; *results = 2; break;
     }
 }
 
+/* How many threads make a row, and how many consecutive slots one thread
+ * makes in a row. The documented arrangement is 4096 threads of one slot;
+ * NVIDIA's library (its host generators, checked during development) uses
+ * that for XORWOW and for MRG32k3a's LEGACY ordering, but 81920 threads for
+ * MRG32k3a's other orderings and 65536 threads of 4 draws (one Philox
+ * block of bits or uniforms; 4 slots of doubles or normals too) for
+ * Philox4x32-10 in every ordering. */
+static void arrangement(const curandGenerator_st *g, kind k, uint64_t *threads, unsigned *group)
+{
+    *threads = THREADS;
+    *group = 1;
+    if (g->type == CURAND_RNG_PSEUDO_MRG32K3A && g->ordering != CURAND_ORDERING_PSEUDO_LEGACY)
+        *threads = 81920;
+    if (g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10) {
+        *threads = 65536;
+        *group = k == NORMAL || k == LOG_NORMAL || k == NORMAL_DOUBLE || k == LOG_NORMAL_DOUBLE ? 2 : 4;
+    }
+}
+
 static void fill(curandGenerator_st *g, kind k, void *out, size_t n, double mean, double stddev)
 {
-    unsigned draws, per;
+    unsigned draws, per, group;
+    uint64_t nthreads;
     slot_units(g, k, &draws, &per);
+    arrangement(g, k, &nthreads, &group);
     uint64_t first = (g->position + draws - 1) / draws;
+    uint64_t row = nthreads * group; /* slots in a row */
     size_t slots = n / per;
-    size_t threads = slots < THREADS ? slots : THREADS;
-    for (size_t i = 0; i < threads; i++) {
-        uint64_t s = first + i;
-        uint64_t thread = s % THREADS;
+    size_t heads = slots < row ? slots : (size_t)row;
+    for (size_t i = 0; i < heads; i++) {
         stream st;
-        stream_init(&st, g, thread, (s / THREADS) * draws);
-        for (size_t j = i; j < slots; j += THREADS) {
+        for (size_t j = i; j < slots; j += row) {
+            uint64_t s = first + j, grp = s / group;
+            /* a thread's next slot in a later row is draws away only
+             * with one slot a row: otherwise start the stream there */
+            if (j == i || group > 1)
+                stream_init(&st, g, grp % nthreads, ((grp / nthreads) * group + s % group) * draws);
             switch (k) {
             case BITS: ((uint32_t *)out)[j] = next_bits(&st); break;
             case UNIFORM: ((float *)out)[j] = next_uniform(&st); break;
