@@ -1228,6 +1228,20 @@ static void build_constants(void)
     constants64 = c64;
 }
 
+/* the sets and constants live as long as the library (NVIDIA's are static
+ * data too): freed when it is unloaded */
+__attribute__((destructor)) static void free_sets(void)
+{
+    for (int i = 0; i < 4; i++) {
+        free(sets[i]);
+        sets[i] = NULL;
+    }
+    free(constants32);
+    free(constants64);
+    constants32 = NULL;
+    constants64 = NULL;
+}
+
 /* the sets: CURAND_DIRECTION_VECTORS_32_JOEKUO6 (101), its scrambled
  * form (102), the 64-bit ones (103, 104); scrambled ones are kemu's own
  * scrambling (see scramble_directions) */

@@ -77,6 +77,13 @@ static void decode(void)
     polys = p;
 }
 
+/* the table lives as long as the library: freed when it is unloaded */
+__attribute__((destructor)) static void free_polys(void)
+{
+    free(polys);
+    polys = NULL;
+}
+
 /* m_1 .. m_bits of dimension `dim` (0-based), each < 2^k */
 static int sobol_m(unsigned dim, unsigned bits, uint64_t *m)
 {
