@@ -10,6 +10,7 @@
  * an addition to the counter. */
 #include "vendor/curand_engines.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -271,4 +272,32 @@ uint32_t curand_philox_next(curand_philox *s)
         s->next = 0;
     }
     return r;
+}
+
+/* ---- the inverse normal distribution function ---- */
+
+/* Abramowitz and Stegun 26.2.23 as the first guess (error below 4.5e-4),
+ * then Halley steps on Phi(z) - p with Phi from libm's erfc, which keeps
+ * its relative accuracy in the lower tail (erf near the middle); the upper
+ * half by symmetry
+ * (1 - p is exact for the p this library passes). */
+double curand_normcdfinv(double p)
+{
+    if (!(p > 0 && p < 1))
+        return p == 0 ? -HUGE_VAL : p == 1 ? HUGE_VAL : NAN;
+    if (p > 0.5)
+        return -curand_normcdfinv(1 - p);
+    if (p == 0.5)
+        return 0;
+    double t = sqrt(-2 * log(p));
+    double z = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
+    for (int i = 0; i < 4; i++) {
+        /* near the middle Phi(z) - p as erf(z / sqrt 2) / 2 - (p - 1/2),
+         * which keeps its relative accuracy where Phi(z) - p cancels */
+        double e = p > 0.3 ? 0.5 * erf(z * 0.70710678118654752440) - (p - 0.5)
+                           : 0.5 * erfc(-z * 0.70710678118654752440) - p;
+        double u = e * 2.50662827463100050242 * exp(z * z / 2);
+        z = z - u / (1 + z * u / 2);
+    }
+    return z;
 }

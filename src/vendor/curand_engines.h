@@ -49,4 +49,38 @@ void curand_philox_block(const uint32_t ctr[4], const uint32_t key[2], uint32_t 
 void curand_philox_init(curand_philox *s, uint64_t seed, uint64_t subsequence, uint64_t offset);
 uint32_t curand_philox_next(curand_philox *s);
 
+/* MT19937 (Matsumoto and Nishimura 1998): the 624-word state, the index
+ * of its oldest word (the next to be recomputed) */
+#define CURAND_MT19937_MEXP 19937
+#define CURAND_MT19937_POLY_WORDS 312 /* 64-bit words of a polynomial of degree <= 19937 */
+typedef struct curand_mt19937 {
+    uint32_t mt[624];
+    unsigned i;
+} curand_mt19937;
+
+/* init_genrand(seed) */
+void curand_mt19937_init(curand_mt19937 *s, uint32_t seed);
+uint32_t curand_mt19937_temper(uint32_t y);
+uint32_t curand_mt19937_next(curand_mt19937 *s);
+/* the next 624 outputs, in order */
+void curand_mt19937_block(curand_mt19937 *s, uint32_t out[624]);
+/* x^(2^k) mod P(x), P the characteristic polynomial of MT19937's
+ * transition (found by Berlekamp-Massey); 0, or -1 without memory */
+int curand_mt19937_jump_poly(unsigned k, uint64_t out[CURAND_MT19937_POLY_WORDS]);
+/* s := p(T)s, i.e. the state N steps on where p = x^N mod P; 0 or -1 */
+int curand_mt19937_jump(curand_mt19937 *s, const uint64_t poly[CURAND_MT19937_POLY_WORDS]);
+/* x^(2^2048) mod P, precomputed by curand_mt19937_jump_poly
+ * (curand_mt19937_jump.c, `make regen-curand-tables`) */
+extern const uint64_t curand_mt19937_jump_2048[CURAND_MT19937_POLY_WORDS];
+
+/* Sobol direction vectors of dimension `dim` (0-based, < 20000): Joe and
+ * Kuo's new-joe-kuo-6.21201 numbers, direction k in word k with its
+ * leading bit at 2^(31 - k) (2^(63 - k)); 0, or -1 without memory */
+#define CURAND_SOBOL_MAX_DIMS 20000
+int curand_sobol_directions32(unsigned dim, uint32_t v[32]);
+int curand_sobol_directions64(unsigned dim, uint64_t v[64]);
+
+/* the inverse of the standard normal distribution function, for 0 < p < 1 */
+double curand_normcdfinv(double p);
+
 #endif

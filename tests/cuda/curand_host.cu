@@ -40,6 +40,7 @@
     } while (0)
 
 static const int THREADS = 4096;
+#define THREADS_DOCUMENTED 4096ull
 static const unsigned long long SEED = 0x123456789abcdefULL;
 
 // the slots (results, or Box-Muller pairs) compared with the device API
@@ -56,13 +57,34 @@ __host__ __device__ static int draws_per_slot(What what, int type)
     bool mrg = type == CURAND_RNG_PSEUDO_MRG32K3A;
     switch (what) {
     case BITS: case UNIFORM: case POISSON: return 1;
-    case UNIFORM_DOUBLE: return type == CURAND_RNG_PSEUDO_XORWOW ? 2 : 1;
+    case UNIFORM_DOUBLE: return mrg ? 1 : 2; // Philox too: the host API's doubles take two draws
     case NORMAL: case LOG_NORMAL: return 2;
     default: return mrg ? 2 : 4;
     }
 }
 
-// Each probe thread sets up thread (slot mod 4096) at the slot's first draw
+// Where slot s of the host API comes from: the thread and its first draw.
+// The documented arrangement (4096 threads, one slot each a row) is what
+// NVIDIA's library gives for XORWOW and MRG32k3a's LEGACY ordering; for
+// MRG32k3a's other orderings it uses 81920 threads, for Philox 65536
+// threads of 4 slots a row (2 of normals) (found by running NVIDIA's host
+// generators; docs/cudart.md).
+__host__ __device__ static void locate(What what, int type, int ordering, unsigned long long slot,
+                                       unsigned long long *thread, unsigned long long *draw)
+{
+    unsigned long long threads = THREADS_DOCUMENTED, group = 1;
+    if (type == CURAND_RNG_PSEUDO_MRG32K3A && ordering != CURAND_ORDERING_PSEUDO_LEGACY)
+        threads = 81920;
+    if (type == CURAND_RNG_PSEUDO_PHILOX4_32_10) {
+        threads = 65536;
+        group = what == BITS || what == UNIFORM || what == UNIFORM_DOUBLE ? 4 : 2;
+    }
+    unsigned long long g = slot / group;
+    *thread = g % threads;
+    *draw = ((g / threads) * group + slot % group) * draws_per_slot(what, type);
+}
+
+// Each probe thread sets up the slot's thread at the slot's first draw
 // and computes what the host API should hold there: out[2i], out[2i+1].
 template <typename State>
 __global__ void device_values(What what, int type, unsigned long long seed, unsigned long long base, const int *slots,
@@ -72,7 +94,7 @@ __global__ void device_values(What what, int type, unsigned long long seed, unsi
     if (i >= nslots)
         return;
     unsigned long long slot = base + slots[i];
-    unsigned long long thread = slot % THREADS, row = slot / THREADS;
+    unsigned long long thread = slot % THREADS_DOCUMENTED, row = slot / THREADS_DOCUMENTED, draw;
     State st;
     if (what == POISSON) { // value number `row` of the thread: draw the ones before it
         curand_init(seed, thread, 0, &st);
@@ -82,11 +104,19 @@ __global__ void device_values(What what, int type, unsigned long long seed, unsi
         out[2 * i] = v;
         return;
     }
-    curand_init(seed, thread, row * draws_per_slot(what, type), &st);
+    locate(what, type, CURAND_ORDERING_PSEUDO_DEFAULT, slot, &thread, &draw);
+    curand_init(seed, thread, draw, &st);
     switch (what) {
     case BITS: out[2 * i] = curand(&st); break;
     case UNIFORM: out[2 * i] = curand_uniform(&st); break;
-    case UNIFORM_DOUBLE: out[2 * i] = curand_uniform_double(&st); break;
+    case UNIFORM_DOUBLE:
+        if (type == CURAND_RNG_PSEUDO_PHILOX4_32_10) { // two draws, as XORWOW's curand_uniform_double
+            unsigned long long x = curand(&st), y = curand(&st);
+            out[2 * i] = (double)(x ^ (y << 21)) * 1.1102230246251565e-16 + 1.1102230246251565e-16 / 2;
+        } else {
+            out[2 * i] = curand_uniform_double(&st);
+        }
+        break;
     case NORMAL:
         out[2 * i] = (float)param1 + (float)param2 * curand_normal(&st);
         out[2 * i + 1] = (float)param1 + (float)param2 * curand_normal(&st);
@@ -282,28 +312,37 @@ static void first_outputs(void)
     lecuyer_mrg32k3a(mrg, n);
     CURAND_CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MRG32K3A));
     CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, 0));
-    CURAND_CHECK(curandGenerateUniformDouble(g, (double *)dev, THREADS * 2));
-    double gotd[THREADS * 2];
-    CHECK(cudaMemcpy(gotd, dev, sizeof gotd, cudaMemcpyDeviceToHost));
+    // (its default ordering has 81920 threads a row: thread 0's draws are
+    // results 0 and 81920; LEGACY's 4096)
+    double *devd, *gotd = new double[81920 * 2];
+    CHECK(cudaMalloc(&devd, 81920 * 2 * sizeof(double)));
+    CURAND_CHECK(curandGenerateUniformDouble(g, devd, 81920 * 2));
+    CHECK(cudaMemcpy(gotd, devd, 81920 * 2 * sizeof(double), cudaMemcpyDeviceToHost));
     for (int i = 0; i < 2; i++)
-        if (std::rint(gotd[i * THREADS] / 2.3283065498378288e-10) != mrg[i]) {
-            printf("FAIL: MRG32k3a draw %d: %.17g, L'Ecuyer's %.17g\n", i, gotd[i * THREADS] / 2.3283065498378288e-10,
+        if (std::rint(gotd[i * 81920] / 2.3283065498378288e-10) != mrg[i]) {
+            printf("FAIL: MRG32k3a draw %d: %.17g, L'Ecuyer's %.17g\n", i, gotd[i * 81920] / 2.3283065498378288e-10,
                    mrg[i]);
             failures++;
         }
+    CURAND_CHECK(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY));
+    CURAND_CHECK(curandGenerateUniformDouble(g, devd, THREADS * 2));
+    CHECK(cudaMemcpy(gotd, devd, THREADS * 2 * sizeof(double), cudaMemcpyDeviceToHost));
+    EXPECT(std::rint(gotd[THREADS] / 2.3283065498378288e-10) == mrg[1]);
+    CHECK(cudaFree(devd));
+    delete[] gotd;
     CURAND_CHECK(curandDestroyGenerator(g));
 
     // Philox4x32-10, key 0 (seed 0), counter 0: Random123's known answer
     // (Salmon et al. 2011; Random123 kat_vectors) 6627e8d5 e169c58d bc57ac4c
-    // 9b00dbd8, the four words of thread 0's first block
+    // 9b00dbd8, the four words of thread 0's first block: results 0-3
     CURAND_CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10));
     CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, 0));
     CURAND_CHECK(curandGenerate(g, dev, n * THREADS));
     CHECK(cudaMemcpy(got, dev, sizeof got, cudaMemcpyDeviceToHost));
     EXPECT(got[0] == 0x6627e8d5u);
-    EXPECT(got[THREADS] == 0xe169c58du);
-    EXPECT(got[2 * THREADS] == 0xbc57ac4cu);
-    EXPECT(got[3 * THREADS] == 0x9b00dbd8u);
+    EXPECT(got[1] == 0xe169c58du);
+    EXPECT(got[2] == 0xbc57ac4cu);
+    EXPECT(got[3] == 0x9b00dbd8u);
     CURAND_CHECK(curandDestroyGenerator(g));
     CHECK(cudaFree(dev));
 }
@@ -322,15 +361,23 @@ static void sequences(void)
         CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, 77));
         CURAND_CHECK(curandGenerate(g, dev, n));
         CHECK(cudaMemcpy(whole, dev, n * sizeof *dev, cudaMemcpyDeviceToHost));
-        // two calls continue the sequence of one
+        // two calls continue the sequence of one (setting the seed it has
+        // changes nothing, as in NVIDIA's library; setting the offset restarts)
         CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(g, 77));
+        CURAND_CHECK(curandGenerate(g, dev, 1));
+        CHECK(cudaMemcpy(parts, dev, sizeof *dev, cudaMemcpyDeviceToHost));
+        EXPECT(parts[0] != whole[0]); // it went on (a restart would repeat whole[0])
+        CURAND_CHECK(curandSetGeneratorOffset(g, 0));
         CURAND_CHECK(curandGenerate(g, dev, 1000));
         CURAND_CHECK(curandGenerate(g, dev + 1000, n - 1000));
         CHECK(cudaMemcpy(parts, dev, n * sizeof *dev, cudaMemcpyDeviceToHost));
         EXPECT(!memcmp(whole, parts, n * sizeof *dev));
-        // LEGACY is the documented arrangement, and curand.h says BEST is DEFAULT
+        // curand.h says BEST is DEFAULT; LEGACY is too, but for MRG32k3a
+        // (NVIDIA's library: 4096 threads for LEGACY, 81920 for DEFAULT)
         curandOrdering_t same[] = {CURAND_ORDERING_PSEUDO_LEGACY, CURAND_ORDERING_PSEUDO_BEST};
         for (curandOrdering_t order : same) {
+            if (type == CURAND_RNG_PSEUDO_MRG32K3A && order == CURAND_ORDERING_PSEUDO_LEGACY)
+                continue;
             CURAND_CHECK(curandSetGeneratorOrdering(g, order));
             CURAND_CHECK(curandGenerate(g, dev, n));
             CHECK(cudaMemcpy(parts, dev, n * sizeof *dev, cudaMemcpyDeviceToHost));
@@ -503,13 +550,91 @@ static void read_by_kernel(void)
     delete[] host;
 }
 
+// the device API's curand_discrete values from a distribution made by
+// curandCreatePoissonDistribution (M2 square histogram for small lambda,
+// the rounded normal above): 4096 threads, 64 values each
+__global__ void discrete_values(curandDiscreteDistribution_t dist, unsigned long long seed, double *sums)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    curandState s;
+    curand_init(seed, t, 0, &s);
+    double sum = 0, sq = 0;
+    for (int i = 0; i < 64; i++) {
+        unsigned int v = curand_discrete(&s, dist);
+        sum += v;
+        sq += (double)v * v;
+    }
+    sums[2 * t] = sum;
+    sums[2 * t + 1] = sq;
+}
+
+static void discrete()
+{
+    const int N = THREADS * 64;
+    (void)cudaGetLastError(); // bad_outputs() left its refused copies' error
+    double *dev, *host = (double *)malloc(2 * THREADS * sizeof(double));
+    CHECK(cudaMalloc(&dev, 2 * THREADS * sizeof(double)));
+    const double lambdas[] = {0.5, 4.0, 37.5, 3000.0};
+    for (double lambda : lambdas) {
+        curandDiscreteDistribution_t dist;
+        CURAND_CHECK(curandCreatePoissonDistribution(lambda, &dist));
+        discrete_values<<<THREADS / 128, 128>>>(dist, SEED, dev);
+        CHECK(cudaGetLastError());
+        CHECK(cudaMemcpy(host, dev, 2 * THREADS * sizeof(double), cudaMemcpyDeviceToHost));
+        double sum = 0, sq = 0;
+        for (int t = 0; t < THREADS; t++) {
+            sum += host[2 * t];
+            sq += host[2 * t + 1];
+        }
+        double mean = sum / N, var = sq / N - mean * mean;
+        // 5 standard errors of the mean and of the variance
+        EXPECT(fabs(mean - lambda) < 5 * sqrt(lambda / N));
+        EXPECT(fabs(var - lambda) < 5 * sqrt((2 * lambda * lambda + lambda) / N));
+        if (!(fabs(mean - lambda) < 5 * sqrt(lambda / N)))
+            printf("discrete lambda %g: mean %g variance %g\n", lambda, mean, var);
+        CURAND_CHECK(curandDestroyDistribution(dist));
+        EXPECT_STATUS(curandDestroyDistribution(dist), CURAND_STATUS_NOT_INITIALIZED);
+    }
+    CHECK(cudaFree(dev));
+    free(host);
+}
+
+// MT19937 and the Sobol generators on the device give the host
+// generators' values (kemu computes both on the CPU; the device ones store
+// through cudaMemcpyAsync)
+static void device_equals_host(curandRngType_t type, size_t n, unsigned dims)
+{
+    unsigned int *dev, *want = (unsigned int *)malloc(n * sizeof(unsigned int)),
+                       *got = (unsigned int *)malloc(n * sizeof(unsigned int));
+    CHECK(cudaMalloc(&dev, n * sizeof(unsigned int)));
+    curandGenerator_t d, h;
+    CURAND_CHECK(curandCreateGenerator(&d, type));
+    CURAND_CHECK(curandCreateGeneratorHost(&h, type));
+    if (dims) {
+        CURAND_CHECK(curandSetQuasiRandomGeneratorDimensions(d, dims));
+        CURAND_CHECK(curandSetQuasiRandomGeneratorDimensions(h, dims));
+    } else {
+        CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(d, 77));
+        CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(h, 77));
+    }
+    CURAND_CHECK(curandGenerate(d, dev, n));
+    CURAND_CHECK(curandGenerate(h, want, n));
+    CHECK(cudaMemcpy(got, dev, n * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+    EXPECT(!memcmp(got, want, n * sizeof(unsigned int)));
+    CURAND_CHECK(curandDestroyGenerator(d));
+    CURAND_CHECK(curandDestroyGenerator(h));
+    CHECK(cudaFree(dev));
+    free(want);
+    free(got);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "unsupported")) {
-        curandDiscreteDistribution_t dist;
-        curandStatus_t s = curandCreatePoissonDistribution(4.0, &dist);
-        printf("curandCreatePoissonDistribution returned %d\n", (int)s);
-        EXPECT(s == CURAND_STATUS_NOT_INITIALIZED);
+        curandGenerator_t mtgp;
+        curandStatus_t s = curandCreateGenerator(&mtgp, CURAND_RNG_PSEUDO_MTGP32);
+        printf("curandCreateGenerator(MTGP32) returned %d\n", (int)s);
+        EXPECT(s == CURAND_STATUS_TYPE_ERROR);
         // kemu cannot put its generation into a graph being captured
         cudaStream_t stream;
         cudaGraph_t graph;
@@ -550,5 +675,9 @@ int main(int argc, char **argv)
     statuses();
     bad_outputs();
     read_by_kernel();
+    discrete();
+    device_equals_host(CURAND_RNG_PSEUDO_MT19937, 8, 0); // generator 0 only: seeding all 8192 takes seconds
+    device_equals_host(CURAND_RNG_QUASI_SOBOL32, 3000, 3);
+    device_equals_host(CURAND_RNG_QUASI_SCRAMBLED_SOBOL32, 3000, 3);
     return finish("curand_host");
 }

@@ -3,14 +3,15 @@
  * (skip-ahead = stepping), and the built library (lib/kemu/libcurand.so.10,
  * loaded with dlopen): it exports every curand* symbol of NVIDIA's
  * libcurand.so.10 (src/vendor/libcurand10.symbols), and a host generator
- * lays out the device API's streams in the documented arrangement (result n
- * from thread n mod 4096, draw floor(n / 4096)). Needs no CUDA: the
+ * lays out the device API's streams in NVIDIA's arrangement (XORWOW: result
+ * n from thread n mod 4096, draw floor(n / 4096), as documented). Needs no CUDA: the
  * device-API comparison on kemu is tests/cuda/curand_host.cu. */
 #include "config.h"
 #include "vendor/curand_engines.h"
 
 #include <check.h>
 #include <dlfcn.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,119 @@ START_TEST(test_subsequences_differ)
 }
 END_TEST
 
+
+/* MT19937 against its published reference output (Matsumoto and
+ * Nishimura's mt19937ar.c with init_genrand(5489), the C++ standard's
+ * default_random_engine check: the 10000th output is 4123659995) */
+START_TEST(test_mt19937_reference)
+{
+    curand_mt19937 s;
+    curand_mt19937_init(&s, 5489u);
+    ck_assert_uint_eq(curand_mt19937_next(&s), 3499211612u);
+    ck_assert_uint_eq(curand_mt19937_next(&s), 581869302u);
+    ck_assert_uint_eq(curand_mt19937_next(&s), 3890346734u);
+    for (int i = 3; i < 9999; i++)
+        curand_mt19937_next(&s);
+    ck_assert_uint_eq(curand_mt19937_next(&s), 4123659995u);
+}
+END_TEST
+
+/* jumping by x^(2^k) mod P lands where 2^k single steps do */
+START_TEST(test_mt19937_jump)
+{
+    static uint64_t poly[CURAND_MT19937_POLY_WORDS];
+    static const unsigned ks[] = {0, 3, 10, 14};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        ck_assert_int_eq(curand_mt19937_jump_poly(ks[i], poly), 0);
+        curand_mt19937 a, b;
+        curand_mt19937_init(&a, 42u);
+        curand_mt19937_next(&a); /* a state not at a twist boundary */
+        b = a;
+        ck_assert_int_eq(curand_mt19937_jump(&a, poly), 0);
+        for (uint64_t k = 0; k < (1ull << ks[i]); k++)
+            curand_mt19937_next(&b);
+        for (int k = 0; k < 700; k++)
+            ck_assert_uint_eq(curand_mt19937_next(&a), curand_mt19937_next(&b));
+    }
+}
+END_TEST
+
+/* the committed 2^2048 jump is what curand_mt19937_jump_poly computes
+ * (`make regen-curand-tables` would write the same) */
+START_TEST(test_mt19937_jump_table)
+{
+    static uint64_t poly[CURAND_MT19937_POLY_WORDS];
+    ck_assert_int_eq(curand_mt19937_jump_poly(2048, poly), 0);
+    ck_assert_mem_eq(poly, curand_mt19937_jump_2048, sizeof poly);
+}
+END_TEST
+
+/* Joe and Kuo's published direction numbers (new-joe-kuo-6.21201, first
+ * lines: d s a m_i) through the recurrence, and the first Sobol points */
+START_TEST(test_sobol_directions)
+{
+    uint32_t v[32];
+    ck_assert_int_eq(curand_sobol_directions32(0, v), 0); /* van der Corput */
+    for (int k = 0; k < 32; k++)
+        ck_assert_uint_eq(v[k], 1u << (31 - k));
+    static const struct { unsigned d, s, a, m[5]; } jk[] = {
+        {2, 1, 0, {1}}, {3, 2, 1, {1, 3}}, {4, 3, 1, {1, 3, 1}}, {5, 3, 2, {1, 1, 1}},
+        {6, 4, 1, {1, 1, 3, 3}}, {7, 4, 4, {1, 3, 5, 13}}, {8, 5, 2, {1, 1, 5, 5, 17}},
+    };
+    for (size_t i = 0; i < sizeof jk / sizeof jk[0]; i++) {
+        ck_assert_int_eq(curand_sobol_directions32(jk[i].d - 1, v), 0);
+        uint32_t m[32];
+        unsigned s = jk[i].s;
+        for (unsigned k = 0; k < 32; k++) {
+            if (k < s) {
+                m[k] = jk[i].m[k];
+            } else { /* Bratley and Fox's recurrence, written out again */
+                m[k] = m[k - s] ^ (m[k - s] << s);
+                for (unsigned j = 1; j < s; j++)
+                    if (jk[i].a >> (s - 1 - j) & 1)
+                        m[k] ^= m[k - j] << j;
+            }
+            ck_assert_msg(v[k] == m[k] << (31 - k), "dimension %u direction %u", jk[i].d, k);
+        }
+        uint64_t v64[64];
+        ck_assert_int_eq(curand_sobol_directions64(jk[i].d - 1, v64), 0);
+        for (unsigned k = 0; k < 32; k++)
+            ck_assert_uint_eq(v64[k] >> 32, v[k]);
+    }
+    /* every dimension's first 1024 points put one point in each interval
+     * [i / 1024, (i + 1) / 1024): a (0, 10, 1)-net, which needs odd m_k < 2^k */
+    for (unsigned d = 0; d < CURAND_SOBOL_MAX_DIMS; d += 37) {
+        ck_assert_int_eq(curand_sobol_directions32(d, v), 0);
+        static unsigned char seen[1024];
+        memset(seen, 0, sizeof seen);
+        uint32_t x = 0;
+        for (unsigned i = 0; i < 1024; i++) {
+            if (i)
+                x ^= v[__builtin_ctz(i)];
+            ck_assert_msg(!seen[x >> 22], "dimension %u point %u", d, i);
+            seen[x >> 22] = 1;
+        }
+    }
+    ck_assert_int_eq(curand_sobol_directions32(CURAND_SOBOL_MAX_DIMS, v), -1);
+}
+END_TEST
+
+START_TEST(test_normcdfinv)
+{
+    static const double ps[] = {1e-300, 1e-20, 2.3283064365386963e-10, 0.001, 0.025, 0.3, 0.5 - 1e-12, 0.5,
+                                0.6, 0.975, 1 - 1e-10};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        double z = curand_normcdfinv(ps[i]);
+        /* Phi(z) = p, from the side where it is accurate */
+        double back = z < 0 ? 0.5 * erfc(-z / sqrt(2.0)) : 1 - 0.5 * erfc(z / sqrt(2.0));
+        double tol = ps[i] < 0.5 ? 1e-12 * ps[i] : 1e-15;
+        ck_assert_msg(fabs(back - ps[i]) <= tol, "p %g: z %.17g gives %.17g", ps[i], z, back);
+    }
+    ck_assert(curand_normcdfinv(0.5) == 0);
+    ck_assert(fabs(curand_normcdfinv(0.975) - 1.959963984540054) < 1e-14);
+}
+END_TEST
+
 typedef int (*create_fn)(void **, int);
 typedef int (*destroy_fn)(void *);
 typedef int (*seed_fn)(void *, unsigned long long);
@@ -144,7 +258,15 @@ START_TEST(test_host_generator_arrangement)
         ck_assert_int_eq(generate(g, out, N), 0);
         static const int probes[] = {0, 1, 4095, 4096, 4097, 8192 + 3, N - 1};
         for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+            /* the documented 4096 threads of one draw a row for XORWOW;
+             * NVIDIA's library (its host generators, run during
+             * development) has 81920 for MRG32k3a and 65536 of 4 draws
+             * for Philox */
             int s = probes[i], t = s % 4096, k = s / 4096;
+            if (types[ti] == 121)
+                t = s % 81920, k = s / 81920;
+            if (types[ti] == 161)
+                t = (s / 4) % 65536, k = (s / 4) / 65536 * 4 + s % 4;
             uint32_t want;
             if (types[ti] == 101) {
                 curand_xorwow x;
@@ -172,6 +294,227 @@ START_TEST(test_host_generator_arrangement)
 }
 END_TEST
 
+
+typedef int (*offset_fn)(void *, unsigned long long);
+typedef int (*ordering_fn)(void *, int);
+typedef int (*dims_fn)(void *, unsigned int);
+typedef int (*ll_fn)(void *, unsigned long long *, size_t);
+typedef int (*double_fn)(void *, double *, size_t);
+typedef int (*poisson_fn)(void *, unsigned int *, size_t, double);
+typedef int (*vectors_fn)(void **, int);
+
+/* MT19937's host arrangement: value n is generator floor((n mod 65536) / 8)'s
+ * lane n mod 8 of row floor(n / 65536); generator 0 is init_genrand(seed)
+ * and its rows take the 624 outputs of each twist in the order NVIDIA's
+ * library gives (lane j of row 0 at index 0, 113, 170, 283, 340, 397, 510,
+ * 567; rows 1 to 7 at 1 + 7j + r - 1, ...; found by running its host
+ * generator), generator g the same g * 2^2048 steps on */
+START_TEST(test_host_mt19937)
+{
+    void *lib = open_library();
+    create_fn create;
+    destroy_fn destroy;
+    seed_fn seed;
+    generate_fn generate;
+    offset_fn offset;
+    ordering_fn ordering;
+    normal_fn normal;
+    *(void **)&create = symbol(lib, "curandCreateGeneratorHost");
+    *(void **)&destroy = symbol(lib, "curandDestroyGenerator");
+    *(void **)&seed = symbol(lib, "curandSetPseudoRandomGeneratorSeed");
+    *(void **)&generate = symbol(lib, "curandGenerate");
+    *(void **)&offset = symbol(lib, "curandSetGeneratorOffset");
+    *(void **)&ordering = symbol(lib, "curandSetGeneratorOrdering");
+    *(void **)&normal = symbol(lib, "curandGenerateNormal");
+    enum { N = 65536 + 16 };
+    static unsigned int out[N];
+    void *g = NULL;
+    ck_assert_int_eq(create(&g, 142), 0); /* CURAND_RNG_PSEUDO_MT19937 */
+    /* only the seed's low 32 bits count (NVIDIA's library): init_genrand(5489) */
+    ck_assert_int_eq(seed(g, 0x100001571ull), 0);
+    ck_assert_int_eq(generate(g, out, 8), 0);
+    ck_assert_int_eq(generate(g, out + 8, N - 8), 0); /* a second call continues */
+    curand_mt19937 ref;
+    curand_mt19937_init(&ref, 5489u);
+    uint32_t first[624 + 1];
+    for (int i = 0; i < 625; i++)
+        first[i] = curand_mt19937_next(&ref);
+    static const int lane0[8] = {0, 113, 170, 283, 340, 397, 510, 567};
+    for (int j = 0; j < 8; j++) {
+        ck_assert_uint_eq(out[j], first[lane0[j]]);
+        ck_assert_uint_eq(out[65536 + j], first[1 + 7 * j]); /* row 1 */
+    }
+    /* generator 1: 2^2048 steps on */
+    curand_mt19937_init(&ref, 5489u);
+    ck_assert_int_eq(curand_mt19937_jump(&ref, curand_mt19937_jump_2048), 0);
+    uint32_t gen1[624];
+    curand_mt19937_block(&ref, gen1);
+    for (int j = 0; j < 8; j++)
+        ck_assert_uint_eq(out[8 + j], gen1[lane0[j]]);
+    /* setting the seed it has changes nothing; another one restarts */
+    ck_assert_int_eq(seed(g, 0x100001571ull), 0);
+    unsigned int next;
+    ck_assert_int_eq(generate(g, &next, 1), 0);
+    ck_assert_uint_ne(next, out[0]);
+    ck_assert_int_eq(seed(g, 5489), 0);
+    ck_assert_int_eq(generate(g, &next, 1), 0);
+    ck_assert_uint_eq(next, out[0]);
+    /* NVIDIA's statuses: no offset, only the DEFAULT and LEGACY orderings;
+     * normals come one per value (inverse distribution function), so an
+     * odd count is fine */
+    ck_assert_int_eq(offset(g, 5), 103);
+    ck_assert_int_eq(ordering(g, 100), 104); /* BEST */
+    ck_assert_int_eq(ordering(g, 103), 0);   /* LEGACY */
+    float f[3];
+    ck_assert_int_eq(normal(g, f, 3, 0, 1), 0);
+    ck_assert_int_eq(destroy(g), 0);
+    dlclose(lib);
+}
+END_TEST
+
+START_TEST(test_host_sobol)
+{
+    void *lib = open_library();
+    create_fn create;
+    destroy_fn destroy;
+    seed_fn seed;
+    generate_fn generate;
+    offset_fn offset;
+    dims_fn dims;
+    ll_fn longlong;
+    double_fn uniform_double;
+    vectors_fn vectors32, vectors64;
+    *(void **)&create = symbol(lib, "curandCreateGeneratorHost");
+    *(void **)&destroy = symbol(lib, "curandDestroyGenerator");
+    *(void **)&seed = symbol(lib, "curandSetPseudoRandomGeneratorSeed");
+    *(void **)&generate = symbol(lib, "curandGenerate");
+    *(void **)&offset = symbol(lib, "curandSetGeneratorOffset");
+    *(void **)&dims = symbol(lib, "curandSetQuasiRandomGeneratorDimensions");
+    *(void **)&longlong = symbol(lib, "curandGenerateLongLong");
+    *(void **)&uniform_double = symbol(lib, "curandGenerateUniformDouble");
+    *(void **)&vectors32 = symbol(lib, "curandGetDirectionVectors32");
+    *(void **)&vectors64 = symbol(lib, "curandGetDirectionVectors64");
+    void *g = NULL;
+    unsigned int out[12];
+    ck_assert_int_eq(create(&g, 200), 0); /* CURAND_RNG_QUASI_DEFAULT: Sobol32 */
+    ck_assert_int_eq(generate(g, out, 4), 0);
+    /* the van der Corput sequence in Gray-code order: 0, 1/2, 3/4, 1/4 */
+    ck_assert_uint_eq(out[0], 0);
+    ck_assert_uint_eq(out[1], 1u << 31);
+    ck_assert_uint_eq(out[2], 3u << 30);
+    ck_assert_uint_eq(out[3], 1u << 30);
+    /* three dimensions: n / 3 points of dimension 1, then of 2, then of 3;
+     * dimension 2 (x + 1, m = 1, 3, 5, ...) goes 0, 1/2, 1/4, 3/4 */
+    ck_assert_int_eq(dims(g, 3), 0);
+    ck_assert_int_eq(generate(g, out, 10), 105); /* CURAND_STATUS_LENGTH_NOT_MULTIPLE */
+    ck_assert_int_eq(generate(g, out, 12), 0);
+    ck_assert_uint_eq(out[2], 3u << 30);
+    ck_assert_uint_eq(out[4 + 2], 1u << 30);
+    ck_assert_uint_eq(out[4 + 3], 3u << 30);
+    /* the offset counts points: point 3 of dimension 1 is 1/4 */
+    ck_assert_int_eq(offset(g, 3), 0);
+    ck_assert_int_eq(generate(g, out, 3), 0);
+    ck_assert_uint_eq(out[0], 1u << 30);
+    double d[3];
+    ck_assert_int_eq(uniform_double(g, d, 3), 0); /* point 4 of dimension 1: 3/8, plus 2^-32 */
+    ck_assert(d[0] == 0.375 + 0x1p-32);
+    ck_assert_int_eq(seed(g, 1), 103);  /* no seed: CURAND_STATUS_TYPE_ERROR */
+    ck_assert_int_eq(dims(g, 0), 104);
+    ck_assert_int_eq(dims(g, 20001), 104);
+    ck_assert_int_eq(dims(g, 20000), 0);
+    unsigned long long ll[1];
+    ck_assert_int_eq(longlong(g, ll, 1), 103);
+    ck_assert_int_eq(destroy(g), 0);
+    /* Sobol64: the same points in 64 bits */
+    ck_assert_int_eq(create(&g, 203), 0);
+    unsigned long long l4[4];
+    ck_assert_int_eq(longlong(g, l4, 4), 0);
+    ck_assert(l4[0] == 0 && l4[1] == 1ull << 63 && l4[2] == 3ull << 62 && l4[3] == 1ull << 62);
+    ck_assert_int_eq(generate(g, out, 1), 103);
+    ck_assert_int_eq(destroy(g), 0);
+    /* a scrambled generator: point 0 is the scramble constant, and the
+     * points are still a (0, m, 1)-net: 8 points in 8 eighths */
+    ck_assert_int_eq(create(&g, 202), 0);
+    unsigned int sc[8];
+    ck_assert_int_eq(generate(g, sc, 8), 0);
+    unsigned int *constants;
+    int (*scramble32)(unsigned int **);
+    *(void **)&scramble32 = symbol(lib, "curandGetScrambleConstants32");
+    ck_assert_int_eq(scramble32(&constants), 0);
+    ck_assert_uint_eq(sc[0], constants[0]);
+    unsigned seen = 0;
+    for (int i = 0; i < 8; i++)
+        seen |= 1u << (sc[i] >> 29);
+    ck_assert_uint_eq(seen, 0xff);
+    ck_assert_int_eq(destroy(g), 0);
+    /* the device API's direction vectors: dimension 2 is 1/2, 3/4, 5/8 ... */
+    unsigned int(*v32)[32];
+    ck_assert_int_eq(vectors32((void **)&v32, 101), 0);
+    ck_assert_uint_eq(v32[1][0], 1u << 31);
+    ck_assert_uint_eq(v32[1][1], 3u << 30);
+    ck_assert_uint_eq(v32[1][2], 5u << 29);
+    ck_assert_int_eq(vectors32((void **)&v32, 103), 104); /* a 64-bit set */
+    unsigned long long(*v64)[64];
+    ck_assert_int_eq(vectors64((void **)&v64, 103), 0);
+    ck_assert(v64[1][1] == 3ull << 62);
+    dlclose(lib);
+}
+END_TEST
+
+/* Poisson values of MT19937 (pseudorandom: the moments of 10^6 values
+ * within 5 standard errors) and Sobol (quasirandom: each value's count in
+ * 65536 points within 2 of 65536 P(k)) */
+START_TEST(test_host_poisson)
+{
+    void *lib = open_library();
+    create_fn create;
+    destroy_fn destroy;
+    poisson_fn poisson;
+    int (*method)(void *, unsigned int *, size_t, double, int);
+    *(void **)&create = symbol(lib, "curandCreateGeneratorHost");
+    *(void **)&destroy = symbol(lib, "curandDestroyGenerator");
+    *(void **)&poisson = symbol(lib, "curandGeneratePoisson");
+    *(void **)&method = symbol(lib, "curandGeneratePoissonMethod");
+    enum { N = 1000000, Q = 65536 };
+    static unsigned int out[N];
+    static const double lambdas[] = {0.5, 7.5, 150, 5000};
+    void *mt = NULL; /* one generator (seeding MT19937's 8192 takes seconds), successive calls */
+    ck_assert_int_eq(create(&mt, 142), 0);
+    for (size_t li = 0; li < sizeof lambdas / sizeof lambdas[0]; li++) {
+        double lambda = lambdas[li];
+        void *g = NULL;
+        ck_assert_int_eq(poisson(mt, out, N, lambda), 0);
+        double sum = 0, sq = 0;
+        for (int i = 0; i < N; i++) {
+            sum += out[i];
+            sq += (double)out[i] * out[i];
+        }
+        double mean = sum / N, var = sq / N - mean * mean;
+        /* standard errors: of the mean sqrt(lambda / N), of the variance
+         * sqrt((2 lambda^2 + lambda) / N) */
+        ck_assert_msg(fabs(mean - lambda) < 5 * sqrt(lambda / N), "lambda %g: mean %g", lambda, mean);
+        ck_assert_msg(fabs(var - lambda) < 5 * sqrt((2 * lambda * lambda + lambda) / N), "lambda %g: variance %g",
+                      lambda, var);
+        ck_assert_int_eq(create(&g, 201), 0);
+        ck_assert_int_eq(method(g, out, Q, lambda, 13), 0); /* CURAND_POISSON */
+        if (lambda < 200) {
+            static unsigned counts[64];
+            memset(counts, 0, sizeof counts);
+            for (int i = 0; i < Q; i++)
+                counts[out[i] < 63 ? out[i] : 63]++;
+            double p = exp(-lambda);
+            for (unsigned k = 0; k < 40 && lambda < 10; k++, p *= lambda / k)
+                ck_assert_msg(fabs(counts[k] - Q * p) <= 2, "lambda %g: %u of value %u, want %g", lambda, counts[k],
+                              k, Q * p);
+        }
+        ck_assert_int_eq(method(g, out, 4, lambda, 5), 104); /* CURAND_M2: not for the host API */
+        ck_assert_int_eq(destroy(g), 0);
+    }
+    ck_assert_int_eq(destroy(mt), 0);
+    dlclose(lib);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("curand");
@@ -181,8 +524,19 @@ int main(void)
     tcase_add_test(tc, test_subsequences_differ);
     tcase_add_test(tc, test_exports);
     tcase_add_test(tc, test_host_generator_arrangement);
-    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_mt19937_reference);
+    tcase_add_test(tc, test_mt19937_jump);
+    tcase_add_test(tc, test_sobol_directions);
+    tcase_add_test(tc, test_normcdfinv);
+    tcase_add_test(tc, test_host_mt19937);
+    tcase_add_test(tc, test_host_sobol);
+    tcase_add_test(tc, test_host_poisson);
+    tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
+    TCase *slow = tcase_create("tables"); /* recomputes the MT19937 jump: some seconds */
+    tcase_add_test(slow, test_mt19937_jump_table);
+    tcase_set_timeout(slow, 600);
+    suite_add_tcase(s, slow);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
