@@ -245,6 +245,16 @@ void cudart_cond_assign_defaults(const struct CUgraph_st *g)
     }
 }
 
+/* Whether the emulated device a handle lives on (where its graph runs) has
+ * a kernel fault, seen or not yet seen. Locked. */
+static int cond_device_faulted(const kemu_device *device)
+{
+    for (int i = 0; i < cudart_global.ndevices; i++)
+        if (cudart_global.devs[i].device == device)
+            return cudart_global.devs[i].pending_error || cudart_global.devs[i].sticky_error;
+    return 0;
+}
+
 cudaError_t cudart_cond_run(struct CUgraphNode_st *n)
 {
     const cudart_cond_handle *h = n->u.cond.handle;
@@ -266,7 +276,7 @@ cudaError_t cudart_cond_run(struct CUgraphNode_st *n)
         while (!e && __atomic_load_n(value, __ATOMIC_RELAXED)) {
             e = cudart_graph_run(n->u.cond.bodies[0]);
             /* a kernel fault ends the graph's work, as it ends a GPU context's */
-            if (!e && (cudart_global.pending_error || cudart_global.sticky_error))
+            if (!e && cond_device_faulted(h->device))
                 break;
         }
         return e;
