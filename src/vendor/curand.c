@@ -92,6 +92,8 @@ enum { CUDA_MEMORY_TYPE_UNREGISTERED = 0, CUDA_MEMCPY_DEFAULT = 4 };
 #define MT_GENERATORS 8192 /* MT19937: generators, 2^2048 steps apart */
 #define MT_ROW (MT_GENERATORS * 8) /* values of one row: 8 from each generator */
 #define MT_BLOCK_ROWS 78           /* rows that one twist of 624 words makes */
+#define MTGP_BLOCKS 192            /* MTGP32: streams (CUDA blocks), one parameter set each */
+#define MTGP_ROW (MTGP_BLOCKS * CURAND_MTGP32_ROUND) /* values of one round of all streams */
 
 typedef struct curandGenerator_st {
     uint64_t magic;
@@ -102,13 +104,18 @@ typedef struct curandGenerator_st {
     uint64_t seed;
     uint64_t offset;  /* as set by curandSetGeneratorOffset */
     uint64_t position;/* the next arrangement position: in 32-bit draws (XORWOW,
-                         MRG32k3a, Philox), values (MT19937), points (Sobol) */
+                         MRG32k3a, Philox), values (MT19937, MTGP32), points (Sobol) */
     /* MT19937: each generator's state at the start of block mt_block[g], the
      * generators seeded so far, and the state of the last one seeded */
     curand_mt19937 *mt;
     uint64_t *mt_block;
     unsigned mt_ready;
     curand_mt19937 mt_chain;
+    /* MTGP32: the streams' states after mtgp_rounds rounds; mtgp_ready is 0
+     * until they are seeded */
+    curand_mtgp32 *mtgp;
+    uint64_t mtgp_rounds;
+    int mtgp_ready;
     /* Sobol: the dimensions, and their direction vectors and scramble
      * constants (computed when first needed) */
     unsigned dims;
@@ -386,11 +393,12 @@ static curandStatus_t create(curandGenerator_t *out, int type, int host, const c
     if (type == CURAND_RNG_QUASI_DEFAULT)
         type = CURAND_RNG_QUASI_SOBOL32;
     if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_MRG32K3A &&
-        type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && type != CURAND_RNG_PSEUDO_MT19937 && !is_quasi(type)) {
+        type != CURAND_RNG_PSEUDO_PHILOX4_32_10 && type != CURAND_RNG_PSEUDO_MT19937 && type != CURAND_RNG_PSEUDO_MTGP32 &&
+        !is_quasi(type)) {
         const char *name = type_name(type);
         if (name)
             return complain(CURAND_STATUS_TYPE_ERROR, fn, "%s is not supported yet (kemu provides XORWOW, "
-                            "MRG32k3a, Philox4x32-10, MT19937 and the Sobol generators)", name);
+                            "MRG32k3a, Philox4x32-10, MTGP32, MT19937 and the Sobol generators)", name);
         return complain(CURAND_STATUS_TYPE_ERROR, fn, "%d is not a cuRAND generator type", type);
     }
     if (!host && !cuda_available())
@@ -435,6 +443,7 @@ CURAND_API curandStatus_t curandDestroyGenerator(curandGenerator_t generator)
     generator->magic = 0;
     free(generator->mt);
     free(generator->mt_block);
+    free(generator->mtgp);
     free(generator->dirs);
     free(generator);
     return CURAND_STATUS_SUCCESS;
@@ -474,6 +483,7 @@ static void restart(curandGenerator_st *g)
 {
     g->position = g->offset;
     g->mt_ready = 0;
+    g->mtgp_ready = 0;
 }
 
 /* Setting a different seed, the offset or the ordering restarts the
@@ -493,13 +503,13 @@ CURAND_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g
     return CURAND_STATUS_SUCCESS;
 }
 
-/* MT19937 takes no offset (NVIDIA's library: CURAND_STATUS_TYPE_ERROR);
+/* MT19937 and MTGP32 take no offset (NVIDIA's library: CURAND_STATUS_TYPE_ERROR);
  * a Sobol offset counts points, in every dimension */
 CURAND_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
     if (!generator_valid(generator))
         return CURAND_STATUS_NOT_INITIALIZED;
-    if (generator->type == CURAND_RNG_PSEUDO_MT19937)
+    if (generator->type == CURAND_RNG_PSEUDO_MT19937 || generator->type == CURAND_RNG_PSEUDO_MTGP32)
         return CURAND_STATUS_TYPE_ERROR;
     generator->offset = offset;
     restart(generator);
@@ -526,6 +536,16 @@ CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator
      * DEFAULT and LEGACY and refuses BEST, SEEDED and DYNAMIC for */
     if (generator->type == CURAND_RNG_PSEUDO_MT19937) {
         if (order != CURAND_ORDERING_PSEUDO_DEFAULT && order != CURAND_ORDERING_PSEUDO_LEGACY)
+            return CURAND_STATUS_OUT_OF_RANGE;
+        generator->ordering = order;
+        restart(generator);
+        return CURAND_STATUS_SUCCESS;
+    }
+    /* MTGP32 has one arrangement, which NVIDIA's library gives for BEST,
+     * DEFAULT and LEGACY and refuses SEEDED and DYNAMIC for */
+    if (generator->type == CURAND_RNG_PSEUDO_MTGP32) {
+        if (order != CURAND_ORDERING_PSEUDO_BEST && order != CURAND_ORDERING_PSEUDO_DEFAULT &&
+            order != CURAND_ORDERING_PSEUDO_LEGACY)
             return CURAND_STATUS_OUT_OF_RANGE;
         generator->ordering = order;
         restart(generator);
@@ -729,6 +749,55 @@ static int mt_values(curandGenerator_st *g, uint32_t *out, size_t n)
     return 0;
 }
 
+/* ---- MTGP32 -------------------------------------------------------------------- */
+
+/* NVIDIA's MTGP32 host arrangement, as its host generator gives it (run
+ * during development; docs/cudart.md): 192 streams (CUDA blocks of 256
+ * threads), stream b using Saito and Matsumoto's parameter set b for
+ * exponent 11213, seeded with (seed ^ seed >> 32) + b + 1 in 32 bits (as
+ * curand_mtgp32_host.h's curandMakeMTGP32KernelState seeds device states).
+ * Value n of the sequence is round r = floor(n / 49152)'s value n mod
+ * 49152: output 256 r + (n mod 256) of stream floor((n mod 49152) / 256). */
+static int mtgp_values(curandGenerator_st *g, uint32_t *out, size_t n)
+{
+    uint64_t p = g->position, end = p + n;
+    uint64_t r0 = p / MTGP_ROW, r1 = (end - 1) / MTGP_ROW;
+    if (!g->mtgp) {
+        g->mtgp = malloc(MTGP_BLOCKS * sizeof *g->mtgp);
+        if (!g->mtgp)
+            return -1;
+        g->mtgp_ready = 0;
+    }
+    if (!g->mtgp_ready || g->mtgp_rounds > r0) {
+        uint32_t seed = (uint32_t)(g->seed ^ g->seed >> 32);
+        for (unsigned b = 0; b < MTGP_BLOCKS; b++)
+            if (curand_mtgp32_init(&g->mtgp[b], b, seed + b + 1))
+                return -1;
+        g->mtgp_rounds = 0;
+        g->mtgp_ready = 1;
+    }
+    uint32_t round[CURAND_MTGP32_ROUND];
+    for (unsigned b = 0; b < MTGP_BLOCKS; b++) {
+        curand_mtgp32 *s = &g->mtgp[b];
+        for (uint64_t r = g->mtgp_rounds; r < r0; r++)
+            curand_mtgp32_round(s, round);
+        curand_mtgp32 st = *s; /* the state at round r0 stays for the next call */
+        for (uint64_t r = r0; r <= r1; r++) {
+            uint64_t base = r * MTGP_ROW + b * CURAND_MTGP32_ROUND;
+            if (base >= end)
+                break;
+            curand_mtgp32_round(&st, round);
+            if (base + CURAND_MTGP32_ROUND <= p)
+                continue;
+            for (unsigned j = 0; j < CURAND_MTGP32_ROUND; j++)
+                if (base + j >= p && base + j < end)
+                    out[base + j - p] = round[j];
+        }
+    }
+    g->mtgp_rounds = r0;
+    return 0;
+}
+
 /* ---- Sobol --------------------------------------------------------------------- */
 
 /* kemu's own scrambling for the scrambled Sobol generators: NVIDIA's
@@ -840,11 +909,11 @@ static void sobol_values(const curandGenerator_st *g, uint64_t *out, size_t per)
     }
 }
 
-/* ---- results from single 32- or 64-bit values (MT19937, Sobol) ------------------- */
+/* ---- results from single 32- or 64-bit values (MT19937, MTGP32, Sobol) ----------- */
 
 /* as NVIDIA's library converts them (checked against its host generators):
  * a uniform float is (x + 1/2) 2^-32; a uniform double from 32 bits is
- * (x + 1/2) 2^-32 for MT19937 and (x + 1) 2^-32 for Sobol32, from 64 bits
+ * (x + 1/2) 2^-32 for MT19937 and (x + 1) 2^-32 for MTGP32 and Sobol32, from 64 bits
  * (x >> 11 + 1/2) 2^-53; normals are the inverse normal distribution
  * function of (x + 1/2) 2^-32 (or the uniform double of 64 bits), one
  * value each, so any count is accepted */
@@ -857,6 +926,24 @@ static void convert(const curandGenerator_st *g, kind k, const uint64_t *raw, vo
         double ud = bits64 ? (double)(x >> 11) * INV53 + INV53 / 2 : (double)x * 2.3283064365386963e-10 + 2.3283064365386963e-10 / 2;
         /* rounded once from the exact value, not from x rounded to a float */
         float uf = (float)(bits64 ? (double)(x >> 32) * 2.3283064365386963e-10 + 2.3283064365386963e-10 / 2 : ud);
+        if (g->type == CURAND_RNG_PSEUDO_MTGP32) {
+            /* NVIDIA's MTGP32 floats are the device API's _curand_uniform,
+             * in float arithmetic (x rounded to a float first), and its
+             * normals the inverse normal function of that float, in float
+             * precision, doubles included */
+            uf = (float)(uint32_t)x * 0x1p-32f + 0x1p-33f;
+            if (k >= NORMAL) {
+                float z = (float)curand_normcdfinv(uf);
+                if (k == NORMAL || k == LOG_NORMAL) {
+                    float v = fmaf((float)stddev, z, (float)mean);
+                    ((float *)out)[i] = k == LOG_NORMAL ? expf(v) : v;
+                } else {
+                    double v = fma(stddev, z, mean);
+                    ((double *)out)[i] = k == LOG_NORMAL_DOUBLE ? exp(v) : v;
+                }
+                continue;
+            }
+        }
         switch (k) {
         case BITS: ((uint32_t *)out)[i] = (uint32_t)x; break;
         case LONG_LONG: ((uint64_t *)out)[i] = x; break;
@@ -881,15 +968,15 @@ static void convert(const curandGenerator_st *g, kind k, const uint64_t *raw, vo
     }
 }
 
-/* fills `out` with n results of an MT19937 or Sobol generator; a status */
+/* fills `out` with n results of an MT19937, MTGP32 or Sobol generator; a status */
 static curandStatus_t fill_values(curandGenerator_st *g, kind k, void *out, size_t n, double mean, double stddev)
 {
     uint64_t *raw = malloc(n * sizeof *raw);
     if (!raw)
         return CURAND_STATUS_ALLOCATION_FAILED;
-    if (g->type == CURAND_RNG_PSEUDO_MT19937) {
+    if (g->type == CURAND_RNG_PSEUDO_MT19937 || g->type == CURAND_RNG_PSEUDO_MTGP32) {
         uint32_t *v = malloc(n * sizeof *v);
-        if (!v || mt_values(g, v, n)) {
+        if (!v || (g->type == CURAND_RNG_PSEUDO_MT19937 ? mt_values(g, v, n) : mtgp_values(g, v, n))) {
             free(v), free(raw);
             return CURAND_STATUS_ALLOCATION_FAILED;
         }
@@ -911,15 +998,16 @@ static curandStatus_t fill_values(curandGenerator_st *g, kind k, void *out, size
 }
 
 
-/* ---- Poisson values from single values (MT19937, Sobol) ------------------------- */
+/* ---- Poisson values from single values (MT19937, MTGP32, Sobol) ----------------- */
 
 /* the inverse of the Poisson distribution function at u (0 < u < 1), by
  * sequential search from 0 with the weight e^-lambda applied in steps of
- * e^-500 so that a large lambda does not underflow; for lambda above 4000
+ * e^-500 so that a large lambda does not underflow; for lambda above
+ * normal_above (4000; MTGP32: 8000, as NVIDIA's library switches there)
  * the rounded normal approximation from the inverse normal function */
-static unsigned int poisson_icdf(double u, double lambda)
+static unsigned int poisson_icdf(double u, double lambda, double normal_above)
 {
-    if (lambda > 4000) {
+    if (lambda > normal_above) {
         double v = sqrt(lambda) * curand_normcdfinv(u) + lambda + 0.5;
         return v <= 0 ? 0 : (unsigned int)v;
     }
@@ -946,9 +1034,9 @@ static curandStatus_t poisson_values(curandGenerator_st *g, unsigned int *out, s
     if (!raw)
         return CURAND_STATUS_ALLOCATION_FAILED;
     size_t count = n;
-    if (g->type == CURAND_RNG_PSEUDO_MT19937) {
+    if (g->type == CURAND_RNG_PSEUDO_MT19937 || g->type == CURAND_RNG_PSEUDO_MTGP32) {
         uint32_t *v = malloc(n * sizeof *v);
-        if (!v || mt_values(g, v, n)) {
+        if (!v || (g->type == CURAND_RNG_PSEUDO_MT19937 ? mt_values(g, v, n) : mtgp_values(g, v, n))) {
             free(v), free(raw);
             return CURAND_STATUS_ALLOCATION_FAILED;
         }
@@ -967,7 +1055,8 @@ static curandStatus_t poisson_values(curandGenerator_st *g, unsigned int *out, s
     for (size_t i = 0; i < n; i++) {
         double u = bits64 ? (double)(raw[i] >> 11) * INV53 + INV53 / 2
                           : (double)raw[i] * 2.3283064365386963e-10 + 2.3283064365386963e-10 / 2;
-        out[i] = poisson_icdf(u, lambda);
+        /* NVIDIA's MTGP32 values search up to lambda = 8000 */
+        out[i] = poisson_icdf(u, lambda, g->type == CURAND_RNG_PSEUDO_MTGP32 ? 8000 : 4000);
     }
     g->position += count;
     free(raw);
@@ -1340,7 +1429,8 @@ static curandStatus_t generate(curandGenerator_t g, kind k, void *out, size_t n,
 {
     if (!generator_valid(g))
         return CURAND_STATUS_NOT_INITIALIZED;
-    int values = g->type == CURAND_RNG_PSEUDO_MT19937 || is_quasi(g->type); /* one value per result */
+    int values = g->type == CURAND_RNG_PSEUDO_MT19937 || g->type == CURAND_RNG_PSEUDO_MTGP32 ||
+                 is_quasi(g->type); /* one value per result */
     if ((k == BITS && is_sobol64(g->type)) || (k == LONG_LONG && !is_sobol64(g->type)))
         return CURAND_STATUS_TYPE_ERROR; /* 32-bit results from 32-bit generators, 64 from 64 */
     if (!values && (k == NORMAL || k == NORMAL_DOUBLE || k == LOG_NORMAL || k == LOG_NORMAL_DOUBLE) && n % 2)
@@ -1467,7 +1557,8 @@ CURAND_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator, uns
     if (!results)
         return CURAND_STATUS_ALLOCATION_FAILED;
     uint64_t position = generator->position;
-    if (generator->type == CURAND_RNG_PSEUDO_MT19937 || is_quasi(generator->type)) {
+    if (generator->type == CURAND_RNG_PSEUDO_MT19937 || generator->type == CURAND_RNG_PSEUDO_MTGP32 ||
+        is_quasi(generator->type)) {
         st = poisson_values(generator, results, n, lambda);
         if (st) {
             if (!generator->host)

@@ -73,6 +73,23 @@ int curand_mt19937_jump(curand_mt19937 *s, const uint64_t poly[CURAND_MT19937_PO
  * (curand_mt19937_jump.c, `make regen-curand-tables`) */
 extern const uint64_t curand_mt19937_jump_2048[CURAND_MT19937_POLY_WORDS];
 
+/* MTGP32 (Saito and Matsumoto 2013), Mersenne exponent 11213: the state,
+ * and the parameter set (one of Saito and Matsumoto's 200 for 11213,
+ * curand_mtgp32_data.h) expanded to its tables */
+#define CURAND_MTGP32_N 351     /* state words */
+#define CURAND_MTGP32_ROUND 256 /* outputs of one round (a CUDA block's threads) */
+typedef struct curand_mtgp32 {
+    uint32_t s[CURAND_MTGP32_N];
+    uint32_t rec[16], tmp[16];
+    unsigned pos, sh1, sh2;
+} curand_mtgp32;
+
+/* parameter set `set` (< 200) seeded with `seed` as the reference code's
+ * mtgp32_init_state does; 0, or -1 for a set that does not exist */
+int curand_mtgp32_init(curand_mtgp32 *s, unsigned set, uint32_t seed);
+/* the next 256 outputs, in order */
+void curand_mtgp32_round(curand_mtgp32 *s, uint32_t out[CURAND_MTGP32_ROUND]);
+
 /* Sobol direction vectors of dimension `dim` (0-based, < 20000): Joe and
  * Kuo's new-joe-kuo-6.21201 numbers, direction k in word k with its
  * leading bit at 2^(31 - k) (2^(63 - k)); 0, or -1 without memory */

@@ -102,6 +102,38 @@ START_TEST(test_mt19937_reference)
 }
 END_TEST
 
+/* MTGP32 against Saito and Matsumoto's reference code: MTGP's
+ * mtgp32-fast.c (mtgp32_init, mtgp32_genrand_uint32) built with its
+ * cuda-sample/mtgp32dc-param-11213.c, run during development: outputs 0,
+ * 1, 2 and 999 of parameter sets 0, 1, 191, 199 and seeds 1, 1235,
+ * 2^32 - 1, 1 */
+START_TEST(test_mtgp32_reference)
+{
+    static const struct {
+        unsigned set;
+        uint32_t seed, out[4];
+    } ref[] = {
+        {0, 1, {360948779u, 1200908298u, 2313932395u, 1214294347u}},
+        {1, 1235, {352200294u, 190087637u, 965886230u, 1015469625u}},
+        {191, 4294967295u, {715916180u, 1413591863u, 862697778u, 3815056087u}},
+        {199, 1, {1702904103u, 507838447u, 4057640110u, 1845414282u}},
+    };
+    for (size_t k = 0; k < sizeof ref / sizeof ref[0]; k++) {
+        curand_mtgp32 s;
+        ck_assert_int_eq(curand_mtgp32_init(&s, ref[k].set, ref[k].seed), 0);
+        uint32_t out[4 * CURAND_MTGP32_ROUND];
+        for (int r = 0; r < 4; r++)
+            curand_mtgp32_round(&s, out + r * CURAND_MTGP32_ROUND);
+        ck_assert_uint_eq(out[0], ref[k].out[0]);
+        ck_assert_uint_eq(out[1], ref[k].out[1]);
+        ck_assert_uint_eq(out[2], ref[k].out[2]);
+        ck_assert_uint_eq(out[999], ref[k].out[3]);
+    }
+    curand_mtgp32 s;
+    ck_assert_int_eq(curand_mtgp32_init(&s, 200, 1), -1); /* there are 200 sets */
+}
+END_TEST
+
 /* jumping by x^(2^k) mod P lands where 2^k single steps do */
 START_TEST(test_mt19937_jump)
 {
@@ -288,7 +320,7 @@ START_TEST(test_host_generator_arrangement)
         ck_assert_int_eq(destroy(g), 0);
     }
     void *g = NULL;
-    ck_assert_int_eq(create(&g, 141), 103); /* MTGP32: CURAND_STATUS_TYPE_ERROR */
+    ck_assert_int_eq(create(&g, 0), 103); /* CURAND_RNG_TEST: CURAND_STATUS_TYPE_ERROR */
     ck_assert_int_eq(generate(NULL, out, 1), 101); /* CURAND_STATUS_NOT_INITIALIZED */
     dlclose(lib);
 }
@@ -367,6 +399,140 @@ START_TEST(test_host_mt19937)
     ck_assert_int_eq(ordering(g, 103), 0);   /* LEGACY */
     float f[3];
     ck_assert_int_eq(normal(g, f, 3, 0, 1), 0);
+    ck_assert_int_eq(destroy(g), 0);
+    dlclose(lib);
+}
+END_TEST
+
+/* MTGP32's host arrangement (NVIDIA's library, run during development):
+ * 192 streams, stream b parameter set b seeded with (seed ^ seed >> 32) +
+ * b + 1; value n is output 256 floor(n / 49152) + n mod 256 of stream
+ * floor((n mod 49152) / 256) */
+START_TEST(test_host_mtgp32)
+{
+    void *lib = open_library();
+    create_fn create;
+    destroy_fn destroy;
+    seed_fn seed;
+    generate_fn generate;
+    offset_fn offset;
+    ordering_fn ordering;
+    normal_fn normal;
+    double_fn uniform_double;
+    int (*normal_double)(void *, double *, size_t, double, double);
+    int (*uniform)(void *, float *, size_t);
+    poisson_fn poisson;
+    *(void **)&create = symbol(lib, "curandCreateGeneratorHost");
+    *(void **)&destroy = symbol(lib, "curandDestroyGenerator");
+    *(void **)&seed = symbol(lib, "curandSetPseudoRandomGeneratorSeed");
+    *(void **)&generate = symbol(lib, "curandGenerate");
+    *(void **)&offset = symbol(lib, "curandSetGeneratorOffset");
+    *(void **)&ordering = symbol(lib, "curandSetGeneratorOrdering");
+    *(void **)&normal = symbol(lib, "curandGenerateNormal");
+    *(void **)&uniform = symbol(lib, "curandGenerateUniform");
+    *(void **)&uniform_double = symbol(lib, "curandGenerateUniformDouble");
+    *(void **)&poisson = symbol(lib, "curandGeneratePoisson");
+    *(void **)&normal_double = symbol(lib, "curandGenerateNormalDouble");
+    enum { ROW = 192 * 256, N = 2 * ROW + 300 };
+    static unsigned int out[N];
+    void *g = NULL;
+    ck_assert_int_eq(create(&g, 141), 0); /* CURAND_RNG_PSEUDO_MTGP32 */
+    ck_assert_int_eq(seed(g, 1234), 0);
+    ck_assert_int_eq(generate(g, out, 2), 0);
+    /* NVIDIA's host generator's first values for seed 1234 */
+    ck_assert_uint_eq(out[0], 2501053709u);
+    ck_assert_uint_eq(out[1], 1991185121u);
+    /* a high seed folds into 32 bits; later calls continue, across rounds */
+    unsigned long long big = 0x123456789abcull;
+    uint32_t base = (uint32_t)(big ^ big >> 32);
+    ck_assert_int_eq(seed(g, big), 0);
+    ck_assert_int_eq(generate(g, out, 100), 0);
+    ck_assert_int_eq(generate(g, out + 100, ROW), 0);
+    ck_assert_int_eq(generate(g, out + 100 + ROW, N - 100 - ROW), 0);
+    static const unsigned streams[] = {0, 1, 100, 191};
+    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
+        unsigned b = streams[i];
+        curand_mtgp32 s;
+        ck_assert_int_eq(curand_mtgp32_init(&s, b, base + b + 1), 0);
+        uint32_t round[3][CURAND_MTGP32_ROUND];
+        for (int r = 0; r < 3; r++)
+            curand_mtgp32_round(&s, round[r]);
+        for (unsigned j = 0; j < CURAND_MTGP32_ROUND; j += 51) {
+            ck_assert_uint_eq(out[b * 256 + j], round[0][j]);
+            ck_assert_uint_eq(out[ROW + b * 256 + j], round[1][j]);
+            if (2 * ROW + b * 256 + j < N)
+                ck_assert_uint_eq(out[2 * ROW + b * 256 + j], round[2][j]);
+        }
+    }
+    /* setting the seed it has changes nothing (value N: stream 1's output
+     * 44 of round 2); another one restarts */
+    unsigned int next;
+    ck_assert_int_eq(seed(g, big), 0);
+    ck_assert_int_eq(generate(g, &next, 1), 0);
+    curand_mtgp32 s1;
+    uint32_t r1[CURAND_MTGP32_ROUND];
+    ck_assert_int_eq(curand_mtgp32_init(&s1, 1, base + 2), 0);
+    for (int r = 0; r < 3; r++)
+        curand_mtgp32_round(&s1, r1);
+    ck_assert_uint_eq(next, r1[N - 2 * ROW - 256]);
+    ck_assert_int_eq(seed(g, 1234), 0);
+    ck_assert_int_eq(generate(g, &next, 1), 0);
+    ck_assert_uint_eq(next, 2501053709u);
+    /* uniform floats are the device API's float arithmetic on the rounded
+     * value, doubles (x + 1) 2^-32; normals one per value */
+    ck_assert_int_eq(seed(g, 77), 0);
+    ck_assert_int_eq(generate(g, out, 1000), 0);
+    static float f[1000];
+    static double d[1000];
+    ck_assert_int_eq(seed(g, 78), 0);
+    ck_assert_int_eq(seed(g, 77), 0);
+    ck_assert_int_eq(uniform(g, f, 1000), 0);
+    for (int i = 0; i < 1000; i++)
+        ck_assert_float_eq(f[i], (float)out[i] * 0x1p-32f + 0x1p-33f);
+    ck_assert_int_eq(seed(g, 78), 0);
+    ck_assert_int_eq(seed(g, 77), 0);
+    ck_assert_int_eq(uniform_double(g, d, 1000), 0);
+    for (int i = 0; i < 1000; i++)
+        ck_assert_double_eq(d[i], ((double)out[i] + 1) * 0x1p-32);
+    /* normals: the inverse normal function of each uniform float, in
+     * float precision also for doubles (as NVIDIA's); an odd count is fine */
+    ck_assert_int_eq(seed(g, 78), 0);
+    ck_assert_int_eq(seed(g, 77), 0);
+    ck_assert_int_eq(normal(g, f, 3, 1, 2), 0);
+    ck_assert_int_eq(seed(g, 78), 0);
+    ck_assert_int_eq(seed(g, 77), 0);
+    ck_assert_int_eq(normal_double(g, d, 3, 1, 2), 0);
+    for (int i = 0; i < 3; i++) {
+        float z = (float)curand_normcdfinv((float)out[i] * 0x1p-32f + 0x1p-33f);
+        ck_assert_float_eq(f[i], fmaf(2, z, 1));
+        ck_assert_double_eq(d[i], 1 + 2 * (double)z);
+    }
+    /* NVIDIA's statuses: no offset; BEST, DEFAULT and LEGACY orderings */
+    ck_assert_int_eq(offset(g, 5), 103);
+    ck_assert_int_eq(ordering(g, 100), 0);   /* BEST */
+    ck_assert_int_eq(ordering(g, 101), 0);   /* DEFAULT */
+    ck_assert_int_eq(ordering(g, 103), 0);   /* LEGACY */
+    ck_assert_int_eq(ordering(g, 102), 104); /* SEEDED */
+    ck_assert_int_eq(ordering(g, 104), 104); /* DYNAMIC */
+    /* Poisson: mean and variance, through the sequential search (lambda
+     * up to 8000) and the normal approximation */
+    static const double lambdas[] = {4.5, 40, 6000, 20000};
+    static const int counts[] = {200000, 200000, 20000, 200000};
+    static unsigned int pv[200000];
+    for (size_t li = 0; li < sizeof lambdas / sizeof lambdas[0]; li++) {
+        double lambda = lambdas[li];
+        int n = counts[li];
+        ck_assert_int_eq(poisson(g, pv, (size_t)n, lambda), 0);
+        double sum = 0, sq = 0;
+        for (int i = 0; i < n; i++) {
+            sum += pv[i];
+            sq += (double)pv[i] * pv[i];
+        }
+        double mean = sum / n, var = sq / n - mean * mean;
+        ck_assert_msg(fabs(mean - lambda) < 5 * sqrt(lambda / n), "lambda %g: mean %g", lambda, mean);
+        ck_assert_msg(fabs(var - lambda) < 5 * sqrt((2 * lambda * lambda + lambda) / n), "lambda %g: variance %g",
+                      lambda, var);
+    }
     ck_assert_int_eq(destroy(g), 0);
     dlclose(lib);
 }
@@ -525,6 +691,8 @@ int main(void)
     tcase_add_test(tc, test_exports);
     tcase_add_test(tc, test_host_generator_arrangement);
     tcase_add_test(tc, test_mt19937_reference);
+    tcase_add_test(tc, test_mtgp32_reference);
+    tcase_add_test(tc, test_host_mtgp32);
     tcase_add_test(tc, test_mt19937_jump);
     tcase_add_test(tc, test_sobol_directions);
     tcase_add_test(tc, test_normcdfinv);
