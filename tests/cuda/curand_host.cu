@@ -11,12 +11,18 @@
 // 12345, Random123's Philox4x32-10 known answer), the offset, successive
 // calls, host generators, the moments of each distribution, the documented
 // error statuses, and (with the argument "unsupported") an entry point
-// kemu does not implement.
+// kemu does not implement. MTGP32: the host generator's values are those
+// of 192 device-API MTGP32 states (curandMakeMTGP32KernelState with the
+// toolkit's parameter sets, block b seeded seed + b + 1) drawn by blocks
+// of 256 threads, round r of block b at results 49152 r + 256 b.
 #include <cstdint>
 #include <cstring>
 #include <cuda_runtime.h>
 #include <curand.h>
 #include <curand_kernel.h>
+#include <curand_mtgp32_host.h>
+#include <curand_mtgp32dc_p_11213.h>
+#include <curand_mtgp32_kernel.h>
 
 #include "check.h"
 
@@ -628,12 +634,85 @@ static void device_equals_host(curandRngType_t type, size_t n, unsigned dims)
     free(got);
 }
 
+// MTGP32: block b of 256 threads draws `rounds` values from state b
+__global__ void mtgp_draw(curandStateMtgp32_t *states, unsigned int *out, int rounds)
+{
+    for (int r = 0; r < rounds; r++) {
+        unsigned int v = curand(&states[blockIdx.x]);
+        out[(size_t)r * 192 * 256 + blockIdx.x * 256 + threadIdx.x] = v;
+    }
+}
+
+static void mtgp32(void)
+{
+    enum { BLOCKS = 192, ROUNDS = 2, N = BLOCKS * 256 * ROUNDS };
+    const unsigned long long seed = 0x5eed00001234ull;
+    curandStateMtgp32_t *states;
+    mtgp32_kernel_params_t *params;
+    unsigned int *dev;
+    unsigned int *want = (unsigned int *)malloc(N * sizeof(unsigned int)),
+                 *got = (unsigned int *)malloc(N * sizeof(unsigned int));
+    CHECK(cudaMalloc(&states, BLOCKS * sizeof *states));
+    CHECK(cudaMalloc(&params, sizeof *params));
+    CHECK(cudaMalloc(&dev, N * sizeof(unsigned int)));
+    CURAND_CHECK(curandMakeMTGP32Constants(mtgp32dc_params_fast_11213, params));
+    CURAND_CHECK(curandMakeMTGP32KernelState(states, mtgp32dc_params_fast_11213, params, BLOCKS, seed));
+    mtgp_draw<<<BLOCKS, 256>>>(states, dev, ROUNDS);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(want, dev, N * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+    // the host generator, in two calls that split a round
+    curandGenerator_t h;
+    CURAND_CHECK(curandCreateGeneratorHost(&h, CURAND_RNG_PSEUDO_MTGP32));
+    CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(h, seed));
+    CURAND_CHECK(curandGenerate(h, got, 1000));
+    CURAND_CHECK(curandGenerate(h, got + 1000, N - 1000));
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++)
+        if (got[i] != want[i] && bad++ < 5)
+            printf("FAIL: MTGP32 result %zu: host %u, device API %u\n", i, got[i], want[i]);
+    EXPECT(bad == 0);
+    // the device generator gives the same values; floats and doubles are
+    // the device API's conversions of them, normals one per value
+    curandGenerator_t d;
+    CURAND_CHECK(curandCreateGenerator(&d, CURAND_RNG_PSEUDO_MTGP32));
+    CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(d, seed));
+    CURAND_CHECK(curandGenerate(d, dev, N));
+    CHECK(cudaMemcpy(got, dev, N * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+    EXPECT(!memcmp(got, want, N * sizeof(unsigned int)));
+    float f[5];
+    double u[5];
+    CURAND_CHECK(curandDestroyGenerator(h));
+    CURAND_CHECK(curandCreateGeneratorHost(&h, CURAND_RNG_PSEUDO_MTGP32));
+    CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(h, seed));
+    CURAND_CHECK(curandGenerateUniform(h, f, 5));
+    CURAND_CHECK(curandGenerateUniformDouble(h, u, 5));
+    for (int i = 0; i < 5; i++) {
+        EXPECT(f[i] == (float)want[i] * 0x1p-32f + 0x1p-33f);
+        EXPECT(u[i] == ((double)want[5 + i] + 1) * 0x1p-32);
+    }
+    CURAND_CHECK(curandGenerateNormal(h, f, 3, 0, 1)); // one per value: an odd count is fine
+    // no offset; the BEST, DEFAULT and LEGACY orderings
+    EXPECT_STATUS(curandSetGeneratorOffset(h, 5), CURAND_STATUS_TYPE_ERROR);
+    EXPECT_STATUS(curandSetGeneratorOrdering(h, CURAND_ORDERING_PSEUDO_BEST), CURAND_STATUS_SUCCESS);
+    EXPECT_STATUS(curandSetGeneratorOrdering(h, CURAND_ORDERING_PSEUDO_LEGACY), CURAND_STATUS_SUCCESS);
+    EXPECT_STATUS(curandSetGeneratorOrdering(h, CURAND_ORDERING_PSEUDO_SEEDED), CURAND_STATUS_OUT_OF_RANGE);
+    EXPECT_STATUS(curandSetGeneratorOrdering(h, CURAND_ORDERING_PSEUDO_DYNAMIC), CURAND_STATUS_OUT_OF_RANGE);
+    CURAND_CHECK(curandDestroyGenerator(h));
+    CURAND_CHECK(curandDestroyGenerator(d));
+    CHECK(cudaFree(dev));
+    CHECK(cudaFree(params));
+    CHECK(cudaFree(states));
+    free(want);
+    free(got);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "unsupported")) {
-        curandGenerator_t mtgp;
-        curandStatus_t s = curandCreateGenerator(&mtgp, CURAND_RNG_PSEUDO_MTGP32);
-        printf("curandCreateGenerator(MTGP32) returned %d\n", (int)s);
+        // CURAND_RNG_TEST, NVIDIA's undocumented test generator
+        curandGenerator_t test;
+        curandStatus_t s = curandCreateGenerator(&test, CURAND_RNG_TEST);
+        printf("curandCreateGenerator(CURAND_RNG_TEST) returned %d\n", (int)s);
         EXPECT(s == CURAND_STATUS_TYPE_ERROR);
         // kemu cannot put its generation into a graph being captured
         cudaStream_t stream;
@@ -678,6 +757,7 @@ int main(int argc, char **argv)
     discrete();
     device_equals_host(CURAND_RNG_PSEUDO_MT19937, 8, 0); // generator 0 only: seeding all 8192 takes seconds
     device_equals_host(CURAND_RNG_QUASI_SOBOL32, 3000, 3);
+    mtgp32();
     device_equals_host(CURAND_RNG_QUASI_SCRAMBLED_SOBOL32, 3000, 3);
     return finish("curand_host");
 }

@@ -447,7 +447,7 @@ KEMU_CUDA_EXEC_LIMIT=
 check curand_host curand_host
 check curand_host_checkers curand_host --tool initcheck,memcheck --error-exitcode 9
 check curand_host_rpath curand_host_rpath
-expect_message curand_host_unsupported curand_host 0 "kemu: curandCreateGenerator: CURAND_RNG_PSEUDO_MTGP32 is not supported yet" -- unsupported
+expect_message curand_host_unsupported curand_host 0 "kemu: curandCreateGenerator: CURAND_RNG_TEST is not supported yet" -- unsupported
 expect_message curand_host_capture curand_host 0 "kemu: curandGenerateUniform: generating into a stream that is being captured is not supported yet" -- unsupported
 # cuBLAS and cuBLASLt against host loops; a kernel reading a GEMM result
 # is clean under initcheck (the library marks its outputs written); the
