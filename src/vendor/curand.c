@@ -784,8 +784,8 @@ static int mtgp_values(curandGenerator_st *g, uint32_t *out, size_t n)
         curand_mtgp32 st = *s; /* the state at round r0 stays for the next call */
         for (uint64_t r = r0; r <= r1; r++) {
             uint64_t base = r * MTGP_ROW + b * CURAND_MTGP32_ROUND;
-            if (base >= end)
-                break;
+            if (base >= end || (base + CURAND_MTGP32_ROUND <= p && r == r1))
+                break; /* nothing of this stream from here on */
             curand_mtgp32_round(&st, round);
             if (base + CURAND_MTGP32_ROUND <= p)
                 continue;
