@@ -563,12 +563,21 @@ CUDART_API cudaError_t cudaDeviceSetLimit(int limit, size_t value)
     if (limit < 0 || limit > cudaLimitPersistingL2CacheSize)
         return cudart_result(cudaErrorUnsupportedLimit);
     cudart_lock();
-    if (limit == cudaLimitMallocHeapSize && value != cudart_global.limits[limit])
-        fprintf(stderr, "kemu: the device malloc heap has a fixed size of %zu bytes; cudaLimitMallocHeapSize "
-                        "is recorded but not applied\n", cudart_global.limits[limit]);
+    /* (one value for all devices) */
+    int heap_made = 0;
+    for (int i = 0; limit == cudaLimitMallocHeapSize && i < cudart_global.ndevices; i++)
+        if (cudart_global.devs[i].device) {
+            cudart_wait_idle(1u << i);
+            heap_made |= exec_set_heap_size(cudart_global.devs[i].device, value) != 0;
+        }
+    if (heap_made)
+        /* as on a GPU, the heap is sized before the first kernel that
+         * calls malloc runs; it keeps its size from then on */
+        fprintf(stderr, "kemu: cudaLimitMallocHeapSize: the device malloc heap was made at the first launch of a "
+                        "kernel that calls malloc and keeps its %zu bytes; set the limit before that launch\n",
+                cudart_global.limits[limit]);
     else
         cudart_global.limits[limit] = value;
-    /* (one value for all devices) */
     for (int i = 0; i < cudart_global.ndevices; i++) {
         kemu_device *dev = cudart_global.devs[i].device;
         if (!dev)

@@ -448,6 +448,7 @@ cudaError_t cudart_device_at(int index, kemu_device **out)
     d->device = dev;
     s->device_sm = (unsigned)arch.sm;
     exec_set_printf_fifo(dev, s->limits[cudaLimitPrintfFifoSize]);
+    exec_set_heap_size(dev, s->limits[cudaLimitMallocHeapSize]);
     exec_set_device_runtime(dev, s->limits[cudaLimitDevRuntimePendingLaunchCount], CUDART_VERSION_NUMBER);
     kemu_device_set_progress(dev, s->progress);
     configure_checks(dev);

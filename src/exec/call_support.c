@@ -29,6 +29,16 @@ void exec_set_printf_fifo(kemu_device *dev, size_t bytes)
         dev->printf_fifo_size = bytes ? bytes : EXEC_PRINTF_FIFO_DEFAULT;
 }
 
+int exec_set_heap_size(kemu_device *dev, size_t bytes)
+{
+    if (!dev)
+        return 0;
+    if (dev->heap_base)
+        return bytes == dev->heap_size ? 0 : -1;
+    dev->heap_request = bytes;
+    return 0;
+}
+
 void exec_set_device_runtime(kemu_device *dev, uint64_t pending_launches, int runtime_version)
 {
     if (dev) {

@@ -21,6 +21,10 @@ void exec_set_fill_class(kemu_device *dev, uint64_t address, int fill_class);
  * cudaLimitPrintfFifoSize; 1 MiB by default): output past it is dropped,
  * in block order, with a note at the end. 0 restores the default. */
 void exec_set_printf_fifo(kemu_device *dev, size_t bytes);
+/* cudaLimitMallocHeapSize: the size of the device malloc heap, made at the
+ * first launch of a kernel that calls malloc. Returns 0, or -1 when the
+ * heap was made already with another size (it keeps that size). */
+int exec_set_heap_size(kemu_device *dev, size_t bytes);
 /* Dynamic parallelism: the most device launches pending at once
  * (cudaLimitDevRuntimePendingLaunchCount; 0: 2048) and the version
  * cudaRuntimeGetVersion answers in device code (0: 13000). */

@@ -42,6 +42,7 @@ struct kemu_device {
     kemu_module **modules;
     int nmodules;
     uint64_t heap_base, heap_size, heap_used;
+    uint64_t heap_request;       /* cudaLimitMallocHeapSize before the heap is made (0: 8 MiB) */
     pthread_mutex_t heap_lock;
     int random_schedule;
     uint64_t schedule_seed;

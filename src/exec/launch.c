@@ -356,11 +356,13 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     L.call_native = exec_call_native;
     L.native_ctx = mod;
     if (mod->uses_malloc && !dev->heap_base) {
-        if (mem_alloc(&dev->mem, HEAP_BYTES, 0, MEM_KIND_HEAP, &dev->heap_base)) {
+        uint64_t bytes = dev->heap_request ? dev->heap_request : HEAP_BYTES;
+        if (mem_alloc(&dev->mem, bytes, 0, MEM_KIND_HEAP, &dev->heap_base)) {
             free(L.params);
-            return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory for the device heap");
+            return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory for the device heap (%llu bytes)",
+                              (unsigned long long)bytes);
         }
-        dev->heap_size = HEAP_BYTES;
+        dev->heap_size = bytes;
         pthread_mutex_init(&dev->heap_lock, NULL);
     }
     L.heap_base = dev->heap_base;
