@@ -565,19 +565,6 @@ CUDART_API cudaError_t cudaDeviceSetLimit(int limit, size_t value)
     cudart_lock();
     /* (one value for all devices) */
     int heap_made = 0;
-    for (int i = 0; limit == cudaLimitMallocHeapSize && i < cudart_global.ndevices; i++)
-        if (cudart_global.devs[i].device) {
-            cudart_wait_idle(1u << i);
-            heap_made |= exec_set_heap_size(cudart_global.devs[i].device, value) != 0;
-        }
-    if (heap_made)
-        /* as on a GPU, the heap is sized before the first kernel that
-         * calls malloc runs; it keeps its size from then on */
-        fprintf(stderr, "kemu: cudaLimitMallocHeapSize: the device malloc heap was made at the first launch of a "
-                        "kernel that calls malloc and keeps its %zu bytes; set the limit before that launch\n",
-                cudart_global.limits[limit]);
-    else
-        cudart_global.limits[limit] = value;
     for (int i = 0; i < cudart_global.ndevices; i++) {
         kemu_device *dev = cudart_global.devs[i].device;
         if (!dev)
@@ -587,7 +574,17 @@ CUDART_API cudaError_t cudaDeviceSetLimit(int limit, size_t value)
             exec_set_printf_fifo(dev, value);
         if (limit == cudaLimitDevRuntimePendingLaunchCount)
             exec_set_device_runtime(dev, value, CUDART_VERSION_NUMBER);
+        if (limit == cudaLimitMallocHeapSize)
+            heap_made |= exec_set_heap_size(dev, value) != 0;
     }
+    if (heap_made)
+        /* as on a GPU, the heap is sized before the first kernel that
+         * calls malloc runs; it keeps its size from then on */
+        fprintf(stderr, "kemu: cudaLimitMallocHeapSize: the device malloc heap was made at the first launch of a "
+                        "kernel that calls malloc and keeps its %zu bytes; set the limit before that launch\n",
+                cudart_global.limits[limit]);
+    else
+        cudart_global.limits[limit] = value;
     cudart_unlock();
     return cudaSuccess;
 }
