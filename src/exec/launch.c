@@ -419,6 +419,7 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     launch_progress progress = {&L, nblocks, 0, L.start_time, L.start_time, 0};
     /* no deadline while a debugger's user looks at a stopped kernel */
     double deadline_at = L.timeout > 0 && dbg_keeps_timeout(dbg_active) ? L.start_time + L.timeout : 0;
+    L.deadline = deadline_at;
     st = exec_watchdog_arm_ticking(&dev->watchdog, &deadline, deadline_at, &L.expired, dev->progress_interval,
                                    progress_tick, &progress, err);
     if (st) {
@@ -543,7 +544,7 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
                     stop = 1;
                     break;
                 }
-                if (__atomic_load_n(&L.expired, __ATOMIC_RELAXED)) {
+                if (vm_launch_expired(&L, NULL)) {
                     __atomic_store_n(&stopped_by_timeout, 1, __ATOMIC_RELAXED);
                     stop = 1;
                     break;

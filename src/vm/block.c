@@ -28,6 +28,14 @@ double vm_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+int vm_launch_clock_expired(vm_launch *L)
+{
+    if (vm_now() < L->deadline)
+        return 0;
+    __atomic_store_n(&L->expired, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
 /* ---- frames ------------------------------------------------------------- */
 
 /* Frames allocated and not yet freed in the process (for leak tests). */
@@ -779,7 +787,7 @@ int vm_warp_run(vm_block *b, vm_warp *w)
             return warp_arrive(b, w);
         /* every indirect branch, call and return comes back here: a loop
          * through brx.idx or a recursion sees the watchdog's flag */
-        if (__atomic_load_n(&b->launch->expired, __ATOMIC_RELAXED)) {
+        if (vm_launch_expired(b->launch, &b->clock_countdown)) {
             vm_group *g = &w->groups[gi];
             return vm_timeout_fault(b, w, g->frame, g->pc, g->mask ? (uint32_t)__builtin_ctz(g->mask) : 0);
         }

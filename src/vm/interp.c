@@ -1988,7 +1988,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                     if (w->backedges >= w->yield_at) {
                         w->backedges = 0;
                         g->pc = target;
-                        if (__atomic_load_n(&L->expired, __ATOMIC_RELAXED)) {
+                        if (vm_launch_expired(L, NULL)) {
                             vm_timeout_fault(b, w, f, pc, (uint32_t)__builtin_ctz(m));
                             LEAVE(VM_EV_FAULT);
                         }

@@ -119,6 +119,7 @@ typedef struct vm_block {
     uint32_t nnotes, notes_dropped; /* lines in notes; notes past VM_MAX_NOTES, counted only */
     vm_fault fault;
     uint64_t warp_instructions, thread_instructions;
+    uint32_t clock_countdown; /* vm_launch_expired's count of the checks between clock reads */
     uint64_t rng;            /* random schedule state */
     int done;
     struct vm_cluster *cluster;
@@ -248,6 +249,9 @@ typedef struct vm_launch {
     double start_time;
     int expired;                   /* set (atomic, relaxed) by the watchdog once timeout has passed;
                                     * read at block starts, back edges, brx.idx and calls */
+    double deadline;               /* vm_now() at which the launch expires, 0 = none: the blocks read
+                                    * the clock themselves too (vm_launch_expired), so a starved
+                                    * watchdog thread (valgrind, an overloaded host) is not needed */
     uint32_t max_call_depth;       /* nested calls a thread may make (call stack overflow past it) */
     uint64_t step_limit;           /* warp-instructions a block may run (a fault past it), 0 = none;
                                     * read where `expired` is */
@@ -347,5 +351,17 @@ void vm_describe_pc(const vm_block *b, const vm_frame *frame, uint32_t pc, char 
 uint64_t vm_frames_live(void);
 
 double vm_now(void);
+/* whether the launch has timed out: the watchdog's flag, or, every 16th
+ * call with *countdown (every call without), the clock past L->deadline
+ * (which then sets the flag for the other blocks) */
+int vm_launch_clock_expired(vm_launch *L);
+static inline int vm_launch_expired(vm_launch *L, uint32_t *countdown)
+{
+    if (__atomic_load_n(&L->expired, __ATOMIC_RELAXED))
+        return 1;
+    if (L->deadline <= 0 || (countdown && ((*countdown)++ & 15)))
+        return 0;
+    return vm_launch_clock_expired(L);
+}
 
 #endif
