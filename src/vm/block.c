@@ -163,6 +163,15 @@ static int group_runnable(const vm_warp *w, const vm_group *g)
  * rotates to another one when the fairness counter says so. */
 static int pick_group(vm_warp *w)
 {
+    if (w->ngroups == 1 && w->groups[0].mask) {
+        /* a converged warp (the common case): nothing to merge or rotate */
+        vm_group *g = &w->groups[0];
+        w->rotate = 0;
+        if (!group_runnable(w, g))
+            return -1;
+        g->state = VM_G_RUN;
+        return 0;
+    }
     merge_groups(w);
     int best = -1;
     for (int i = 0; i < w->ngroups; i++) {

@@ -582,6 +582,91 @@ static uint64_t cvt_value(const bc_op *op, uint64_t a)
         }                                                                    \
     } while (0)
 
+/* The common conversions with the host's own instructions, in
+ * round-to-nearest (the host's mode): integer to f32/f64 (.rn), f32/f64 to
+ * a 32- or 64-bit integer (.rzi, .rni) and f32 <-> f64. Lanes whose value
+ * needs PTX's rules (NaN, out of range) are checked first across the warp;
+ * with any such lane, or flags these paths do not model, it returns 0 and
+ * cvt_value does every lane. */
+__attribute__((always_inline)) static inline int cvt_fast(const bc_op *op, const uint64_t *A, uint64_t *D, uint32_t m)
+{
+    int dt = op->type, st = op->type2;
+    if (op->flags & (BC_F_SAT | BC_F_SATFINITE | BC_F_RELU))
+        return 0;
+    if ((dt == PTX_T_F32 || dt == PTX_T_F64) && op->mode == BC_RND_RN &&
+        (st == PTX_T_S32 || st == PTX_T_U32 || st == PTX_T_S64 || st == PTX_T_U64)) {
+        /* the host's conversion rounds to nearest even, as .rn does */
+        if (dt == PTX_T_F32) {
+            switch (st) {
+            case PTX_T_S32: LANES_D(m, BF32((float)(int32_t)A[l])); break;
+            case PTX_T_U32: LANES_D(m, BF32((float)(uint32_t)A[l])); break;
+            case PTX_T_S64: LANES_D(m, BF32((float)(int64_t)A[l])); break;
+            default: LANES_D(m, BF32((float)A[l])); break;
+            }
+        } else {
+            switch (st) {
+            case PTX_T_S32: LANES_D(m, BF64((double)(int32_t)A[l])); break;
+            case PTX_T_U32: LANES_D(m, BF64((double)(uint32_t)A[l])); break;
+            case PTX_T_S64: LANES_D(m, BF64((double)(int64_t)A[l])); break;
+            default: LANES_D(m, BF64((double)A[l])); break;
+            }
+        }
+        return 1;
+    }
+    if ((st == PTX_T_F32 || st == PTX_T_F64) && (op->mode == BC_RND_RZI || op->mode == BC_RND_RNI) &&
+        (dt == PTX_T_S32 || dt == PTX_T_U32 || dt == PTX_T_S64 || dt == PTX_T_U64) &&
+        op->mode2 <= vm_type_bytes(dt)) {
+        /* rounded to an integral value first (exact), then in range of
+         * the destination or not (NaN is not): .ftz changes nothing, as a
+         * subnormal rounds to zero either way */
+        double lo, hi; /* the destination's range: lo <= t < hi */
+        switch (dt) {
+        case PTX_T_S32: lo = -2147483648.0; hi = 2147483648.0; break;
+        case PTX_T_U32: lo = 0.0; hi = 4294967296.0; break;
+        case PTX_T_S64: lo = -9223372036854775808.0; hi = 9223372036854775808.0; break;
+        default: lo = 0.0; hi = 18446744073709551616.0; break;
+        }
+        double t[VM_WARP];
+        uint32_t out = 0;
+        int rzi = op->mode == BC_RND_RZI;
+        for (int l = 0; l < VM_WARP; l++) {
+            double x = st == PTX_T_F32 ? (double)F32(A[l]) : F64(A[l]);
+            t[l] = rzi ? __builtin_trunc(x) : __builtin_rint(x);
+            out |= (uint32_t)!(t[l] >= lo && t[l] < hi) << l;
+        }
+        if (out & m)
+            return 0;
+        switch (dt) {
+        case PTX_T_S32: LANES_D(m, (uint32_t)(int32_t)(t[l] >= lo && t[l] < hi ? t[l] : 0.0)); break;
+        case PTX_T_U32: LANES_D(m, (uint32_t)(t[l] >= lo && t[l] < hi ? t[l] : 0.0)); break;
+        case PTX_T_S64: LANES_D(m, (uint64_t)(int64_t)(t[l] >= lo && t[l] < hi ? t[l] : 0.0)); break;
+        default: LANES_D(m, (uint64_t)(t[l] >= lo && t[l] < hi ? t[l] : 0.0)); break;
+        }
+        return 1;
+    }
+    if (!(op->flags & BC_F_FTZ) && ((st == PTX_T_F32 && dt == PTX_T_F64) ||
+                                    (st == PTX_T_F64 && dt == PTX_T_F32 && op->mode == BC_RND_RN))) {
+        /* exact (f32 -> f64) or rounded to nearest by the host; NaN takes
+         * PTX's rules */
+        uint32_t nan = 0;
+        if (st == PTX_T_F32) {
+            for (int l = 0; l < VM_WARP; l++)
+                nan |= (uint32_t)(((uint32_t)A[l] & 0x7fffffffu) > 0x7f800000u) << l;
+            if (nan & m)
+                return 0;
+            LANES_D(m, BF64((double)F32(A[l])));
+        } else {
+            for (int l = 0; l < VM_WARP; l++)
+                nan |= (uint32_t)((A[l] & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) << l;
+            if (nan & m)
+                return 0;
+            LANES_D(m, BF32((float)F64(A[l])));
+        }
+        return 1;
+    }
+    return 0;
+}
+
 /* r = the comparison's outcome in all 32 lanes as a bit mask (callers keep
  * the lanes of the active mask); vectorizes, with no per-lane branches. */
 #define SETP_LANES(COND)                                                     \
@@ -1678,7 +1763,10 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             P[op->d] = (P[op->d] & ~m) | (r & m);
             break;
         }
-        case BC_CVT: LANES(m, D[l] = cvt_value(op, A[l])); break;
+        case BC_CVT:
+            if (!cvt_fast(op, A, D, m))
+                LANES(m, D[l] = cvt_value(op, A[l]));
+            break;
         case BC_CVT_PACK:
             if (op->mode == 0) {
                 int bf = op->type == PTX_T_BF16X2;

@@ -116,6 +116,7 @@ static Suite *kernels_suite(int with_pending)
         {"floatops", test_round_to_int, KT_VARIANTS, 0},
         {"floatops", test_f2i, KT_VARIANTS, 0},
         {"floatops", test_d2x, KT_VARIANTS, 0},
+        {"floatops", test_cvt_in_range, KT_VARIANTS, 0},
         {"floatops", test_i2f, KT_VARIANTS, 0},
         {"floatops", test_approx_f32, KT_VARIANTS, 0},
         {"floatops", test_libm, KT_VARIANTS, 0},

@@ -237,17 +237,15 @@ static const float kt_f2i_corner[] = {
 
 /* f2i: f32 -> s32/u32/s64 in rni/rzi/rmi/rpi and -> u64 rzi, saturating,
  * NaN -> 0 for 32-bit and 1 << 63 for 64-bit destinations. */
-START_TEST(test_f2i)
+/* Runs f2i over the 96 inputs a and checks every result against the
+ * references of kt_ref.h. */
+static void kt_f2i_check(int variant, const float *in, const char *what)
 {
     enum { N = 96 };
-    static float a[N], b[N], cc[N];
+    static float a[N];
     static int64_t got[13 * N], want[13 * N];
     static const kt_round modes[4] = {KT_RN, KT_RZ, KT_RM, KT_RP};
-    kt_f32_operands(a, b, cc, N, 77);
-    for (size_t k = 0; k < sizeof kt_f2i_corner / sizeof kt_f2i_corner[0]; k++)
-        a[24 + k] = kt_f2i_corner[k];
-    for (int i = 24 + 28; i < N; i++)
-        a[i] = ldexpf(a[i], (int)(i % 40));
+    memcpy(a, in, sizeof a);
     for (int i = 0; i < N; i++) {
         double x = a[i];
         int64_t *w = want + 13 * i;
@@ -259,32 +257,38 @@ START_TEST(test_f2i)
         w[12] = (int64_t)kt_cvt_unsigned(x, KT_RZ, 64, 1);
     }
     kt_ctx c;
-    kt_open(&c, "floatops", _i, 0);
+    kt_open(&c, "floatops", variant, 0);
     uint64_t da = kt_buf(&c, a, sizeof a), dout = kt_buf(&c, NULL, sizeof got);
     int n = N;
     void *args[] = {&da, &dout, &n};
     kt_run(&c, "f2i", KT_D1(2), KT_D1(64), 0, args);
     kt_get(&c, got, dout, sizeof got);
-    KT_EXPECT(&c, "f2i ({s32,u32,s64} x {rn,rz,rm,rp}, u64 rz)", (uint64_t *)got, (uint64_t *)want, 13 * N, 13);
+    KT_EXPECT(&c, what, (uint64_t *)got, (uint64_t *)want, 13 * N, 13);
     kt_close(&c);
+}
+
+START_TEST(test_f2i)
+{
+    enum { N = 96 };
+    static float a[N], b[N], cc[N];
+    kt_f32_operands(a, b, cc, N, 77);
+    for (size_t k = 0; k < sizeof kt_f2i_corner / sizeof kt_f2i_corner[0]; k++)
+        a[24 + k] = kt_f2i_corner[k];
+    for (int i = 24 + 28; i < N; i++)
+        a[i] = ldexpf(a[i], (int)(i % 40));
+    kt_f2i_check(_i, a, "f2i ({s32,u32,s64} x {rn,rz,rm,rp}, u64 rz)");
 }
 END_TEST
 
 /* d2x: f64 -> s32 rz, u32 rn, s64 rm, u64 rp (NaN -> 1 << (N-1) for an
  * f64 source) and f64 -> f32 in rn/rz/rm/rp (overflow, f32 subnormals). */
-START_TEST(test_d2x)
+/* Runs d2x over the 96 inputs a and checks every result against the
+ * references of kt_ref.h. */
+static void kt_d2x_check(int variant, const double *in, const char *what)
 {
     enum { N = 96 };
     static double a[N], got[8 * N], want[8 * N];
-    static const double corner[] = {
-        1.0 + 0x1p-24, 1.0 + 0x1p-24 + 0x1p-50, 1.0 - 0x1p-25, -1.0 - 0x1p-24, 1e39, -1e39, 3.4028235677973366e38,
-        1e-40, -1e-40, 1e-50, -1e-50, 0x1p-149 * 1.5, 0x1p-149 * 2.5, 2147483647.5, 2147483648.0, -2147483648.5,
-        4294967295.4, 4294967295.6, 0x1p63, -0x1p63, 0x1p64, -1.0, -0.5, 0.5, NAN, INFINITY, -INFINITY, -0.0};
-    const int nc = (int)(sizeof corner / sizeof corner[0]);
-    kt_rng r = {78};
-    for (int i = 0; i < N; i++)
-        a[i] = i < nc ? corner[i] : ldexp((double)(int32_t)kt_rand(&r) + (double)kt_rand(&r) / 4294967296.0,
-                                          (int)(kt_rand(&r) % 80) - 40);
+    memcpy(a, in, sizeof a);
     for (int i = 0; i < N; i++) {
         double x = a[i], *w = want + 8 * i;
         w[0] = (double)kt_cvt_signed(x, KT_RZ, 32, 1);
@@ -295,14 +299,75 @@ START_TEST(test_d2x)
             w[4 + m] = isnan(x) ? x : (double)kt_u2f((uint32_t)kt_encode(x, &KT_F32, (kt_round)m));
     }
     kt_ctx c;
-    kt_open(&c, "floatops", _i, 0);
+    kt_open(&c, "floatops", variant, 0);
     uint64_t da = kt_buf(&c, a, sizeof a), dout = kt_buf(&c, NULL, sizeof got);
     int n = N;
     void *args[] = {&da, &dout, &n};
     kt_run(&c, "d2x", KT_D1(2), KT_D1(64), 0, args);
     kt_get(&c, got, dout, sizeof got);
-    kt_expect_fp(&c, "d2x (s32 rz, u32 rn, s64 rm, u64 rp, f32 rn, rz, rm, rp)", got, want, 8 * N, 8, 8, NULL);
+    kt_expect_fp(&c, what, got, want, 8 * N, 8, 8, NULL);
     kt_close(&c);
+}
+
+START_TEST(test_d2x)
+{
+    enum { N = 96 };
+    static double a[N];
+    static const double corner[] = {
+        1.0 + 0x1p-24, 1.0 + 0x1p-24 + 0x1p-50, 1.0 - 0x1p-25, -1.0 - 0x1p-24, 1e39, -1e39, 3.4028235677973366e38,
+        1e-40, -1e-40, 1e-50, -1e-50, 0x1p-149 * 1.5, 0x1p-149 * 2.5, 2147483647.5, 2147483648.0, -2147483648.5,
+        4294967295.4, 4294967295.6, 0x1p63, -0x1p63, 0x1p64, -1.0, -0.5, 0.5, NAN, INFINITY, -INFINITY, -0.0};
+    const int nc = (int)(sizeof corner / sizeof corner[0]);
+    kt_rng r = {78};
+    for (int i = 0; i < N; i++)
+        a[i] = i < nc ? corner[i] : ldexp((double)(int32_t)kt_rand(&r) + (double)kt_rand(&r) / 4294967296.0,
+                                          (int)(kt_rand(&r) % 80) - 40);
+    kt_d2x_check(_i, a, "d2x (s32 rz, u32 rn, s64 rm, u64 rp, f32 rn, rz, rm, rp)");
+}
+END_TEST
+
+/* cvt_in_range: the interpreter converts a warp whose lanes all hold
+ * ordinary values (no NaN, nothing out of the destination's range) on a
+ * path of its own (cvt_fast in src/vm/interp.c); the tests above mix
+ * special values into every warp. Here each warp of 32 holds values of
+ * one kind: non-negative and below 2^31 (every conversion in range),
+ * negative down to -2^31 (the signed ones), and 2^31 up to 2^32 (u32 and
+ * the 64-bit ones), with the rounding ties and the largest values below
+ * each limit. */
+START_TEST(test_cvt_in_range)
+{
+    enum { N = 96 };
+    static float f[N];
+    static double d[N];
+    static const float fpos[] = {0.5f, 1.5f, 2.5f, 3.5f, 0.0f, -0.0f, 2147483520.0f, 1e-40f, 0.99999994f,
+                                 65535.5f, 123456.7f, 8388607.5f, 16777215.0f, 1.0f};
+    static const float fneg[] = {-0.5f, -1.5f, -2.5f, -3.5f, -2147483648.0f, -2147483520.0f, -1e-40f,
+                                 -0.99999994f, -98765.43f, -8388607.5f, -16777217.0f, -1.0f};
+    static const float fbig[] = {2147483648.0f, 4294967040.0f, 3e9f, 2147483904.0f};
+    static const double dpos[] = {0.5, 1.5, 2.5, 3.5, 0.0, -0.0, 2147483647.4, 2147483646.5, 2147483647.0,
+                                  1e-300, 0.49999999999999994, 4503599627370495.5 / 2097152.0, 1.0};
+    static const double dneg[] = {-0.5, -1.5, -2.5, -2147483648.0, -2147483647.9, -1e-300, -0.49999999999999994,
+                                  -1.0, -123456789.75};
+    static const double df32[] = {1.0 + 0x1p-24, 1.0 + 0x1p-24 + 0x1p-50, 1.0 - 0x1p-25, -1.0 - 0x1p-24,
+                                  1e39, -1e39, 3.4028235677973366e38, 1e-40, -1e-40, 1e-50, -1e-50,
+                                  0x1p-149 * 1.5, 0x1p-149 * 2.5, 0x1p63, 0x1p64, INFINITY, -INFINITY};
+    kt_rng r = {79};
+    for (int i = 0; i < N; i++) {
+        int w = i / 32, k = i % 32;
+        uint32_t u = kt_rand(&r);
+        if (w == 0) {
+            f[i] = k < (int)(sizeof fpos / sizeof fpos[0]) ? fpos[k] : (float)(u >> 2) / (float)(1u << (u % 20));
+            d[i] = k < (int)(sizeof dpos / sizeof dpos[0]) ? dpos[k] : (double)(u >> 1) / (double)(1u << (u % 24));
+        } else if (w == 1) {
+            f[i] = k < (int)(sizeof fneg / sizeof fneg[0]) ? fneg[k] : -(float)(u >> 2) / (float)(1u << (u % 20));
+            d[i] = k < (int)(sizeof dneg / sizeof dneg[0]) ? dneg[k] : -(double)(u >> 1) / (double)(1u << (u % 24));
+        } else {
+            f[i] = k < (int)(sizeof fbig / sizeof fbig[0]) ? fbig[k] : 2147483648.0f + (float)(u >> 2);
+            d[i] = k < (int)(sizeof df32 / sizeof df32[0]) ? df32[k] : ldexp((double)u, (int)(u % 200) - 100);
+        }
+    }
+    kt_f2i_check(_i, f, "f2i of in-range warps");
+    kt_d2x_check(_i, d, "d2x of in-range warps");
 }
 END_TEST
 
