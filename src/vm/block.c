@@ -624,6 +624,26 @@ static void barrier_check(vm_block *b, int id)
         b->launch->hooks->barrier(b->launch->hooks->ctx, b, id);
 }
 
+int vm_barrier_arrive_converged(vm_block *b, vm_warp *w, int id)
+{
+    vm_barrier *bar = &b->bars[id];
+    uint32_t expected = bar->expected_warps ? bar->expected_warps : live_warps(b);
+    if (!bar->active) {
+        bar->active = 1;
+        bar->red_and = 1;
+    }
+    bar->arrived_warps++;
+    if (bar->arrived_warps < expected) {
+        w->state = VM_WARP_BLOCKED;
+        w->blocked_bar = id;
+        return 0;
+    }
+    /* the last to arrive: the others go on, and so does this warp, which
+     * barrier_check does not touch as it is not blocked */
+    barrier_check(b, id);
+    return 1;
+}
+
 /* ---- cluster barrier ------------------------------------------------------ */
 
 static uint32_t cluster_live_warps(const vm_cluster *c)
@@ -809,6 +829,8 @@ int vm_warp_run(vm_block *b, vm_warp *w)
         int ev = vm_group_run(b, w, gi);
         if (ev == VM_EV_FAULT)
             return -1;
+        if (ev == VM_EV_BLOCKED)
+            return 0;
         if (ev == VM_EV_YIELD) {
             if (b->launch->random_schedule)
                 w->yield_at = 16 + (uint32_t)(next_random(&b->rng) % 497);

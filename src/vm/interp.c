@@ -2273,6 +2273,18 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                 vm_fault_at(b, w, f, pc, (uint32_t)__builtin_ctz(m), 719, "barrier id %u is out of range (0-15)", id);
                 LEAVE(VM_EV_FAULT);
             }
+            if (w->ngroups == 1 && op->mode == 0 && !(op->flags & BC_F_HAS_COUNT) && !L->hooks &&
+                !L->random_schedule) {
+                /* a converged warp at a plain bar.sync: it arrives here,
+                 * without the scheduler's round trip, and the last warp to
+                 * arrive goes straight on */
+                if (vm_barrier_arrive_converged(b, w, (int)id))
+                    break;
+                g->state = VM_G_WAIT_BAR;
+                g->bar_id = (uint8_t)id;
+                g->pc = pc;
+                LEAVE(VM_EV_BLOCKED);
+            }
             g->state = VM_G_WAIT_BAR;
             g->bar_id = (uint8_t)id;
             g->pc = pc;

@@ -24,7 +24,8 @@
 #define SLOT(R, s) ((R) + (size_t)(s) * VM_WARP)
 
 /* Group events returned by the group loop. */
-enum { VM_EV_REPICK = 0, VM_EV_YIELD, VM_EV_FAULT };
+enum { VM_EV_REPICK = 0, VM_EV_YIELD, VM_EV_FAULT,
+       VM_EV_BLOCKED /* the warp waits at a barrier (vm_barrier_arrive_converged) */ };
 
 vm_frame *vm_frame_new(vm_block *b, vm_warp *w, const bc_function *fn, uint32_t local_base);
 void vm_frame_free(vm_frame *f);
@@ -197,6 +198,12 @@ int vm_tensor_copy(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_o
 
 /* D = fma(A, B, C) in f32 for the lanes of m (fma.c). */
 void vm_fma_f32_lanes(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t m);
+
+/* A converged warp (one group, no hooks, default schedule) arrives at a
+ * plain bar.sync id (no thread count): returns 1 when its arrival completes
+ * the barrier (the waiting warps are released and this one goes on past
+ * it), 0 when it must wait (the warp is blocked at id). */
+int vm_barrier_arrive_converged(vm_block *b, vm_warp *w, int id);
 
 /* Host functions called from kernels. */
 int vm_builtin(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m);
