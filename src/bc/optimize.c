@@ -74,9 +74,13 @@ static int known_fields(const bc_op *op)
         return op->n <= 1 ? R_A | W_D : 0;
     case BC_ST:
         return op->n <= 1 ? R_A | R_B : 0;
+    case BC_VOTE: /* vote: a is a predicate, and d too except for a ballot;
+                   * elect.sync: d is the leader, e a predicate, a = b */
+        return op->mode == BC_VOTE_BALLOT ? R_B | W_D : op->mode == BC_VOTE_ELECT ? R_A | R_B | W_D : R_B;
     case BC_SHFL: /* the predicate output (if any) is in list */
         return R_A | R_B | R_C | R_E | W_D;
     case BC_BRA: case BC_EXIT: case BC_RET: case BC_NOP: case BC_FENCE: case BC_TRAP:
+    case BC_PSETP: /* and/or/xor/not/set of predicates: every field is a predicate */
         return 0x100; /* known, touches no register */
     default:
         return 0;

@@ -318,6 +318,35 @@ START_TEST(copy_propagation)
 }
 END_TEST
 
+/* Predicate ops (PSETP: and/or/xor/not of predicates) name predicate
+ * numbers, not register slots: a copy whose destination slot has the
+ * number of a predicate they use still goes. 38 or.pred ops use p1-p39,
+ * which covers every register slot of this small kernel. */
+START_TEST(copies_past_predicate_ops)
+{
+    char ptx[8192];
+    int n = snprintf(ptx, sizeof ptx, "%s", H ".visible .entry k(.param .u64 out)\n{\n .reg .pred %p<40>; .reg .b32 %r<8>;"
+                     " .reg .f32 %f<4>; .reg .b64 %rd<3>;\n ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
+                     " setp.eq.u32 %p1, %r1, 3;\n");
+    for (int i = 2; i < 40; i++)
+        n += snprintf(ptx + n, sizeof ptx - (size_t)n, " or.pred %%p%d, %%p%d, %%p%d;\n", i, i - 1, i - 1);
+    snprintf(ptx + n, sizeof ptx - (size_t)n, "%s",
+             " shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n mov.b32 %f1, %r2;\n add.f32 %f2, %f1, %f1;\n"
+             " mov.b32 %r3, %f2;\n selp.b32 %r4, %r3, 0, %p39;\n st.global.u32 [%rd1], %r4;\n ret;\n}\n");
+    bc_optimize_set(0);
+    bc_module *m0 = lower(ptx);
+    bc_optimize_set(1);
+    bc_module *m1 = lower(ptx);
+    bc_function *k0 = bc_module_find(m0, "k"), *k1 = bc_module_find(m1, "k");
+    ck_assert_int_eq(count_op(k0, BC_PSETP), 38);
+    ck_assert_int_eq(count_op(k0, BC_MOV), 2);
+    ck_assert_int_eq(count_op(k1, BC_MOV), 0);
+    ck_assert_int_eq(count_op(k1, BC_PSETP), 38);
+    release(m0);
+    release(m1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("bc");
@@ -332,6 +361,7 @@ static Suite *suite(void)
     tcase_add_test(tc, many_constants_are_pooled);
     tcase_add_test(tc, device_runtime_names);
     tcase_add_test(tc, copy_propagation);
+    tcase_add_test(tc, copies_past_predicate_ops);
     suite_add_tcase(s, tc);
     return s;
 }
