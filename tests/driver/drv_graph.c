@@ -269,6 +269,84 @@ int main(int argc, char **argv)
     CK(cuGetProcAddress("cuGraphLaunch", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &found));
     EXPECT(fn == (void *)cuGraphLaunch);
 
+    /* ---- the older forms, as cuGetProcAddress hands them to programs built for CUDA 11 ---- */
+    typedef CUresult (*instantiate_v11)(CUgraphExec *, CUgraph, CUgraphNode *, char *, size_t);
+    typedef CUresult (*exec_update_v11)(CUgraphExec, CUgraph, CUgraphNode *, CUgraphExecUpdateResult *);
+    typedef CUresult (*add_kernel_v11)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                       const CUDA_KERNEL_NODE_PARAMS_v1 *);
+    typedef CUresult (*begin_capture_v10)(CUstream);
+    instantiate_v11 old_instantiate;
+    exec_update_v11 old_update;
+    add_kernel_v11 old_add_kernel;
+    begin_capture_v10 old_begin;
+    CK(cuGetProcAddress("cuGraphInstantiate", (void **)&old_instantiate, 11000, CU_GET_PROC_ADDRESS_DEFAULT, &found));
+    CK(cuGetProcAddress("cuGraphExecUpdate", (void **)&old_update, 11000, CU_GET_PROC_ADDRESS_DEFAULT, &found));
+    CK(cuGetProcAddress("cuGraphAddKernelNode", (void **)&old_add_kernel, 11000, CU_GET_PROC_ADDRESS_DEFAULT,
+                        &found));
+    CK(cuGetProcAddress("cuStreamBeginCapture", (void **)&old_begin, 10000, CU_GET_PROC_ADDRESS_DEFAULT, &found));
+    /* a graph of one v1 kernel node: c = a + b */
+    CUgraph small;
+    CUgraphNode small_kernel, err_node = NULL;
+    CK(cuGraphCreate(&small, 0));
+    CUDA_KERNEL_NODE_PARAMS_v1 kp1;
+    memset(&kp1, 0, sizeof kp1);
+    kp1.func = vadd;
+    kp1.gridDimX = (N + 127) / 128;
+    kp1.gridDimY = kp1.gridDimZ = 1;
+    kp1.blockDimX = 128;
+    kp1.blockDimY = kp1.blockDimZ = 1;
+    kp1.kernelParams = args;
+    CK(old_add_kernel(&small_kernel, small, NULL, 0, &kp1));
+    char log[128] = "x";
+    CUgraphExec small_exec;
+    CK(old_instantiate(&small_exec, small, &err_node, log, sizeof log));
+    EXPECT(err_node == NULL);
+    fill_input(ha, 30);
+    CK(cuMemcpyHtoD(da, ha, N * sizeof(float)));
+    CK(cuMemcpyHtoD(db, ha, N * sizeof(float)));
+    CK(cuGraphLaunch(small_exec, stream));
+    CK(cuStreamSynchronize(stream));
+    CK(cuMemcpyDtoH(hc, dc, N * sizeof(float)));
+    bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += hc[i] != 2.0f * ha[i];
+    EXPECT(bad == 0);
+    CUgraphExecUpdateResult update_result = CU_GRAPH_EXEC_UPDATE_SUCCESS;
+    EXPECT(old_update(small_exec, graph, &err_node, &update_result) == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+    EXPECT(update_result == CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED);
+    /* the graph's kernel node changed (c = a + a), then instantiated again */
+    CK(cuGraphKernelNodeSetParams(kernel, &kp2));
+    CUgraphExec changed_exec;
+    CK(cuGraphInstantiate(&changed_exec, graph, 0));
+    fill_input(ha, 31);
+    CK(cuGraphLaunch(changed_exec, stream));
+    CK(cuStreamSynchronize(stream));
+    bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += hc[i] != 2.0f * ha[i];
+    EXPECT(bad == 0);
+    size_t roots = 4;
+    CUgraphNode root_nodes[4];
+    CK(cuGraphGetRootNodes(graph, root_nodes, &roots));
+    EXPECT(roots == 1 && root_nodes[0] == nodes[0]);
+    /* CUDA 10.0's begin (global mode); the thread's mode exchanged */
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    CK(cuThreadExchangeStreamCaptureMode(&mode));
+    EXPECT(mode == CU_STREAM_CAPTURE_MODE_GLOBAL);
+    CK(cuThreadExchangeStreamCaptureMode(&mode));
+    EXPECT(mode == CU_STREAM_CAPTURE_MODE_RELAXED);
+    CK(old_begin(stream));
+    CK(cuStreamIsCapturing(stream, &status));
+    EXPECT(status == CU_STREAM_CAPTURE_STATUS_ACTIVE);
+    CUdeviceptr scratch;
+    EXPECT(cuMemAlloc(&scratch, 16) == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED); /* global mode forbids it */
+    CUgraph invalidated = NULL;
+    EXPECT(cuStreamEndCapture(stream, &invalidated) == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+    EXPECT(invalidated == NULL);
+    CK(cuGraphExecDestroy(small_exec));
+    CK(cuGraphExecDestroy(changed_exec));
+    CK(cuGraphDestroy(small));
+
     /* ---- errors ---- */
     CUgraphExec none;
     EXPECT(cuGraphInstantiate(&none, NULL, 0) == CUDA_ERROR_INVALID_VALUE);
