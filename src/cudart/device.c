@@ -12,14 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Per-SM facts of real GPUs of each architecture (CUDA programming guide,
- * compute capabilities table), for properties kemu itself does not need. */
+/* Facts of real GPUs of each architecture, for properties kemu itself does
+ * not need (the per-SM limits are in exec/device.c's table, with the
+ * occupancy they give). */
 typedef struct arch_facts {
     int sm;
     const char *gpu;
-    int threads_per_sm;
-    int blocks_per_sm;
-    size_t shared_per_sm;
     int l2_bytes;
     int bus_width;
     int clock_khz;
@@ -27,14 +25,14 @@ typedef struct arch_facts {
 } arch_facts;
 
 static const arch_facts facts_table[] = {
-    {75, "Tesla T4", 1024, 16, 64 * 1024, 4 << 20, 256, 1590000, 5001000},
-    {80, "A100", 2048, 32, 164 * 1024, 40 << 20, 5120, 1410000, 1215000},
-    {86, "RTX 3090", 1536, 16, 100 * 1024, 6 << 20, 384, 1695000, 9751000},
-    {87, "Jetson AGX Orin", 1536, 16, 164 * 1024, 4 << 20, 256, 1300000, 3200000},
-    {89, "L40", 1536, 24, 100 * 1024, 96 << 20, 384, 2490000, 9001000},
-    {90, "H100", 2048, 32, 228 * 1024, 50 << 20, 5120, 1980000, 2619000},
-    {100, "B200", 2048, 32, 228 * 1024, 126 << 20, 8192, 1965000, 3996000},
-    {120, "RTX 5090", 1536, 24, 100 * 1024, 96 << 20, 512, 2407000, 14001000},
+    {75, "Tesla T4", 4 << 20, 256, 1590000, 5001000},
+    {80, "A100", 40 << 20, 5120, 1410000, 1215000},
+    {86, "RTX 3090", 6 << 20, 384, 1695000, 9751000},
+    {87, "Jetson AGX Orin", 4 << 20, 256, 1300000, 3200000},
+    {89, "L40", 96 << 20, 384, 2490000, 9001000},
+    {90, "H100", 50 << 20, 5120, 1980000, 2619000},
+    {100, "B200", 126 << 20, 8192, 1965000, 3996000},
+    {120, "RTX 5090", 96 << 20, 512, 2407000, 14001000},
 };
 
 static const arch_facts *facts_for(int sm)
@@ -126,11 +124,11 @@ void cudart_fill_properties(cudaDeviceProp *p)
     p->memoryBusWidth = f->bus_width;
     p->l2CacheSize = f->l2_bytes;
     p->persistingL2CacheMaxSize = f->l2_bytes / 4 * 3;
-    p->maxThreadsPerMultiProcessor = f->threads_per_sm;
+    p->maxThreadsPerMultiProcessor = a.threads_per_sm;
     p->streamPrioritiesSupported = 1;
     p->globalL1CacheSupported = 1;
     p->localL1CacheSupported = 1;
-    p->sharedMemPerMultiprocessor = f->shared_per_sm;
+    p->sharedMemPerMultiprocessor = a.shared_per_sm;
     p->regsPerMultiprocessor = 65536;
     p->managedMemory = 1;
     p->concurrentManagedAccess = 1;
@@ -139,7 +137,7 @@ void cudart_fill_properties(cudaDeviceProp *p)
     p->cooperativeLaunch = 1; /* all blocks of a cooperative launch run co-resident */
     p->sharedMemPerBlockOptin = a.shared_optin;
     p->directManagedMemAccessFromHost = 1;
-    p->maxBlocksPerMultiProcessor = f->blocks_per_sm;
+    p->maxBlocksPerMultiProcessor = a.blocks_per_sm;
     p->accessPolicyMaxWindowSize = 134213632;
     p->reservedSharedMemPerBlock = a.sm >= 80 ? 1024 : 0;
     p->memoryPoolsSupported = 1;

@@ -919,26 +919,8 @@ typedef struct {
     size_t WidthInBytes, Height;
 } drv_memcpy2d;
 
-typedef struct {
-    size_t srcXInBytes, srcY, srcZ, srcLOD;
-    int srcMemoryType;
-    const void *srcHost;
-    CUdeviceptr srcDevice;
-    void *srcArray;
-    void *reserved0;
-    size_t srcPitch, srcHeight;
-    size_t dstXInBytes, dstY, dstZ, dstLOD;
-    int dstMemoryType;
-    void *dstHost;
-    CUdeviceptr dstDevice;
-    void *dstArray;
-    void *reserved1;
-    size_t dstPitch, dstHeight;
-    size_t WidthInBytes, Height, Depth;
-} drv_memcpy3d;
 
 _Static_assert(sizeof(drv_memcpy2d) == 128, "CUDA_MEMCPY2D");
-_Static_assert(sizeof(drv_memcpy3d) == 200, "CUDA_MEMCPY3D");
 
 /* The start of one side of a copy (for a CUDA array, its storage and row
  * pitch: kemu's arrays are pitched linear memory); -2 when invalid. */
@@ -1474,6 +1456,10 @@ static CUresult get_proc(const char *symbol, void **pfn, int version, unsigned l
     if (!symbol || !pfn)
         return CUDA_ERROR_INVALID_VALUE;
     *pfn = NULL;
+    /* CUDA 12 made the plain name cuGraphInstantiate stand for
+     * cuGraphInstantiateWithFlags (cuda.h), and its _v2 the old form */
+    if (!strcmp(symbol, "cuGraphInstantiate") && version >= 12000)
+        symbol = "cuGraphInstantiateWithFlags";
     char name[256];
     void (*fn)(void) = NULL;
     int chosen = -1;

@@ -79,6 +79,27 @@ struct drv_module {
     int nglobals, capglobals;
 };
 
+/* CUDA_MEMCPY3D (cuda.h of CUDA 13.0). */
+typedef struct {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    int srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    void *srcArray;
+    void *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    void *dstArray;
+    void *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} drv_memcpy3d;
+
+_Static_assert(sizeof(drv_memcpy3d) == 200, "CUDA_MEMCPY3D");
+
 /* The runtime functions the driver calls (defined in the runtime's files). */
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);

@@ -74,30 +74,18 @@ DRIVER_STUB(cuFuncSetBlockShape)
 DRIVER_STUB(cuFuncSetSharedSize)
 DRIVER_STUB(cuGraphAddBatchMemOpNode)
 DRIVER_STUB(cuGraphAddChildGraphNode)
-DRIVER_STUB(cuGraphAddDependencies)
-DRIVER_STUB(cuGraphAddDependencies_v2)
-DRIVER_STUB(cuGraphAddEmptyNode)
 DRIVER_STUB(cuGraphAddEventRecordNode)
 DRIVER_STUB(cuGraphAddEventWaitNode)
 DRIVER_STUB(cuGraphAddExternalSemaphoresSignalNode)
 DRIVER_STUB(cuGraphAddExternalSemaphoresWaitNode)
-DRIVER_STUB(cuGraphAddHostNode)
-DRIVER_STUB(cuGraphAddKernelNode)
-DRIVER_STUB(cuGraphAddKernelNode_v2)
 DRIVER_STUB(cuGraphAddMemAllocNode)
 DRIVER_STUB(cuGraphAddMemFreeNode)
-DRIVER_STUB(cuGraphAddMemcpyNode)
-DRIVER_STUB(cuGraphAddMemsetNode)
 DRIVER_STUB(cuGraphAddNode)
 DRIVER_STUB(cuGraphAddNode_v2)
 DRIVER_STUB(cuGraphBatchMemOpNodeGetParams)
 DRIVER_STUB(cuGraphBatchMemOpNodeSetParams)
 DRIVER_STUB(cuGraphChildGraphNodeGetGraph)
-DRIVER_STUB(cuGraphClone)
 DRIVER_STUB(cuGraphConditionalHandleCreate)
-DRIVER_STUB(cuGraphCreate)
-DRIVER_STUB(cuGraphDebugDotPrint)
-DRIVER_STUB(cuGraphDestroy)
 DRIVER_STUB(cuGraphDestroyNode)
 DRIVER_STUB(cuGraphEventRecordNodeGetEvent)
 DRIVER_STUB(cuGraphEventRecordNodeSetEvent)
@@ -105,44 +93,26 @@ DRIVER_STUB(cuGraphEventWaitNodeGetEvent)
 DRIVER_STUB(cuGraphEventWaitNodeSetEvent)
 DRIVER_STUB(cuGraphExecBatchMemOpNodeSetParams)
 DRIVER_STUB(cuGraphExecChildGraphNodeSetParams)
-DRIVER_STUB(cuGraphExecDestroy)
 DRIVER_STUB(cuGraphExecEventRecordNodeSetEvent)
 DRIVER_STUB(cuGraphExecEventWaitNodeSetEvent)
 DRIVER_STUB(cuGraphExecExternalSemaphoresSignalNodeSetParams)
 DRIVER_STUB(cuGraphExecExternalSemaphoresWaitNodeSetParams)
 DRIVER_STUB(cuGraphExecGetFlags)
 DRIVER_STUB(cuGraphExecHostNodeSetParams)
-DRIVER_STUB(cuGraphExecKernelNodeSetParams)
-DRIVER_STUB(cuGraphExecKernelNodeSetParams_v2)
 DRIVER_STUB(cuGraphExecMemcpyNodeSetParams)
 DRIVER_STUB(cuGraphExecMemsetNodeSetParams)
 DRIVER_STUB(cuGraphExecNodeSetParams)
-DRIVER_STUB(cuGraphExecUpdate)
-DRIVER_STUB(cuGraphExecUpdate_v2)
 DRIVER_STUB(cuGraphExternalSemaphoresSignalNodeGetParams)
 DRIVER_STUB(cuGraphExternalSemaphoresSignalNodeSetParams)
 DRIVER_STUB(cuGraphExternalSemaphoresWaitNodeGetParams)
 DRIVER_STUB(cuGraphExternalSemaphoresWaitNodeSetParams)
 DRIVER_STUB(cuGraphGetEdges)
 DRIVER_STUB(cuGraphGetEdges_v2)
-DRIVER_STUB(cuGraphGetNodes)
-DRIVER_STUB(cuGraphGetRootNodes)
 DRIVER_STUB(cuGraphHostNodeGetParams)
 DRIVER_STUB(cuGraphHostNodeSetParams)
-DRIVER_STUB(cuGraphInstantiate)
-DRIVER_STUB(cuGraphInstantiateWithFlags)
-DRIVER_STUB(cuGraphInstantiateWithParams)
-DRIVER_STUB(cuGraphInstantiateWithParams_ptsz)
-DRIVER_STUB(cuGraphInstantiate_v2)
 DRIVER_STUB(cuGraphKernelNodeCopyAttributes)
 DRIVER_STUB(cuGraphKernelNodeGetAttribute)
-DRIVER_STUB(cuGraphKernelNodeGetParams)
-DRIVER_STUB(cuGraphKernelNodeGetParams_v2)
 DRIVER_STUB(cuGraphKernelNodeSetAttribute)
-DRIVER_STUB(cuGraphKernelNodeSetParams)
-DRIVER_STUB(cuGraphKernelNodeSetParams_v2)
-DRIVER_STUB(cuGraphLaunch)
-DRIVER_STUB(cuGraphLaunch_ptsz)
 DRIVER_STUB(cuGraphMemAllocNodeGetParams)
 DRIVER_STUB(cuGraphMemFreeNodeGetParams)
 DRIVER_STUB(cuGraphMemcpyNodeGetParams)
@@ -155,7 +125,6 @@ DRIVER_STUB(cuGraphNodeGetDependencies_v2)
 DRIVER_STUB(cuGraphNodeGetDependentNodes)
 DRIVER_STUB(cuGraphNodeGetDependentNodes_v2)
 DRIVER_STUB(cuGraphNodeGetEnabled)
-DRIVER_STUB(cuGraphNodeGetType)
 DRIVER_STUB(cuGraphNodeSetEnabled)
 DRIVER_STUB(cuGraphNodeSetParams)
 DRIVER_STUB(cuGraphReleaseUserObject)
@@ -333,29 +302,15 @@ DRIVER_STUB(cuStreamBatchMemOp)
 DRIVER_STUB(cuStreamBatchMemOp_ptsz)
 DRIVER_STUB(cuStreamBatchMemOp_v2)
 DRIVER_STUB(cuStreamBatchMemOp_v2_ptsz)
-DRIVER_STUB(cuStreamBeginCapture)
 DRIVER_STUB(cuStreamBeginCaptureToGraph)
 DRIVER_STUB(cuStreamBeginCaptureToGraph_ptsz)
-DRIVER_STUB(cuStreamBeginCapture_ptsz)
-DRIVER_STUB(cuStreamBeginCapture_v2)
-DRIVER_STUB(cuStreamBeginCapture_v2_ptsz)
 DRIVER_STUB(cuStreamCopyAttributes)
 DRIVER_STUB(cuStreamCopyAttributes_ptsz)
-DRIVER_STUB(cuStreamEndCapture)
-DRIVER_STUB(cuStreamEndCapture_ptsz)
 DRIVER_STUB(cuStreamGetAttribute)
 DRIVER_STUB(cuStreamGetAttribute_ptsz)
-DRIVER_STUB(cuStreamGetCaptureInfo)
-DRIVER_STUB(cuStreamGetCaptureInfo_ptsz)
-DRIVER_STUB(cuStreamGetCaptureInfo_v2)
-DRIVER_STUB(cuStreamGetCaptureInfo_v2_ptsz)
-DRIVER_STUB(cuStreamGetCaptureInfo_v3)
-DRIVER_STUB(cuStreamGetCaptureInfo_v3_ptsz)
 DRIVER_STUB(cuStreamGetCtx_v2)
 DRIVER_STUB(cuStreamGetCtx_v2_ptsz)
 DRIVER_STUB(cuStreamGetGreenCtx)
-DRIVER_STUB(cuStreamIsCapturing)
-DRIVER_STUB(cuStreamIsCapturing_ptsz)
 DRIVER_STUB(cuStreamSetAttribute)
 DRIVER_STUB(cuStreamSetAttribute_ptsz)
 DRIVER_STUB(cuStreamUpdateCaptureDependencies)
@@ -418,7 +373,6 @@ DRIVER_STUB(cuTexRefSetMipmapFilterMode)
 DRIVER_STUB(cuTexRefSetMipmapLevelBias)
 DRIVER_STUB(cuTexRefSetMipmapLevelClamp)
 DRIVER_STUB(cuTexRefSetMipmappedArray)
-DRIVER_STUB(cuThreadExchangeStreamCaptureMode)
 DRIVER_STUB(cuUserObjectCreate)
 DRIVER_STUB(cuUserObjectRelease)
 DRIVER_STUB(cuUserObjectRetain)
@@ -498,6 +452,37 @@ void cuGetErrorString(void);
 void cuGetExportTable(void);
 void cuGetProcAddress(void);
 void cuGetProcAddress_v2(void);
+void cuGraphAddDependencies(void);
+void cuGraphAddDependencies_v2(void);
+void cuGraphAddEmptyNode(void);
+void cuGraphAddHostNode(void);
+void cuGraphAddKernelNode(void);
+void cuGraphAddKernelNode_v2(void);
+void cuGraphAddMemcpyNode(void);
+void cuGraphAddMemsetNode(void);
+void cuGraphClone(void);
+void cuGraphCreate(void);
+void cuGraphDebugDotPrint(void);
+void cuGraphDestroy(void);
+void cuGraphExecDestroy(void);
+void cuGraphExecKernelNodeSetParams(void);
+void cuGraphExecKernelNodeSetParams_v2(void);
+void cuGraphExecUpdate(void);
+void cuGraphExecUpdate_v2(void);
+void cuGraphGetNodes(void);
+void cuGraphGetRootNodes(void);
+void cuGraphInstantiate(void);
+void cuGraphInstantiateWithFlags(void);
+void cuGraphInstantiateWithParams(void);
+void cuGraphInstantiateWithParams_ptsz(void);
+void cuGraphInstantiate_v2(void);
+void cuGraphKernelNodeGetParams(void);
+void cuGraphKernelNodeGetParams_v2(void);
+void cuGraphKernelNodeSetParams(void);
+void cuGraphKernelNodeSetParams_v2(void);
+void cuGraphLaunch(void);
+void cuGraphLaunch_ptsz(void);
+void cuGraphNodeGetType(void);
 void cuInit(void);
 void cuKernelGetAttribute(void);
 void cuKernelGetFunction(void);
@@ -627,10 +612,22 @@ void cuStreamAddCallback(void);
 void cuStreamAddCallback_ptsz(void);
 void cuStreamAttachMemAsync(void);
 void cuStreamAttachMemAsync_ptsz(void);
+void cuStreamBeginCapture(void);
+void cuStreamBeginCapture_ptsz(void);
+void cuStreamBeginCapture_v2(void);
+void cuStreamBeginCapture_v2_ptsz(void);
 void cuStreamCreate(void);
 void cuStreamCreateWithPriority(void);
 void cuStreamDestroy(void);
 void cuStreamDestroy_v2(void);
+void cuStreamEndCapture(void);
+void cuStreamEndCapture_ptsz(void);
+void cuStreamGetCaptureInfo(void);
+void cuStreamGetCaptureInfo_ptsz(void);
+void cuStreamGetCaptureInfo_v2(void);
+void cuStreamGetCaptureInfo_v2_ptsz(void);
+void cuStreamGetCaptureInfo_v3(void);
+void cuStreamGetCaptureInfo_v3_ptsz(void);
 void cuStreamGetCtx(void);
 void cuStreamGetCtx_ptsz(void);
 void cuStreamGetDevice(void);
@@ -641,6 +638,8 @@ void cuStreamGetId(void);
 void cuStreamGetId_ptsz(void);
 void cuStreamGetPriority(void);
 void cuStreamGetPriority_ptsz(void);
+void cuStreamIsCapturing(void);
+void cuStreamIsCapturing_ptsz(void);
 void cuStreamQuery(void);
 void cuStreamQuery_ptsz(void);
 void cuStreamSynchronize(void);
@@ -652,6 +651,7 @@ void cuSurfObjectDestroy(void);
 void cuTensorMapEncodeTiled(void);
 void cuTexObjectCreate(void);
 void cuTexObjectDestroy(void);
+void cuThreadExchangeStreamCaptureMode(void);
 
 typedef struct drv_proc {
     const char *name;

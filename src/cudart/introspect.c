@@ -24,6 +24,9 @@ static void fill_arch(const exec_arch *a, cudart_arch_info *info)
     info->shared_default = (size_t)a->max_shared_default;
     info->shared_optin = (size_t)a->max_shared_optin;
     info->has_clusters = a->has_clusters;
+    info->threads_per_sm = a->threads_per_sm;
+    info->blocks_per_sm = a->blocks_per_sm;
+    info->shared_per_sm = (size_t)a->shared_per_sm;
 }
 
 int cudart_arch_lookup(const char *arch, cudart_arch_info *info)
@@ -38,6 +41,11 @@ int cudart_arch_lookup(const char *arch, cudart_arch_info *info)
 void cudart_arch_for_sm(unsigned sm, cudart_arch_info *info)
 {
     fill_arch(exec_arch_for_sm((int)sm), info);
+}
+
+int cudart_arch_blocks_per_sm(unsigned sm, int block_size, size_t shared)
+{
+    return exec_arch_blocks_per_sm(exec_arch_for_sm((int)sm), block_size, (uint64_t)shared);
 }
 
 void cudart_kernel_introspect(const kemu_kernel *k, cudart_kernel_info *info)

@@ -387,12 +387,17 @@ typedef struct cudart_arch_info {
     size_t shared_default;  /* per block without opt-in */
     size_t shared_optin;    /* per block with opt-in */
     int has_clusters;
+    int threads_per_sm, blocks_per_sm;
+    size_t shared_per_sm;
 } cudart_arch_info;
 
 /* Fills *info for the architecture named `arch` ("sm_80"); -1 if unknown. */
 int cudart_arch_lookup(const char *arch, cudart_arch_info *info);
 /* The nearest known architecture at or below sm, or the lowest known. */
 void cudart_arch_for_sm(unsigned sm, cudart_arch_info *info);
+/* Resident blocks per SM of architecture sm for a block size and shared
+ * memory (static and dynamic); the device runtime's occupancy too. */
+int cudart_arch_blocks_per_sm(unsigned sm, int block_size, size_t shared);
 
 typedef struct cudart_kernel_info {
     size_t static_shared;   /* .shared bytes of the module */

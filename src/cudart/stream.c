@@ -479,29 +479,8 @@ CUDART_API cudaError_t cudaFuncGetName(const char **name, const void *function)
  * limited by threads, blocks, shared memory and (assumed 32) registers. */
 static int blocks_per_sm(const cudart_kernel_info *info, int block_size, size_t dynamic_shared)
 {
-    cudaDeviceProp p;
-    cudart_fill_properties(&p);
-    /* a kernel's __launch_bounds__ (.maxntid) does not enter: an H200 (runtime
-     * 13.0) reports blocks for a block size above it */
-    if (block_size > p.maxThreadsPerBlock)
-        return 0;
-    int warps = (block_size + 31) / 32;
-    int by_threads = p.maxThreadsPerMultiProcessor / (warps * 32);
-    int by_registers = p.regsPerMultiprocessor / (32 * warps * 32);
-    int n = p.maxBlocksPerMultiProcessor;
-    if (by_threads < n)
-        n = by_threads;
-    if (by_registers < n)
-        n = by_registers;
-    size_t shared = info->static_shared + dynamic_shared;
-    if (shared) {
-        if (shared > p.sharedMemPerBlockOptin)
-            return 0;
-        size_t by_shared = p.sharedMemPerMultiprocessor / (shared + p.reservedSharedMemPerBlock);
-        if (by_shared < (size_t)n)
-            n = (int)by_shared;
-    }
-    return n;
+    return cudart_arch_blocks_per_sm(cudart_global.device_sm ? cudart_global.device_sm : 80, block_size,
+                                     info->static_shared + dynamic_shared);
 }
 
 CUDART_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num_blocks, const void *function,

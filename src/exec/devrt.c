@@ -8,8 +8,11 @@
  * copied at that moment, and the buffer goes back to the region it came
  * from when the grid ends.
  *
- * Device-side cudaMemcpy(2D)Async and cudaMemset(2D)Async are queued the
- * same way, as work of their stream, and done in their turn.
+ * Device-side cudaMemcpy(2D/3D)Async and cudaMemset(2D/3D)Async are
+ * queued the same way, as work of their stream, and done in their turn (a
+ * 3D one as one 2D piece per slice). cudaFuncGetAttributes, the occupancy
+ * calls and cudaGetErrorString/Name are answered here too; the strings
+ * live in device memory made with the parameter-buffer region.
  *
  * Nothing runs inline: src/exec/launch.c runs a grid's launches after all
  * its blocks have ended (see docs/cudart.md, "Dynamic parallelism", for
@@ -111,6 +114,7 @@ static uint64_t pool_take(exec_grid_cdp *g, uint64_t size)
 }
 
 static uint64_t devrt_call(void *ctx, vm_devrt_request *r, int *error);
+static int error_strings_make(kemu_device *dev);
 
 kemu_status exec_cdp_begin(exec_grid_cdp *g, kemu_module *mod, unsigned depth, kemu_error *err)
 {
@@ -133,6 +137,11 @@ kemu_status exec_cdp_begin(exec_grid_cdp *g, kemu_module *mod, unsigned depth, k
         }
         dev->cdp_pool_size = POOL_BYTES;
         dev->cdp_pool_used = 0;
+    }
+    if (error_strings_make(dev)) {
+        pthread_mutex_unlock(&pool_lock);
+        pthread_mutex_destroy(&g->lock);
+        return util_error(err, KEMU_ERR_OUT_OF_MEMORY, "out of memory for the device runtime's error strings");
     }
     /* buffers go back when no grid that may hold one runs */
     if (dev->cdp_pool_users++ == 0)
@@ -340,69 +349,58 @@ static int device_range(const exec_grid_cdp *g, uint64_t addr, uint64_t n)
     return a && a->kind != MEM_KIND_GRAPH_CONDITIONAL;
 }
 
-/* Device-side cudaMemcpyAsync, cudaMemcpy2DAsync, cudaMemsetAsync and
- * cudaMemset2DAsync: checked now (device-to-device copies of device
- * memory only, as the device runtime documents), queued in the order of
- * their stream and done by src/exec/launch.c when their turn comes. */
-static uint64_t queue_memory_op(exec_grid_cdp *g, vm_devrt_request *r)
+/* A device-side copy or set before it is checked: depth slices of height
+ * rows of width bytes; rows are pitch bytes apart, slices slice bytes. */
+typedef struct memory_op {
+    int op;                      /* EXEC_CDP_OP_COPY or _SET */
+    uint64_t dst, dpitch, dslice, src, spitch, sslice;
+    uint64_t width, height, depth;
+    int value;
+    unsigned kind;               /* cudaMemcpyKind of a copy */
+    uint64_t stream;
+} memory_op;
+
+/* The bytes from the first to the last of a side's region, or 0 when that
+ * does not fit in 64 bits. */
+static uint64_t region_span(uint64_t pitch, uint64_t slice, const memory_op *m)
 {
-    exec_cdp_child c;
-    memset(&c, 0, sizeof c);
-    uint64_t stream = 0;
-    unsigned kind = 3; /* cudaMemcpyDeviceToDevice */
-    c.height = 1;
-    switch (r->which) {
-    case BC_DEVRT_MEMCPY_ASYNC: /* (dst, src, count, kind, stream) */
-        c.op = EXEC_CDP_OP_COPY;
-        c.dst = arg_u64(r, 0);
-        c.src = arg_u64(r, 1);
-        c.width = c.dpitch = c.spitch = arg_u64(r, 2);
-        kind = arg_u32(r, 3);
-        stream = arg_u64(r, 4);
-        break;
-    case BC_DEVRT_MEMCPY_2D_ASYNC: /* (dst, dpitch, src, spitch, width, height, kind, stream) */
-        c.op = EXEC_CDP_OP_COPY;
-        c.dst = arg_u64(r, 0);
-        c.dpitch = arg_u64(r, 1);
-        c.src = arg_u64(r, 2);
-        c.spitch = arg_u64(r, 3);
-        c.width = arg_u64(r, 4);
-        c.height = arg_u64(r, 5);
-        kind = arg_u32(r, 6);
-        stream = arg_u64(r, 7);
-        break;
-    case BC_DEVRT_MEMSET_ASYNC: /* (devPtr, value, count, stream) */
-        c.op = EXEC_CDP_OP_SET;
-        c.dst = arg_u64(r, 0);
-        c.value = (int)arg_u32(r, 1);
-        c.width = c.dpitch = arg_u64(r, 2);
-        stream = arg_u64(r, 3);
-        break;
-    default: /* BC_DEVRT_MEMSET_2D_ASYNC: (devPtr, pitch, value, width, height, stream) */
-        c.op = EXEC_CDP_OP_SET;
-        c.dst = arg_u64(r, 0);
-        c.dpitch = arg_u64(r, 1);
-        c.value = (int)arg_u32(r, 2);
-        c.width = arg_u64(r, 3);
-        c.height = arg_u64(r, 4);
-        stream = arg_u64(r, 5);
-        break;
-    }
-    if (c.op == EXEC_CDP_OP_COPY && kind != 3 && kind != 4) /* DeviceToDevice, Default */
+    uint64_t rows, slices, span;
+    if (__builtin_mul_overflow(m->height - 1, pitch, &rows) || __builtin_mul_overflow(m->depth - 1, slice, &slices) ||
+        __builtin_add_overflow(rows, slices, &span) || __builtin_add_overflow(span, m->width, &span))
+        return 0;
+    return span;
+}
+
+/* Checks a device-side copy or set (device-to-device copies of device
+ * memory only, as the device runtime documents) and queues it in the
+ * order of its stream, a slice at a time, to be done by src/exec/launch.c
+ * when its turn comes. */
+static uint64_t queue_memory_op(exec_grid_cdp *g, vm_devrt_request *r, const memory_op *m)
+{
+    int copy = m->op == EXEC_CDP_OP_COPY;
+    if (copy && m->kind != 3 && m->kind != 4) /* DeviceToDevice, Default */
         return CUDA_INVALID_MEMCPY_DIRECTION;
-    int skind = stream_kind(g, stream);
+    int skind = stream_kind(g, m->stream);
     if (skind < 0)
         return CUDA_INVALID_RESOURCE_HANDLE;
-    if (!c.width || !c.height)
+    if (!m->width || !m->height || !m->depth)
         return CUDA_SUCCESS;
-    if (c.height > 1 && (c.dpitch < c.width || (c.op == EXEC_CDP_OP_COPY && c.spitch < c.width)))
+    if ((m->height > 1 || m->depth > 1) && (m->dpitch < m->width || (copy && m->spitch < m->width)))
         return CUDA_INVALID_PITCH_VALUE;
-    if (c.height > 1 && (c.height - 1 > (UINT64_MAX - c.width) / c.dpitch ||
-                         (c.op == EXEC_CDP_OP_COPY && c.height - 1 > (UINT64_MAX - c.width) / c.spitch)))
+    uint64_t dspan = region_span(m->dpitch, m->dslice, m), sspan = copy ? region_span(m->spitch, m->sslice, m) : 1;
+    if (!dspan || !sspan || !device_range(g, m->dst, dspan) || (copy && !device_range(g, m->src, sspan)))
         return CUDA_INVALID_VALUE;
-    if (!device_range(g, c.dst, (c.height - 1) * c.dpitch + c.width) ||
-        (c.op == EXEC_CDP_OP_COPY && !device_range(g, c.src, (c.height - 1) * c.spitch + c.width)))
-        return CUDA_INVALID_VALUE;
+    /* slices that follow each other without a gap are one run of rows */
+    int whole = m->depth == 1 || (m->dslice == m->height * m->dpitch && (!copy || m->sslice == m->height * m->spitch));
+    uint64_t pieces = whole ? 1 : m->depth;
+    exec_cdp_child c;
+    memset(&c, 0, sizeof c);
+    c.op = m->op;
+    c.dpitch = m->dpitch;
+    c.spitch = m->spitch;
+    c.width = m->width;
+    c.height = whole ? m->height * m->depth : m->height;
+    c.value = m->value;
     c.block_id = r->b->linear_id;
     c.kind = skind;
     for (int i = 0; i < 3; i++) {
@@ -410,13 +408,144 @@ static uint64_t queue_memory_op(exec_grid_cdp *g, vm_devrt_request *r)
         c.tid[i] = r->w->tid[i][r->lane];
     }
     pthread_mutex_lock(&g->lock);
-    int oom = util_grow(&g->children, &g->capchildren, g->nchildren + 1, sizeof *g->children);
-    if (!oom) {
+    int oom = util_grow(&g->children, &g->capchildren, g->nchildren + pieces, sizeof *g->children);
+    for (uint64_t z = 0; !oom && z < pieces; z++) {
+        c.dst = m->dst + z * m->dslice;
+        c.src = copy ? m->src + z * m->sslice : 0;
         c.order = g->next_order++;
         g->children[g->nchildren++] = c;
     }
     pthread_mutex_unlock(&g->lock);
     return oom ? CUDA_MEMORY_ALLOCATION : CUDA_SUCCESS;
+}
+
+/* cudaPitchedPtr, cudaPos, cudaExtent and cudaMemcpy3DParms as
+ * driver_types.h lays them out for the device (64-bit size_t). */
+typedef struct { uint64_t ptr, pitch, xsize, ysize; } devrt_pitched_ptr;
+typedef struct { uint64_t x, y, z; } devrt_pos;
+typedef struct { uint64_t width, height, depth; } devrt_extent;
+typedef struct {
+    uint64_t src_array;
+    devrt_pos src_pos;
+    devrt_pitched_ptr src_ptr;
+    uint64_t dst_array;
+    devrt_pos dst_pos;
+    devrt_pitched_ptr dst_ptr;
+    devrt_extent extent;
+    uint32_t kind, pad;
+} devrt_memcpy3d_parms;
+_Static_assert(sizeof(devrt_memcpy3d_parms) == 160, "cudaMemcpy3DParms");
+
+/* The first byte of a 3D side at pos (x in bytes, y rows, z slices of
+ * ysize rows), its slice stride; -1 when the region leaves the pitch or
+ * the slice, or the address does not fit in 64 bits. */
+static int side_at(const devrt_pitched_ptr *p, const devrt_pos *pos, const devrt_extent *e, uint64_t *base,
+                   uint64_t *slice)
+{
+    uint64_t rows, off;
+    if (e->height > 1 || e->depth > 1) {
+        if (pos->x > p->pitch || e->width > p->pitch - pos->x)
+            return p->pitch < e->width ? 0 : -1; /* a pitch below the width: cudaErrorInvalidPitchValue later */
+    }
+    if (e->depth > 1 && (pos->y > p->ysize || e->height > p->ysize - pos->y))
+        return -1;
+    if (__builtin_mul_overflow(p->pitch, p->ysize, slice) || __builtin_mul_overflow(pos->z, p->ysize, &rows) ||
+        __builtin_add_overflow(rows, pos->y, &rows) || __builtin_mul_overflow(rows, p->pitch, &off) ||
+        __builtin_add_overflow(off, pos->x, &off) || __builtin_add_overflow(off, p->ptr, base))
+        return -1;
+    return 0;
+}
+
+/* The copy or set of a device-side cudaMemcpyAsync, cudaMemcpy2DAsync,
+ * cudaMemcpy3DAsync, cudaMemsetAsync, cudaMemset2DAsync or
+ * cudaMemset3DAsync call; its error, or 0. */
+static uint64_t memory_call(exec_grid_cdp *g, vm_devrt_request *r)
+{
+    memory_op m;
+    memset(&m, 0, sizeof m);
+    m.kind = 3; /* cudaMemcpyDeviceToDevice */
+    m.height = m.depth = 1;
+    switch (r->which) {
+    case BC_DEVRT_MEMCPY_ASYNC: /* (dst, src, count, kind, stream) */
+        m.op = EXEC_CDP_OP_COPY;
+        m.dst = arg_u64(r, 0);
+        m.src = arg_u64(r, 1);
+        m.width = m.dpitch = m.spitch = arg_u64(r, 2);
+        m.kind = arg_u32(r, 3);
+        m.stream = arg_u64(r, 4);
+        break;
+    case BC_DEVRT_MEMCPY_2D_ASYNC: /* (dst, dpitch, src, spitch, width, height, kind, stream) */
+        m.op = EXEC_CDP_OP_COPY;
+        m.dst = arg_u64(r, 0);
+        m.dpitch = arg_u64(r, 1);
+        m.src = arg_u64(r, 2);
+        m.spitch = arg_u64(r, 3);
+        m.width = arg_u64(r, 4);
+        m.height = arg_u64(r, 5);
+        m.kind = arg_u32(r, 6);
+        m.stream = arg_u64(r, 7);
+        break;
+    case BC_DEVRT_MEMCPY_3D_ASYNC: { /* (const cudaMemcpy3DParms *p, stream) */
+        devrt_memcpy3d_parms p;
+        m.op = EXEC_CDP_OP_COPY;
+        m.stream = arg_u64(r, 1);
+        if (vm_devrt_read(r->b, r->w, r->lane, arg_u64(r, 0), &p, sizeof p))
+            return CUDA_INVALID_VALUE;
+        /* device code has no CUDA arrays: pitched pointers only */
+        if (p.src_array || p.dst_array)
+            return CUDA_INVALID_VALUE;
+        m.kind = p.kind;
+        m.width = p.extent.width;
+        m.height = p.extent.height;
+        m.depth = p.extent.depth;
+        m.dpitch = p.dst_ptr.pitch;
+        m.spitch = p.src_ptr.pitch;
+        if (m.kind != 3 && m.kind != 4)
+            return CUDA_INVALID_MEMCPY_DIRECTION;
+        if (!m.width || !m.height || !m.depth)
+            break;
+        if (side_at(&p.dst_ptr, &p.dst_pos, &p.extent, &m.dst, &m.dslice) ||
+            side_at(&p.src_ptr, &p.src_pos, &p.extent, &m.src, &m.sslice))
+            return stream_kind(g, m.stream) < 0 ? CUDA_INVALID_RESOURCE_HANDLE : CUDA_INVALID_VALUE;
+        break;
+    }
+    case BC_DEVRT_MEMSET_ASYNC: /* (devPtr, value, count, stream) */
+        m.op = EXEC_CDP_OP_SET;
+        m.dst = arg_u64(r, 0);
+        m.value = (int)arg_u32(r, 1);
+        m.width = m.dpitch = arg_u64(r, 2);
+        m.stream = arg_u64(r, 3);
+        break;
+    case BC_DEVRT_MEMSET_2D_ASYNC: /* (devPtr, pitch, value, width, height, stream) */
+        m.op = EXEC_CDP_OP_SET;
+        m.dst = arg_u64(r, 0);
+        m.dpitch = arg_u64(r, 1);
+        m.value = (int)arg_u32(r, 2);
+        m.width = arg_u64(r, 3);
+        m.height = arg_u64(r, 4);
+        m.stream = arg_u64(r, 5);
+        break;
+    default: { /* BC_DEVRT_MEMSET_3D_ASYNC: (cudaPitchedPtr p, value, cudaExtent extent, stream), by value */
+        devrt_pitched_ptr p;
+        devrt_extent e;
+        devrt_pos origin = {0, 0, 0};
+        memcpy(&p, r->args[0], sizeof p);
+        memcpy(&e, r->args[2], sizeof e);
+        m.op = EXEC_CDP_OP_SET;
+        m.value = (int)arg_u32(r, 1);
+        m.stream = arg_u64(r, 3);
+        m.width = e.width;
+        m.height = e.height;
+        m.depth = e.depth;
+        m.dpitch = p.pitch;
+        if (!m.width || !m.height || !m.depth)
+            break;
+        if (side_at(&p, &origin, &e, &m.dst, &m.dslice))
+            return stream_kind(g, m.stream) < 0 ? CUDA_INVALID_RESOURCE_HANDLE : CUDA_INVALID_VALUE;
+        break;
+    }
+    }
+    return queue_memory_op(g, r, &m);
 }
 
 static int write_out(const vm_devrt_request *r, uint64_t addr, const void *v, size_t n)
@@ -442,6 +571,121 @@ static int attribute(const exec_arch *a, int attr, int *v)
     }
 }
 
+/* struct cudaFuncAttributes as driver_types.h lays it out. */
+typedef struct {
+    uint64_t shared_size_bytes, const_size_bytes, local_size_bytes;
+    int32_t max_threads_per_block, num_regs, ptx_version, binary_version, cache_mode_ca;
+    int32_t max_dynamic_shared_size_bytes, preferred_shmem_carveout, cluster_dim_must_be_set;
+    int32_t required_cluster[3], cluster_scheduling_policy_preference, non_portable_cluster_size_allowed;
+    int32_t reserved[16];
+} devrt_func_attributes;
+_Static_assert(sizeof(devrt_func_attributes) == 144, "cudaFuncAttributes");
+
+/* cudaFuncGetAttributes in device code: what the kernel's PTX says, with
+ * the defaults for what only the host sets (cudaFuncSetAttribute). */
+static uint64_t func_attributes(exec_grid_cdp *g, vm_devrt_request *r)
+{
+    kemu_kernel *k = kernel_at(g, arg_u64(r, 1));
+    if (!k)
+        return CUDA_INVALID_DEVICE_FUNCTION;
+    const exec_arch *a = exec_module_arch(g->mod);
+    const bc_function *fn = k->fn;
+    devrt_func_attributes at;
+    memset(&at, 0, sizeof at);
+    at.shared_size_bytes = fn->shared_static_size;
+    at.const_size_bytes = g->mod->bc->const_size;
+    at.local_size_bytes = fn->local_size;
+    at.max_threads_per_block = (int32_t)a->max_threads_per_block;
+    if (fn->maxntid[0])
+        at.max_threads_per_block = (int32_t)(fn->maxntid[0] * (fn->maxntid[1] ? fn->maxntid[1] : 1) *
+                                             (fn->maxntid[2] ? fn->maxntid[2] : 1));
+    at.num_regs = 32; /* kemu has no register allocation; the host runtime says the same */
+    at.ptx_version = at.binary_version = g->mod->bc->arch_sm ? (int32_t)g->mod->bc->arch_sm : a->sm;
+    at.max_dynamic_shared_size_bytes =
+        a->max_shared_default > fn->shared_static_size ? (int32_t)(a->max_shared_default - fn->shared_static_size) : 0;
+    at.preferred_shmem_carveout = -1;
+    if (write_out(r, arg_u64(r, 0), &at, sizeof at))
+        return CUDA_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+/* cudaOccupancyMaxActiveBlocksPerMultiprocessor(WithFlags) in device code. */
+static uint64_t occupancy(exec_grid_cdp *g, vm_devrt_request *r)
+{
+    /* (int *numBlocks, const void *func, int blockSize, size_t dynamicSmemSize[, unsigned flags]) */
+    int32_t block_size = (int32_t)arg_u32(r, 2);
+    uint32_t flags = r->which == BC_DEVRT_OCCUPANCY_WITH_FLAGS ? arg_u32(r, 4) : 0;
+    if (!arg_u64(r, 0) || block_size <= 0 || flags > 1) /* cudaOccupancyDefault, cudaOccupancyDisableCachingOverride */
+        return CUDA_INVALID_VALUE;
+    kemu_kernel *k = kernel_at(g, arg_u64(r, 1));
+    if (!k)
+        return CUDA_INVALID_DEVICE_FUNCTION;
+    uint64_t dynamic_shared = arg_u64(r, 3), shared = k->fn->shared_static_size + dynamic_shared;
+    int32_t n = shared < dynamic_shared ? 0 : exec_arch_blocks_per_sm(exec_module_arch(g->mod), block_size, shared);
+    if (write_out(r, arg_u64(r, 0), &n, sizeof n))
+        return CUDA_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+/* The runtime's error names and messages (the table cudaGetErrorName and
+ * cudaGetErrorString answer from on the host), for device code. */
+static const struct {
+    int value;
+    const char *name, *text;
+} error_table[] = {
+#define CUDART_ERROR(value, name, text) {value, #name, text},
+#include "cudart/errors.def"
+#undef CUDART_ERROR
+};
+#define UNRECOGNIZED_ERROR "unrecognized error code"
+
+/* Device memory holding every name and message, NUL-terminated, in table
+ * order (name, then message), then UNRECOGNIZED_ERROR. */
+static uint64_t error_strings_size(void)
+{
+    uint64_t n = sizeof UNRECOGNIZED_ERROR;
+    for (size_t i = 0; i < KEMU_ARRAY_LEN(error_table); i++)
+        n += strlen(error_table[i].name) + 1 + strlen(error_table[i].text) + 1;
+    return n;
+}
+
+/* Makes the device's copy of the strings (call with pool_lock held,
+ * between launches); 0 or -1 when out of memory. */
+static int error_strings_make(kemu_device *dev)
+{
+    if (dev->cdp_strings_base)
+        return 0;
+    uint64_t base;
+    if (mem_alloc(&dev->mem, error_strings_size(), 0, MEM_KIND_MODULE_GLOBALS, &base))
+        return -1;
+    char *p = (char *)(uintptr_t)base;
+    for (size_t i = 0; i < KEMU_ARRAY_LEN(error_table); i++) {
+        size_t a = strlen(error_table[i].name) + 1, b = strlen(error_table[i].text) + 1;
+        memcpy(p, error_table[i].name, a);
+        memcpy(p + a, error_table[i].text, b);
+        p += a + b;
+    }
+    memcpy(p, UNRECOGNIZED_ERROR, sizeof UNRECOGNIZED_ERROR);
+    dev->cdp_strings_base = base;
+    return 0;
+}
+
+/* cudaGetErrorString / cudaGetErrorName in device code: the address of
+ * the device's copy of the string (as on the host, an unknown code is
+ * "unrecognized error code"). */
+static uint64_t error_string(const exec_grid_cdp *g, const vm_devrt_request *r)
+{
+    int code = (int)arg_u32(r, 0), name = r->which == BC_DEVRT_GET_ERROR_NAME;
+    uint64_t at = g->dev->cdp_strings_base;
+    for (size_t i = 0; i < KEMU_ARRAY_LEN(error_table); i++) {
+        size_t a = strlen(error_table[i].name) + 1, b = strlen(error_table[i].text) + 1;
+        if (error_table[i].value == code)
+            return name ? at : at + a;
+        at += a + b;
+    }
+    return at;
+}
+
 static uint64_t devrt_call(void *ctx, vm_devrt_request *r, int *error)
 {
     exec_grid_cdp *g = ctx;
@@ -458,8 +702,20 @@ static uint64_t devrt_call(void *ctx, vm_devrt_request *r, int *error)
     case BC_DEVRT_MEMCPY_2D_ASYNC:
     case BC_DEVRT_MEMSET_ASYNC:
     case BC_DEVRT_MEMSET_2D_ASYNC:
-        ret = queue_memory_op(g, r);
+    case BC_DEVRT_MEMCPY_3D_ASYNC:
+    case BC_DEVRT_MEMSET_3D_ASYNC:
+        ret = memory_call(g, r);
         break;
+    case BC_DEVRT_FUNC_GET_ATTRIBUTES:
+        ret = func_attributes(g, r);
+        break;
+    case BC_DEVRT_OCCUPANCY:
+    case BC_DEVRT_OCCUPANCY_WITH_FLAGS:
+        ret = occupancy(g, r);
+        break;
+    case BC_DEVRT_GET_ERROR_STRING:
+    case BC_DEVRT_GET_ERROR_NAME:
+        return error_string(g, r);
     case BC_DEVRT_STREAM_CREATE_WITH_FLAGS:
     case BC_DEVRT_EVENT_CREATE_WITH_FLAGS: {
         int stream = r->which == BC_DEVRT_STREAM_CREATE_WITH_FLAGS;

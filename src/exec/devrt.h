@@ -16,8 +16,9 @@
 enum { EXEC_CDP_STREAM = 0, EXEC_CDP_TAIL, EXEC_CDP_FIRE_AND_FORGET };
 
 /* What a queued piece of device work does: a kernel launch, or the copy
- * or set of device memory of a device-side cudaMemcpy(2D)Async /
- * cudaMemset(2D)Async, which runs in its stream's order like a launch. */
+ * or set of device memory of a device-side cudaMemcpy(2D/3D)Async /
+ * cudaMemset(2D/3D)Async (a 3D one: a piece per slice), which runs in its
+ * stream's order like a launch. */
 enum { EXEC_CDP_OP_LAUNCH = 0, EXEC_CDP_OP_COPY, EXEC_CDP_OP_SET };
 
 /* One device launch (or copy, or set), waiting for its parent grid to end. */

@@ -21,12 +21,23 @@ typedef struct exec_arch {
     uint64_t max_shared_default;  /* without opt-in */
     uint64_t max_shared_optin;    /* per block with opt-in */
     int has_clusters;
+    /* per SM, as the CUDA programming guide's compute capability table
+     * gives them (for occupancy and the device properties) */
+    int threads_per_sm;
+    int blocks_per_sm;
+    uint64_t shared_per_sm;
 } exec_arch;
 
 /* Looks an architecture up by name ("sm_80", "sm_90a"); NULL if unknown. */
 const exec_arch *exec_arch_find(const char *name);
 /* The closest known architecture at or below sm (for .target). */
 const exec_arch *exec_arch_for_sm(int sm);
+/* Blocks of block_size threads using `shared` bytes of shared memory
+ * (static and dynamic) that fit on one SM of architecture a, as limited by
+ * threads, blocks, shared memory and registers (kemu assumes 32 per
+ * thread); 0 when one block does not fit. The occupancy calls of the host
+ * and device runtimes answer with this. */
+int exec_arch_blocks_per_sm(const exec_arch *a, int block_size, uint64_t shared);
 
 typedef struct exec_native_binding { char *name; void (*fn)(void); } exec_native_binding;
 
@@ -74,6 +85,7 @@ struct kemu_device {
      * 0: the default 2048); the region parameter buffers are taken from */
     uint64_t cdp_pending, cdp_pending_limit;
     uint64_t cdp_pool_base, cdp_pool_size, cdp_pool_used;
+    uint64_t cdp_strings_base;         /* the device runtime's error names and messages (cudaGetErrorString) */
     int cdp_pool_users;                /* grids running that may take parameter buffers */
     int cdp_runtime_version;           /* cudaRuntimeGetVersion in device code (0: 13000) */
     /* several devices (kemu_device_set_ordinal / _set_peer_access): the

@@ -4,8 +4,10 @@
  * calling lane's arguments, answers what a thread can answer alone (its
  * last error, the device number, the device heap of cudaMalloc, the
  * refusal of cudaDeviceSynchronize, cudaGraphSetConditional) and hands
- * launches, copies, sets, streams, events, attributes and limits to the
- * launch layer (vm_launch.devrt, answered by src/exec/devrt.c). Lanes are
+ * launches, copies, sets, streams, events, attributes, occupancy, error
+ * strings and limits to the launch layer (vm_launch.devrt, answered by
+ * src/exec/devrt.c), which reads and writes the caller's memory through
+ * vm_devrt_read / vm_devrt_write. Lanes are
  * served in lane order, so the order of the launches a warp makes is
  * deterministic. */
 #include "vm/vm_internal.h"
@@ -17,24 +19,37 @@
 /* cudaError_t values the device runtime returns */
 enum { DEVRT_SUCCESS = 0, DEVRT_INVALID_VALUE = 1, DEVRT_MEMORY_ALLOCATION = 2, DEVRT_NOT_SUPPORTED = 801 };
 
-int vm_devrt_write(vm_block *b, vm_warp *w, int lane, uint64_t addr, const void *src, size_t n)
+/* Where the generic address addr's n bytes are for lane `lane`, or NULL. */
+static uint8_t *devrt_bytes(vm_block *b, vm_warp *w, int lane, uint64_t addr, size_t n)
 {
     vm_launch *L = b->launch;
-    uint8_t *p = NULL;
     if (!addr)
+        return NULL;
+    if (addr < MEM_WINDOW_SHARED)
+        return mem_find(L->mem, addr, n) ? (uint8_t *)(uintptr_t)addr : NULL;
+    if (addr - MEM_WINDOW_SHARED < b->shared_size && n <= b->shared_size - (addr - MEM_WINDOW_SHARED))
+        return b->shared + (addr - MEM_WINDOW_SHARED);
+    if (addr >= MEM_WINDOW_LOCAL && addr - MEM_WINDOW_LOCAL < L->local_stride &&
+        n <= L->local_stride - (addr - MEM_WINDOW_LOCAL))
+        return w->local + (size_t)lane * L->local_stride + (addr - MEM_WINDOW_LOCAL);
+    return NULL;
+}
+
+int vm_devrt_write(vm_block *b, vm_warp *w, int lane, uint64_t addr, const void *src, size_t n)
+{
+    uint8_t *p = devrt_bytes(b, w, lane, addr, n);
+    if (!p)
         return -1;
-    if (addr < MEM_WINDOW_SHARED) {
-        if (!mem_find(L->mem, addr, n))
-            return -1;
-        p = (uint8_t *)(uintptr_t)addr;
-    } else if (addr >= MEM_WINDOW_SHARED && addr - MEM_WINDOW_SHARED + n <= b->shared_size) {
-        p = b->shared + (addr - MEM_WINDOW_SHARED);
-    } else if (addr >= MEM_WINDOW_LOCAL && addr - MEM_WINDOW_LOCAL + n <= L->local_stride) {
-        p = w->local + (size_t)lane * L->local_stride + (addr - MEM_WINDOW_LOCAL);
-    } else {
-        return -1;
-    }
     memcpy(p, src, n);
+    return 0;
+}
+
+int vm_devrt_read(vm_block *b, vm_warp *w, int lane, uint64_t addr, void *dst, size_t n)
+{
+    const uint8_t *p = devrt_bytes(b, w, lane, addr, n);
+    if (!p)
+        return -1;
+    memcpy(dst, p, n);
     return 0;
 }
 
@@ -99,7 +114,7 @@ int vm_devrt_call(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op
         r.nargs = call->nargs < 8 ? call->nargs : 8;
         const uint8_t *lm = w->local + (size_t)l * L->local_stride + f->local_base;
         for (int i = 0; i < r.nargs; i++)
-            memcpy(r.args[i], lm + call->args[i].from, call->args[i].size < 16 ? call->args[i].size : 16);
+            memcpy(r.args[i], lm + call->args[i].from, call->args[i].size < 32 ? call->args[i].size : 32);
         uint64_t ret = DEVRT_SUCCESS;
         int error = 0;
         switch (callee->devrt) {

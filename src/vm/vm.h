@@ -203,7 +203,7 @@ typedef struct vm_devrt_request {
     int which;
     const char *name;
     int nargs;
-    uint8_t args[8][16];
+    uint8_t args[8][32];         /* by-value structs (cudaPitchedPtr) take up to 32 bytes */
 } vm_devrt_request;
 
 typedef struct vm_devrt {
@@ -219,6 +219,10 @@ typedef struct vm_devrt {
  * block b sees it (global, shared or its own local memory): 0, or -1 when
  * addr is no writable address. For the device runtime's out-parameters. */
 int vm_devrt_write(struct vm_block *b, struct vm_warp *w, int lane, uint64_t addr, const void *src, size_t n);
+/* Reads n bytes at the generic address addr as lane `lane` of warp w of
+ * block b sees it: 0, or -1 when addr is no readable address. For the
+ * device runtime's in-parameters passed by pointer (cudaMemcpy3DParms). */
+int vm_devrt_read(struct vm_block *b, struct vm_warp *w, int lane, uint64_t addr, void *dst, size_t n);
 
 typedef struct vm_launch {
     const bc_module *mod;

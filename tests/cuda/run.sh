@@ -328,6 +328,7 @@ build cdp_fault "$shared -rdc=true -lcudadevrt" cdp_fault.cu
 build cdp_fault_cdp1 "$shared -rdc=true -lcudadevrt -DCUDA_FORCE_CDP1_IF_SUPPORTED -D__CDPRT_SUPPRESS_SYNC_DEPRECATION_WARNING" cdp_fault.cu
 build cdp_race "$shared -rdc=true -lcudadevrt" cdp_race.cu
 build cdp_memcpy "$shared -rdc=true -lcudadevrt" cdp_memcpy.cu
+build cdp_memcpy3d "$shared -rdc=true -lcudadevrt" cdp_memcpy3d.cu
 run_builds
 
 # the self-checking programs
@@ -423,6 +424,8 @@ check cdp_race_clean cdp_race --tool racecheck --error-exitcode 9 -- clean
 expect_message cdp_race_planted cdp_race 9 "after it launched" --tool racecheck --error-exitcode 9 -- racy
 check cdp_memcpy cdp_memcpy
 check cdp_memcpy_checkers cdp_memcpy --tool memcheck,initcheck,racecheck --error-exitcode 9
+check cdp_memcpy3d cdp_memcpy3d
+check cdp_memcpy3d_checkers cdp_memcpy3d --tool memcheck,initcheck,racecheck --error-exitcode 9
 for mode in illegal misaligned assert trap reset; do
     if [ "$native" = 1 ] && [ "$mode" = reset ]; then
         # kemu recovers as the documentation says; on the H200 tried, it did not

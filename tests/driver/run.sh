@@ -86,7 +86,7 @@ if ! "$NVCC" -ptx -arch=compute_80 -o "$work/kernels.ptx" "$here/kernels.cu" >"$
     cat "$build_log"
     exit 1
 fi
-for p in drv_basic drv_link drv_streams drv_errors drv_texture drv_multigpu; do
+for p in drv_basic drv_link drv_streams drv_errors drv_texture drv_multigpu drv_graph; do
     if ! $CC -std=c11 -Wall -Wextra -Werror -Wno-deprecated-declarations -I"$cuda_root/include" -I"$here" -o "$work/$p" "$here/$p.c" \
         -L"$stubs" -lcuda >>"$build_log" 2>&1; then
         echo "FAIL: cannot compile $p.c:"
@@ -129,6 +129,7 @@ check() {
 check drv_basic "$work/kernels.ptx"
 check drv_link "$work/link_a.ptx" "$work/link_b.ptx"
 check drv_streams "$work/kernels.ptx"
+check drv_graph "$work/kernels.ptx"
 check drv_errors "$work/kernels.ptx" "$work/kernels.cubin"
 check drv_texture "$work/kernels.ptx"
 check mixed "$work/kernels.ptx"

@@ -207,7 +207,14 @@ START_TEST(device_runtime_names)
     ck_assert_int_eq(bc_devrt_of("__cudaCDP2MemsetAsync_ptsz"), BC_DEVRT_MEMSET_ASYNC);
     ck_assert_int_eq(bc_devrt_of("__cudaCDP2Memcpy2DAsync"), BC_DEVRT_MEMCPY_2D_ASYNC);
     ck_assert_int_eq(bc_devrt_of("cudaMemset2DAsync"), BC_DEVRT_MEMSET_2D_ASYNC);
-    ck_assert_int_eq(bc_devrt_of("__cudaCDP2Memcpy3DAsync"), BC_DEVRT_UNSUPPORTED);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2Memcpy3DAsync"), BC_DEVRT_MEMCPY_3D_ASYNC);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2Memset3DAsync_ptsz"), BC_DEVRT_MEMSET_3D_ASYNC);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2FuncGetAttributes"), BC_DEVRT_FUNC_GET_ATTRIBUTES);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2OccupancyMaxActiveBlocksPerMultiprocessorWithFlags"),
+                     BC_DEVRT_OCCUPANCY_WITH_FLAGS);
+    ck_assert_int_eq(bc_devrt_of("cudaGetErrorString"), BC_DEVRT_GET_ERROR_STRING);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2GetErrorName"), BC_DEVRT_GET_ERROR_NAME);
+    ck_assert_int_eq(bc_devrt_of("__cudaCDP2GraphLaunch"), BC_DEVRT_UNSUPPORTED);
     ck_assert_int_eq(bc_devrt_of("cudaGraphSetConditional"), BC_DEVRT_GRAPH_SET_CONDITIONAL);
     ck_assert_int_eq(bc_devrt_of("cudaLaunchKernel"), BC_DEVRT_NONE);
     ck_assert_int_eq(bc_devrt_of("__cudaCDP2"), BC_DEVRT_NONE);
