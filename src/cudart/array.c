@@ -399,16 +399,123 @@ CUDART_API cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cuda
     return array_copy_2d(src, w_offset, h_offset, dst, dpitch, width, height, kind, 0, 0, stream);
 }
 
+/* One side of a copy of the deprecated linear forms (cudaMemcpyToArray and
+ * kin): an array at (x bytes, row y), whose rows of width x element size
+ * follow each other, or a plain buffer. */
+typedef struct linear_side {
+    struct cudaArray *a; /* NULL: buf */
+    char *buf;
+    size_t x, y, row;    /* row: bytes per row of a */
+} linear_side;
+
+static cudaError_t linear_side_of(cudaArray_const_t array, size_t x, size_t y, void *buf, size_t count,
+                                  linear_side *side)
+{
+    memset(side, 0, sizeof *side);
+    if (!array) {
+        side->buf = buf;
+        return cudaSuccess;
+    }
+    struct cudaArray *a = array_of(array);
+    if (!a)
+        return cudaErrorInvalidResourceHandle;
+    size_t rows = (a->height ? a->height : 1) * (a->depth ? a->depth : 1), row = a->width * a->element_size;
+    /* the offset inside a row, and the bytes from it to the array's end */
+    if (x >= row || y >= rows || count > (rows - y) * row - x)
+        return cudaErrorInvalidValue;
+    side->a = a;
+    side->x = x;
+    side->y = y;
+    side->row = row;
+    return cudaSuccess;
+}
+
+/* count bytes from src to dst, where an array side wraps from the end of
+ * a row to the start of the next, as CUDA's cudaMemcpyToArray,
+ * cudaMemcpyFromArray and cudaMemcpyArrayToArray do; a row at a time. */
+static cudaError_t array_copy_linear(cudaArray_const_t dst_array, size_t dx, size_t dy, void *dst_buf,
+                                     cudaArray_const_t src_array, size_t sx, size_t sy, const void *src_buf,
+                                     size_t count, int kind, int sync, cudaStream_t stream)
+{
+    cudart_lock();
+    kemu_device *dev;
+    cudaError_t e = cudart_begin_copy(&dev, sync, stream);
+    linear_side d, s;
+    if (!e)
+        e = linear_side_of(dst_array, dx, dy, dst_buf, count, &d);
+    if (!e)
+        e = linear_side_of(src_array, sx, sy, (void *)src_buf, count, &s);
+    /* arrays are device memory: a buffer side decides the direction */
+    if (!e) {
+        int ok = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault;
+        if (d.a && !s.a)
+            ok = ok || kind == cudaMemcpyHostToDevice;
+        else if (!d.a && s.a)
+            ok = ok || kind == cudaMemcpyDeviceToHost;
+        if (!ok)
+            e = cudaErrorInvalidMemcpyDirection;
+    }
+    for (size_t done = 0; !e && done < count;) {
+        size_t n = count - done;
+        if (d.a && n > d.row - d.x)
+            n = d.row - d.x;
+        if (s.a && n > s.row - s.x)
+            n = s.row - s.x;
+        char *to = d.a ? (char *)d.a->data + d.y * d.a->pitch + d.x : d.buf + done;
+        const char *from = s.a ? (const char *)s.a->data + s.y * s.a->pitch + s.x : s.buf + done;
+        e = cudart_copy_2d(dev, to, n, from, n, n, 1, kind);
+        done += n;
+        linear_side *sides[2] = {&d, &s};
+        for (int i = 0; i < 2; i++)
+            if (sides[i]->a && (sides[i]->x += n) == sides[i]->row) {
+                sides[i]->x = 0;
+                sides[i]->y++;
+            }
+    }
+    cudart_unlock();
+    return cudart_result(e);
+}
+
 CUDART_API cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t w_offset, size_t h_offset, const void *src,
                                          size_t count, int kind)
 {
-    return array_copy_2d(dst, w_offset, h_offset, (void *)src, count, count, 1, kind, 1, 1, NULL);
+    if (!dst)
+        return cudart_result(cudaErrorInvalidResourceHandle);
+    return array_copy_linear(dst, w_offset, h_offset, NULL, NULL, 0, 0, src, count, kind, 1, NULL);
+}
+
+CUDART_API cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t w_offset, size_t h_offset, const void *src,
+                                              size_t count, int kind, cudaStream_t stream)
+{
+    if (!dst)
+        return cudart_result(cudaErrorInvalidResourceHandle);
+    return array_copy_linear(dst, w_offset, h_offset, NULL, NULL, 0, 0, src, count, kind, 0, stream);
 }
 
 CUDART_API cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t w_offset, size_t h_offset,
                                            size_t count, int kind)
 {
-    return array_copy_2d(src, w_offset, h_offset, dst, count, count, 1, kind, 0, 1, NULL);
+    if (!src)
+        return cudart_result(cudaErrorInvalidResourceHandle);
+    return array_copy_linear(NULL, 0, 0, dst, src, w_offset, h_offset, NULL, count, kind, 1, NULL);
+}
+
+CUDART_API cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t w_offset, size_t h_offset,
+                                                size_t count, int kind, cudaStream_t stream)
+{
+    if (!src)
+        return cudart_result(cudaErrorInvalidResourceHandle);
+    return array_copy_linear(NULL, 0, 0, dst, src, w_offset, h_offset, NULL, count, kind, 0, stream);
+}
+
+CUDART_API cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t w_offset_dst, size_t h_offset_dst,
+                                              cudaArray_const_t src, size_t w_offset_src, size_t h_offset_src,
+                                              size_t count, int kind)
+{
+    if (!dst || !src)
+        return cudart_result(cudaErrorInvalidResourceHandle);
+    return array_copy_linear(dst, w_offset_dst, h_offset_dst, NULL, src, w_offset_src, h_offset_src, NULL, count,
+                             kind, 1, NULL);
 }
 
 /* A pitched view of one side of a 3D copy. */
@@ -484,5 +591,8 @@ CUDART_ALIAS(cudaMemcpy2DFromArray_ptds, cudaMemcpy2DFromArray)
 CUDART_ALIAS(cudaMemcpy2DFromArrayAsync_ptsz, cudaMemcpy2DFromArrayAsync)
 CUDART_ALIAS(cudaMemcpyToArray_ptds, cudaMemcpyToArray)
 CUDART_ALIAS(cudaMemcpyFromArray_ptds, cudaMemcpyFromArray)
+CUDART_ALIAS(cudaMemcpyToArrayAsync_ptsz, cudaMemcpyToArrayAsync)
+CUDART_ALIAS(cudaMemcpyFromArrayAsync_ptsz, cudaMemcpyFromArrayAsync)
+CUDART_ALIAS(cudaMemcpyArrayToArray_ptds, cudaMemcpyArrayToArray)
 CUDART_ALIAS(cudaMemcpy3D_ptds, cudaMemcpy3D)
 CUDART_ALIAS(cudaMemcpy3DAsync_ptsz, cudaMemcpy3DAsync)

@@ -138,7 +138,7 @@ void cudart_fill_properties(cudaDeviceProp *p)
     p->sharedMemPerBlockOptin = a.shared_optin;
     p->directManagedMemAccessFromHost = 1;
     p->maxBlocksPerMultiProcessor = a.blocks_per_sm;
-    p->accessPolicyMaxWindowSize = 134213632;
+    p->accessPolicyMaxWindowSize = CUDART_ACCESS_POLICY_MAX_WINDOW;
     p->reservedSharedMemPerBlock = a.sm >= 80 ? 1024 : 0;
     p->memoryPoolsSupported = 1;
     p->clusterLaunch = a.has_clusters;

@@ -1288,6 +1288,23 @@ DRIVER_API CUresult cuStreamGetPriority(CUstream stream, int *priority)
 }
 DRIVER_ALIAS(cuStreamGetPriority_ptsz, cuStreamGetPriority)
 
+DRIVER_API CUresult cuStreamSetAttribute(CUstream stream, int attr, const cudaLaunchAttributeValue *value)
+{
+    RT_CALL(cudaStreamSetAttribute(stream, attr, value));
+}
+DRIVER_ALIAS(cuStreamSetAttribute_ptsz, cuStreamSetAttribute)
+
+DRIVER_API CUresult cuStreamGetAttribute(CUstream stream, int attr, cudaLaunchAttributeValue *value)
+{
+    RT_CALL(cudaStreamGetAttribute(stream, attr, value));
+}
+DRIVER_ALIAS(cuStreamGetAttribute_ptsz, cuStreamGetAttribute)
+
+DRIVER_API CUresult cuCtxResetPersistingL2Cache(void)
+{
+    RT_CALL(cudaCtxResetPersistingL2Cache());
+}
+
 DRIVER_API CUresult cuStreamGetId(CUstream stream, unsigned long long *id)
 {
     RT_CALL(cudaStreamGetId(stream, id));

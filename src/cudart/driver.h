@@ -143,6 +143,9 @@ cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
 cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags);
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority);
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, int attr, const cudaLaunchAttributeValue *value);
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, int attr, cudaLaunchAttributeValue *value);
+cudaError_t cudaCtxResetPersistingL2Cache(void);
 cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long *id);
 cudaError_t cudaStreamGetDevice(cudaStream_t stream, int *device);
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *user_data,

@@ -41,7 +41,6 @@ DRIVER_STUB(cuCtxGetExecAffinity)
 DRIVER_STUB(cuCtxGetId)
 DRIVER_STUB(cuCtxGetSharedMemConfig)
 DRIVER_STUB(cuCtxRecordEvent)
-DRIVER_STUB(cuCtxResetPersistingL2Cache)
 DRIVER_STUB(cuCtxSetFlags)
 DRIVER_STUB(cuCtxSetSharedMemConfig)
 DRIVER_STUB(cuCtxWaitEvent)
@@ -306,13 +305,9 @@ DRIVER_STUB(cuStreamBeginCaptureToGraph)
 DRIVER_STUB(cuStreamBeginCaptureToGraph_ptsz)
 DRIVER_STUB(cuStreamCopyAttributes)
 DRIVER_STUB(cuStreamCopyAttributes_ptsz)
-DRIVER_STUB(cuStreamGetAttribute)
-DRIVER_STUB(cuStreamGetAttribute_ptsz)
 DRIVER_STUB(cuStreamGetCtx_v2)
 DRIVER_STUB(cuStreamGetCtx_v2_ptsz)
 DRIVER_STUB(cuStreamGetGreenCtx)
-DRIVER_STUB(cuStreamSetAttribute)
-DRIVER_STUB(cuStreamSetAttribute_ptsz)
 DRIVER_STUB(cuStreamUpdateCaptureDependencies)
 DRIVER_STUB(cuStreamUpdateCaptureDependencies_ptsz)
 DRIVER_STUB(cuStreamUpdateCaptureDependencies_v2)
@@ -402,6 +397,7 @@ void cuCtxPopCurrent(void);
 void cuCtxPopCurrent_v2(void);
 void cuCtxPushCurrent(void);
 void cuCtxPushCurrent_v2(void);
+void cuCtxResetPersistingL2Cache(void);
 void cuCtxSetCacheConfig(void);
 void cuCtxSetCurrent(void);
 void cuCtxSetLimit(void);
@@ -622,6 +618,8 @@ void cuStreamDestroy(void);
 void cuStreamDestroy_v2(void);
 void cuStreamEndCapture(void);
 void cuStreamEndCapture_ptsz(void);
+void cuStreamGetAttribute(void);
+void cuStreamGetAttribute_ptsz(void);
 void cuStreamGetCaptureInfo(void);
 void cuStreamGetCaptureInfo_ptsz(void);
 void cuStreamGetCaptureInfo_v2(void);
@@ -642,6 +640,8 @@ void cuStreamIsCapturing(void);
 void cuStreamIsCapturing_ptsz(void);
 void cuStreamQuery(void);
 void cuStreamQuery_ptsz(void);
+void cuStreamSetAttribute(void);
+void cuStreamSetAttribute_ptsz(void);
 void cuStreamSynchronize(void);
 void cuStreamSynchronize_ptsz(void);
 void cuStreamWaitEvent(void);

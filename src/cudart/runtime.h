@@ -88,12 +88,20 @@ void cudart_ptrmap_free(cudart_ptrmap *m);
  * takes part in and the graph nodes its next captured operation depends
  * on; for an event recorded during a capture, that capture and the nodes
  * the record stood for. */
+/* cudaDeviceProp.accessPolicyMaxWindowSize (cudaStreamSetAttribute checks
+ * access policy windows against it) */
+#define CUDART_ACCESS_POLICY_MAX_WINDOW 134213632
+
 struct CUstream_st {
     unsigned magic;
     unsigned flags;
     int device;         /* the device current when it was made */
     int priority;
     unsigned long long id;
+    /* cudaStreamSetAttribute's values: access policy window,
+     * synchronization policy, memory-sync domain map and domain (kept and
+     * read back; kemu models no L2 or sync domains) */
+    cudaLaunchAttributeValue attrs[4];
     struct cudart_capture *capture;
     cudaGraphNode_t *capture_deps;
     cudaGraphEdgeData *capture_edges; /* zeroed, as long as capture_deps */

@@ -175,6 +175,110 @@ CUDART_API cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority)
     return cudart_result(e);
 }
 
+/* Stream attributes (cudaStreamSetAttribute): the slot of attrs that
+ * holds attribute id, or -1 for the priority (kept in the stream's own
+ * field), or -2 for an attribute streams do not take. */
+static int stream_attr_slot(int id)
+{
+    switch (id) {
+    case cudaLaunchAttributeAccessPolicyWindow: return 0;
+    case cudaLaunchAttributeSynchronizationPolicy: return 1;
+    case cudaLaunchAttributeMemSyncDomainMap: return 2;
+    case cudaLaunchAttributeMemSyncDomain: return 3;
+    case cudaLaunchAttributePriority: return -1;
+    default: return -2;
+    }
+}
+
+/* The attributes of the legacy default stream (the per-thread default
+ * stream keeps its own in its record). */
+static struct CUstream_st legacy_stream_attrs = {.magic = STREAM_MAGIC};
+
+static struct CUstream_st *stream_for_attrs(cudaStream_t stream)
+{
+    if (!cudart_stream_valid(stream))
+        return NULL;
+    struct CUstream_st *s = cudart_stream_record(stream);
+    return s ? s : &legacy_stream_attrs;
+}
+
+/* The access policy window's layout (cudaAccessPolicyWindow): base
+ * pointer, bytes, hit ratio, hit and miss properties. */
+typedef struct stream_access_window {
+    void *base_ptr;
+    size_t num_bytes;
+    float hit_ratio;
+    int hit_prop, miss_prop;
+} stream_access_window;
+
+CUDART_API cudaError_t cudaStreamSetAttribute(cudaStream_t stream, int attr, const cudaLaunchAttributeValue *value)
+{
+    int slot = stream_attr_slot(attr);
+    if (!value || slot == -2)
+        return cudart_result(cudaErrorInvalidValue);
+    if (attr == cudaLaunchAttributeAccessPolicyWindow) {
+        stream_access_window w;
+        memcpy(&w, value, sizeof w);
+        /* properties: normal 0, streaming 1, persisting 2; a miss cannot
+         * persist */
+        if (!(w.hit_ratio >= 0.0f && w.hit_ratio <= 1.0f) || w.hit_prop < 0 || w.hit_prop > 2 ||
+            w.miss_prop < 0 || w.miss_prop > 1 || w.num_bytes > (size_t)CUDART_ACCESS_POLICY_MAX_WINDOW)
+            return cudart_result(cudaErrorInvalidValue);
+    } else if (attr == cudaLaunchAttributeSynchronizationPolicy) {
+        int policy;
+        memcpy(&policy, value, sizeof policy);
+        if (policy < 1 || policy > 4) /* auto, spin, yield, blocking sync */
+            return cudart_result(cudaErrorInvalidValue);
+    } else if (attr == cudaLaunchAttributeMemSyncDomain) {
+        int domain;
+        memcpy(&domain, value, sizeof domain);
+        if (domain < 0 || domain > 1) /* default, remote */
+            return cudart_result(cudaErrorInvalidValue);
+    }
+    cudart_lock();
+    struct CUstream_st *s = stream_for_attrs(stream);
+    cudaError_t e = s ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    if (s && slot >= 0)
+        s->attrs[slot] = *value;
+    else if (s)
+        s->priority = value->priority > 0 ? 0 : value->priority < -5 ? -5 : value->priority;
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_API cudaError_t cudaStreamGetAttribute(cudaStream_t stream, int attr, cudaLaunchAttributeValue *value)
+{
+    int slot = stream_attr_slot(attr);
+    if (!value || slot == -2)
+        return cudart_result(cudaErrorInvalidValue);
+    cudart_lock();
+    struct CUstream_st *s = stream_for_attrs(stream);
+    cudaError_t e = s ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    if (s && slot >= 0) {
+        *value = s->attrs[slot];
+        if (attr == cudaLaunchAttributeSynchronizationPolicy && value->priority == 0)
+            value->priority = 1; /* cudaSyncPolicyAuto until set */
+    } else if (s) {
+        memset(value, 0, sizeof *value);
+        value->priority = s->priority;
+    }
+    cudart_unlock();
+    return cudart_result(e);
+}
+
+CUDART_ALIAS(cudaStreamSetAttribute_ptsz, cudaStreamSetAttribute)
+
+/* The L2 lines marked persisting go back to normal: kemu has no L2, so
+ * there is nothing to reset. */
+CUDART_API cudaError_t cudaCtxResetPersistingL2Cache(void)
+{
+    cudart_lock();
+    cudaError_t e = cudart_check_sticky();
+    cudart_unlock();
+    return cudart_result(e);
+}
+CUDART_ALIAS(cudaStreamGetAttribute_ptsz, cudaStreamGetAttribute)
+
 CUDART_API cudaError_t cudaStreamGetDevice(cudaStream_t stream, int *device)
 {
     unsigned f;

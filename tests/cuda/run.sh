@@ -324,6 +324,8 @@ build cdp_sort "$shared -rdc=true -lcudadevrt" cdp_sort.cu
 build cdp_streams "$shared -rdc=true -lcudadevrt" cdp_streams.cu
 build cdp_limits "$shared -rdc=true -lcudadevrt" cdp_limits.cu
 build heap_limit "$shared" heap_limit.cu
+build array_linear "$shared" array_linear.cu
+build stream_attrs "$shared" stream_attrs.cu
 build cdp_fault "$shared -rdc=true -lcudadevrt" cdp_fault.cu
 build cdp_fault_cdp1 "$shared -rdc=true -lcudadevrt -DCUDA_FORCE_CDP1_IF_SUPPORTED -D__CDPRT_SUPPRESS_SYNC_DEPRECATION_WARNING" cdp_fault.cu
 build cdp_race "$shared -rdc=true -lcudadevrt" cdp_race.cu
@@ -415,6 +417,9 @@ check cdp_streams cdp_streams
 check cdp_streams_checkers cdp_streams --tool racecheck,memcheck,initcheck,synccheck --error-exitcode 9
 check cdp_limits cdp_limits
 check heap_limit heap_limit
+check array_linear array_linear
+check array_linear_memcheck array_linear --tool memcheck,initcheck --error-exitcode 9
+check stream_attrs stream_attrs
 check cdp_fault cdp_fault
 [ "$native" != 1 ] && selected cdp_fault && [ -f "$work/cdp_fault.err" ] &&
     ! grep -q "launched from device code by block (0,0,0), thread (0,0,0) of kernel '_Z6parentPiS_'" "$work/cdp_fault.err" &&
