@@ -47,6 +47,48 @@ CUDART_API cudaError_t __kemu_vendor_begin(cudaStream_t stream, const char *api,
     return cudaSuccess;
 }
 
+/* As __kemu_vendor_begin, on device `device` (an ordinal) rather than the
+ * calling thread's current one, for libraries whose handles name their
+ * device (libnccl's communicators): cudaErrorInvalidDevice for an ordinal
+ * out of range, cudaErrorInvalidResourceHandle for a stream of another
+ * device, the sticky error of that device. Waits until no other thread's
+ * launch runs on it. Ends with __kemu_vendor_end. */
+CUDART_API cudaError_t __kemu_vendor_begin_on(int device, cudaStream_t stream, const char *api, kemu_device **dev);
+CUDART_API cudaError_t __kemu_vendor_begin_on(int device, cudaStream_t stream, const char *api, kemu_device **dev)
+{
+    cudart_lock();
+    if (device < 0 || device >= cudart_global.ndevices) {
+        cudart_unlock();
+        return cudaErrorInvalidDevice;
+    }
+    kemu_device *d = NULL;
+    cudaError_t e = cudart_device_at(device, &d);
+    if (!e && !cudart_stream_valid(stream))
+        e = cudaErrorInvalidResourceHandle;
+    if (!e) {
+        struct CUstream_st *record = cudart_stream_record(stream);
+        if (record && stream != CUDART_STREAM_PER_THREAD && record->device != device)
+            e = cudaErrorInvalidResourceHandle;
+    }
+    if (!e) {
+        int r = cudart_capture_stream(stream, &e);
+        if (r == 1) {
+            fprintf(stderr, "kemu: %s on a capturing stream: kemu does not capture library calls into graphs; "
+                            "the capture is invalidated\n", api ? api : "a library call");
+            fflush(stderr);
+            e = cudart_capture_refuse(stream);
+        }
+    }
+    if (!e)
+        e = cudart_global.devs[device].sticky_error;
+    if (e) {
+        cudart_unlock();
+        return e;
+    }
+    *dev = d;
+    return cudaSuccess;
+}
+
 /* Ends a call that __kemu_vendor_begin started: releases the lock, after
  * refreshing the checkers' snapshot (the call may have marked memory). */
 CUDART_API void __kemu_vendor_end(void);
