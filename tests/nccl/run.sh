@@ -1,2 +1,138 @@
 #!/bin/sh
-exit 77
+# End-to-end tests of kemu's libnccl.so.2 (docs/multigpu.md, "NCCL"):
+# builds the self-checking CUDA programs of tests/nccl/ with nvcc, against
+# NVIDIA's nccl.h and -lnccl (linked against kemu's libnccl.so.2, which
+# `kemu exec` also puts first on the library path), runs each under
+# `kemu exec --devices N`, and checks its PASS line, its exit status and
+# the messages kemu prints for refused calls. Checks too that the library
+# exports every entry point of nccl.h that NVIDIA's does
+# (src/vendor/libnccl2.symbols). Exits 77 (automake's SKIP), saying why,
+# when nvcc or kemu's libnccl.so.2 (configure found no nccl.h) is absent.
+#
+# Environment: KEMU, NVCC, top_srcdir, top_builddir, KEMU_NCCL_TESTS
+# (space-separated names to run only those), KEMU_KEEP=1 (keep the build
+# directory).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+KEMU=${KEMU:-$top_builddir/src/kemu}
+NVCC=${NVCC:-}
+if [ -z "$NVCC" ]; then
+    NVCC=$(command -v nvcc 2>/dev/null || true)
+    [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
+fi
+library=$top_builddir/lib/kemu/libnccl.so.2
+if [ ! -f "$library" ]; then
+    echo "SKIP: kemu's libnccl.so.2 is not built: configure found no nccl.h (--with-nccl-include=DIR)"
+    exit 77
+fi
+if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
+    echo "SKIP: nvcc not found; the NCCL program tests need it"
+    exit 77
+fi
+if [ ! -x "$KEMU" ]; then
+    echo "FAIL: $KEMU is not built"
+    exit 1
+fi
+# the nccl.h the library was built against (configure's choice)
+nccl_include=$(sed -n 's/^NCCL_INCLUDE = //p' "$top_builddir/Makefile" 2>/dev/null)
+[ -n "$nccl_include" ] || nccl_include=/usr/local/cuda/include
+
+# a sanitizer build: the programs need the sanitizer runtimes preloaded
+exec_env=
+libkemu=$(ls "$top_builddir"/.libs/libkemu.so.[0-9]* 2>/dev/null | head -n 1)
+if [ -n "$libkemu" ] && ldd "$libkemu" 2>/dev/null | grep -q libasan; then
+    preload=$(ldd "$libkemu" | awk '/libasan|libubsan/ {printf "%s:", $3}')
+    exec_env="env LD_PRELOAD=${preload%:} ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kemu-nccl-tests.XXXXXX")
+if [ "${KEMU_KEEP:-0}" = 1 ]; then
+    echo "keeping $work"
+else
+    trap 'rm -rf "$work"' EXIT
+fi
+# -lnccl resolves against kemu's library (no toolkit libnccl needed)
+mkdir -p "$work/lib"
+ln -s "$(cd "$(dirname "$library")" && pwd)/libnccl.so.2" "$work/lib/libnccl.so"
+
+passed=0
+failed=0
+failures=""
+selected() {
+    [ -z "${KEMU_NCCL_TESTS:-}" ] && return 0
+    for want in $KEMU_NCCL_TESTS; do
+        case "$1" in "$want"*) return 0 ;; esac
+    done
+    return 1
+}
+pass() {
+    passed=$((passed + 1))
+    echo "PASS: $1"
+}
+fail() {
+    failed=$((failed + 1))
+    failures="$failures $1"
+    echo "FAIL: $1: $2"
+    for f in out err; do
+        [ -f "$work/$1.$f" ] || continue
+        echo "---- std$f of $1 (last lines)"
+        tail -n 15 "$work/$1.$f"
+    done
+}
+
+# the exports: every nccl.h entry point of NVIDIA's library
+if selected symbols; then
+    nm -D --defined-only "$library" | awk '{print $3}' | sort > "$work/exports"
+    missing=$(sort "$top_srcdir/src/vendor/libnccl2.symbols" | comm -23 - "$work/exports" | tr '\n' ' ')
+    if [ -z "$missing" ]; then pass symbols; else fail symbols "not exported: $missing"; fi
+fi
+
+# build NAME: tests/nccl/NAME.cu into $work/NAME
+build() {
+    "$NVCC" -cudart shared -arch=sm_80 -Xcompiler -pthread -I"$here" -I"$here/../cuda" -I"$nccl_include" \
+        -o "$work/$1" "$here/$1.cu" -L"$work/lib" -lnccl > "$work/$1.build" 2>&1
+}
+
+# check NAME PROGRAM DEVICES [grep patterns the stderr must hold...]
+check() {
+    name=$1
+    program=$2
+    devices=$3
+    shift 3
+    selected "$name" || selected "$program" || return 0
+    if [ ! -x "$work/$program" ] && ! build "$program"; then
+        fail "$name" "nvcc failed"
+        cat "$work/$program.build"
+        return 0
+    fi
+    # shellcheck disable=SC2086
+    timeout "${KEMU_NCCL_EXEC_LIMIT:-300}" $exec_env "$KEMU" exec --devices "$devices" --timeout 120 -- \
+        "$work/$program" > "$work/$name.out" 2> "$work/$name.err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail "$name" "exit status $rc"
+        return 0
+    fi
+    if ! grep -q "^PASS" "$work/$name.out"; then
+        fail "$name" "no PASS line"
+        return 0
+    fi
+    for pattern in "$@"; do
+        if ! grep -q -- "$pattern" "$work/$name.err"; then
+            fail "$name" "stderr lacks: $pattern"
+            return 0
+        fi
+    done
+    pass "$name"
+}
+
+check allreduce-2 nccl_allreduce 2
+check allreduce-4 nccl_allreduce 4
+check allreduce-8 nccl_allreduce 8
+
+echo "nccl tests: $passed passed, $failed failed"
+[ $failed -eq 0 ] || { echo "failed:$failures"; exit 1; }
+exit 0
