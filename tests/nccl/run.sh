@@ -132,6 +132,8 @@ check() {
 check allreduce-2 nccl_allreduce 2
 check allreduce-4 nccl_allreduce 4
 check allreduce-8 nccl_allreduce 8
+check matrix-3 nccl_matrix 3
+check matrix-4 nccl_matrix 4
 
 echo "nccl tests: $passed passed, $failed failed"
 [ $failed -eq 0 ] || { echo "failed:$failures"; exit 1; }
