@@ -134,6 +134,10 @@ check allreduce-4 nccl_allreduce 4
 check allreduce-8 nccl_allreduce 8
 check matrix-3 nccl_matrix 3
 check matrix-4 nccl_matrix 4
+check tensor-parallel-2 nccl_tensor_parallel 2
+check tensor-parallel-4 nccl_tensor_parallel 4
+check p2p-2 nccl_p2p 2
+check p2p-5 nccl_p2p 5
 
 echo "nccl tests: $passed passed, $failed failed"
 [ $failed -eq 0 ] || { echo "failed:$failures"; exit 1; }
