@@ -263,6 +263,15 @@ ncclResult_t nccl_wait(nccl_op *op)
             }
         }
         if (missing >= 0) {
+            /* withdraw the part; its number goes back when it was the
+             * rank's last, so the communicator stays usable */
+            int rank = op->comm->rank;
+            uint64_t *counter = s->channel < 0 ? &c->coll_posted[rank]
+                                : op->kind == NCCL_OP_SEND ? &c->sends[s->channel] : &c->recvs[s->channel];
+            if (*counter == s->seq + 1)
+                --*counter;
+            else
+                op->comm->async_error = ncclInvalidUsage; /* later parts were posted: out of step */
             for (int i = 0; i < s->nparties; i++)
                 if (s->parts[i] == op)
                     s->parts[i] = NULL;
@@ -270,7 +279,6 @@ ncclResult_t nccl_wait(nccl_op *op)
             if (!s->posted)
                 slot_remove(c, s);
             op->slot = NULL;
-            op->comm->async_error = ncclInvalidUsage;
             pthread_mutex_unlock(&c->lock);
             nccl_message(op->comm, op->api,
                          "rank %d waits for rank %d, whose calls come from this same thread: it would wait "

@@ -138,6 +138,8 @@ check tensor-parallel-2 nccl_tensor_parallel 2
 check tensor-parallel-4 nccl_tensor_parallel 4
 check p2p-2 nccl_p2p 2
 check p2p-5 nccl_p2p 5
+check comms-4 nccl_comms 4
+check comms-5 nccl_comms 5
 
 echo "nccl tests: $passed passed, $failed failed"
 [ $failed -eq 0 ] || { echo "failed:$failures"; exit 1; }
