@@ -140,6 +140,31 @@ check p2p-2 nccl_p2p 2
 check p2p-5 nccl_p2p 5
 check comms-4 nccl_comms 4
 check comms-5 nccl_comms 5
+check errors nccl_errors 2 \
+    "kemu: ncclBroadcast: root 5 is not a rank of this communicator (0..1)" \
+    "kemu: ncclSend: peer 2 is not a rank of this communicator" \
+    "kemu: ncclAllReduce: datatype 42 is not an ncclDataType_t" \
+    "kemu: ncclAllReduce: op 17 is not an ncclRedOp_t" \
+    "kemu: ncclAllReduce: comm is NULL" \
+    "kemu: ncclAllReduce: sendbuff 0x[0-9a-f]* is not device memory of 4 elements" \
+    "kemu: ncclAllReduce: sendbuff 0x[0-9a-f]* is not device memory of 65 elements" \
+    "kemu: ncclAllReduce: stream 0x[0-9a-f]* is not a stream of CUDA device 0" \
+    "kemu: ncclGroupEnd: no ncclGroupStart to end" \
+    "kemu: ncclCommInitAll: device 0 is in devlist twice" \
+    "kemu: ncclCommInitAll: device 2 (rank 2) is not one of the 2 devices" \
+    "kemu: ncclCommInitRank: commId was not made by ncclGetUniqueId" \
+    "kemu: ncclCommInitRank: nranks 3 is more than the 2 devices" \
+    "kemu: ncclCommInitRank: ranks 0 and 1 both use CUDA device 0" \
+    "kemu: ncclCommInitRank: rank 0 of this ncclUniqueId already has a communicator" \
+    "kemu: ncclCommCount: comm 0x[0-9a-f]* is not a live communicator" \
+    "kemu: ncclCommInitRankConfig: config was not set up with NCCL_CONFIG_INITIALIZER" \
+    "kemu: ncclGroupEnd: a call in the group failed (invalid argument): the group does nothing" \
+    "kemu: ncclAllReduce: rank 0 waits for rank 1, whose calls come from this same thread" \
+    "kemu: ncclSend: rank 0 waits for rank 1, whose calls come from this same thread" \
+    "kemu: ncclAllReduce: the ranks' calls differ in count or datatype: rank 0 called ncclAllReduce(count 4" \
+    "kemu: ncclAllReduce: op [0-9]* was made for ncclFloat64, not ncclFloat32" \
+    "kemu: ncclRedOpCreatePreMulSum: scalar 0x[0-9a-f]* is not device memory" \
+    "kemu: ncclAlltoAll is not supported yet"
 
 echo "nccl tests: $passed passed, $failed failed"
 [ $failed -eq 0 ] || { echo "failed:$failures"; exit 1; }
