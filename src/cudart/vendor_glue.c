@@ -1,5 +1,5 @@
-/* The door through which kemu's vendor libraries (libcublas, libcublasLt:
- * src/vendor/) reach the runtime's state: the device, the sticky error, the
+/* The door through which kemu's vendor libraries (libcublas, libcublasLt,
+ * libnccl: src/vendor/) reach the runtime's state: the device, the sticky error, the
  * streams and stream capture, and the allocation table. These few
  * functions are exported under the `__kemu_vendor_` prefix by the version
  * scripts (libcudart.map, libcudart12.map) and are for kemu's own

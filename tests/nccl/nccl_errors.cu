@@ -110,6 +110,21 @@ int main()
     EXPECT_NCCL(ncclRedOpDestroy(ncclSum, comms[0]), ncclInvalidArgument);
     EXPECT_NCCL(ncclRedOpCreatePreMulSum(&op, host, ncclFloat, ncclScalarDevice, comms[0]), ncclInvalidArgument);
 
+    // a one-rank communicator, and NCCL on a capturing stream (refused:
+    // kemu does not capture library calls into graphs)
+    ncclComm_t single;
+    NCHECK(ncclGetUniqueId(&id));
+    NCHECK(ncclCommInitRank(&single, 1, id, 0));
+    CHECK(cudaMemcpy(buf[0], &one, sizeof one, cudaMemcpyHostToDevice));
+    NCHECK(ncclAllReduce(buf[0], buf[0] + 1, 1, ncclFloat, ncclSum, single, streams[0]));
+    CHECK(cudaMemcpy(&got, buf[0] + 1, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT(got == 1.0f);
+    CHECK(cudaStreamBeginCapture(streams[0], cudaStreamCaptureModeGlobal));
+    EXPECT_NCCL(ncclAllReduce(buf[0], buf[0], 1, ncclFloat, ncclSum, single, streams[0]), ncclUnhandledCudaError);
+    cudaGraph_t graph = NULL;
+    EXPECT_ERROR(cudaStreamEndCapture(streams[0], &graph), cudaErrorStreamCaptureInvalidated);
+    NCHECK(ncclCommDestroy(single));
+
     // not implemented
     EXPECT_NCCL(ncclAlltoAll(buf[0], buf[0], 1, ncclFloat, comms[0], streams[0]), ncclInvalidUsage);
 
