@@ -96,6 +96,25 @@ build() {
         -o "$work/$1" "$here/$1.cu" -L"$work/lib" -lnccl > "$work/$1.build" 2>&1
 }
 
+# a program whose DT_RPATH names NVIDIA's libnccl.so.2 (which outranks
+# LD_PRELOAD-less LD_LIBRARY_PATH): kemu exec preloads kemu's
+nvidia_nccl=
+for d in "$(dirname "$NVCC")/../lib" "$(dirname "$NVCC")/../lib64" /usr/local/cuda/lib /usr/local/cuda/lib64; do
+    [ -f "$d/libnccl.so.2" ] && { nvidia_nccl=$(cd "$d" && pwd); break; }
+done
+if selected allreduce-rpath; then
+    if [ -z "$nvidia_nccl" ]; then
+        echo "SKIP: allreduce-rpath (no NVIDIA libnccl.so.2 to name in a DT_RPATH)"
+    elif "$NVCC" -cudart shared -arch=sm_80 -I"$here" -I"$here/../cuda" -I"$nccl_include" \
+        -o "$work/nccl_allreduce_rpath" "$here/nccl_allreduce.cu" -L"$nvidia_nccl" -lnccl \
+        -Xlinker --disable-new-dtags -Xlinker -rpath="$nvidia_nccl" > "$work/rpath.build" 2>&1; then
+        :
+    else
+        fail allreduce-rpath "nvcc failed"
+        cat "$work/rpath.build"
+    fi
+fi
+
 # check NAME PROGRAM DEVICES [grep patterns the stderr must hold...]
 check() {
     name=$1
@@ -132,6 +151,7 @@ check() {
 check allreduce-2 nccl_allreduce 2
 check allreduce-4 nccl_allreduce 4
 check allreduce-8 nccl_allreduce 8
+[ -x "$work/nccl_allreduce_rpath" ] && check allreduce-rpath nccl_allreduce_rpath 2
 check matrix-3 nccl_matrix 3
 check matrix-4 nccl_matrix 4
 check tensor-parallel-2 nccl_tensor_parallel 2
@@ -166,6 +186,22 @@ check errors nccl_errors 2 \
     "kemu: ncclRedOpCreatePreMulSum: scalar 0x[0-9a-f]* is not device memory" \
     "kemu: ncclAllReduce on a capturing stream: kemu does not capture library calls into graphs" \
     "kemu: ncclAlltoAll is not supported yet"
+
+# kemu exec warns when a program links libnccl.so.2 and kemu's was not
+# built: a runtime directory without it ($KEMU_CUDART_DIR)
+if selected warn-unbuilt && [ -x "$work/nccl_allreduce" ]; then
+    mkdir -p "$work/runtime-without-nccl"
+    for f in "$(dirname "$library")"/*; do
+        case $f in */libnccl.so.2) ;; *) ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$work/runtime-without-nccl/" ;; esac
+    done
+    KEMU_CUDART_DIR=$work/runtime-without-nccl timeout 120 "$KEMU" exec --devices 2 -- "$work/nccl_allreduce" \
+        > "$work/warn-unbuilt.out" 2> "$work/warn-unbuilt.err"
+    if grep -q "kemu exec: warning: .*nccl_allreduce links libnccl.so.2, but kemu's was not built" "$work/warn-unbuilt.err"; then
+        pass warn-unbuilt
+    else
+        fail warn-unbuilt "no warning about the missing libnccl.so.2"
+    fi
+fi
 
 echo "nccl tests: $passed passed, $failed failed"
 [ $failed -eq 0 ] || { echo "failed:$failures"; exit 1; }
