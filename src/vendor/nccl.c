@@ -619,7 +619,6 @@ static ncclResult_t enqueue(nccl_op *call)
     if (!e)
         e = check_comm(comm, api, 1);
     size_t elem = nccl_type_size(call->datatype);
-    int collective = call->kind != NCCL_OP_SEND && call->kind != NCCL_OP_RECV && call->kind != NCCL_OP_SPLIT;
     if (!e && call->kind != NCCL_OP_SPLIT && !elem) {
         nccl_message(comm, api, "datatype %d is not an ncclDataType_t", call->datatype);
         e = ncclInvalidArgument;
@@ -644,7 +643,8 @@ static ncclResult_t enqueue(nccl_op *call)
             e = ncclInvalidArgument;
         }
     }
-    int rooted = call->kind == NCCL_OP_BROADCAST || call->kind == NCCL_OP_REDUCE;
+    int rooted = call->kind == NCCL_OP_BROADCAST || call->kind == NCCL_OP_REDUCE || call->kind == NCCL_OP_GATHER ||
+                 call->kind == NCCL_OP_SCATTER;
     if (!e && (rooted || call->kind == NCCL_OP_SEND || call->kind == NCCL_OP_RECV) &&
         (call->root < 0 || call->root >= comm->nranks)) {
         nccl_message(comm, api, "%s %d is not a rank of this communicator (0..%d)", rooted ? "root" : "peer",
@@ -669,15 +669,21 @@ static ncclResult_t enqueue(nccl_op *call)
             recv = count > SIZE_MAX / n ? SIZE_MAX : count * n;
         if (call->kind == NCCL_OP_REDUCESCATTER)
             send = count > SIZE_MAX / n ? SIZE_MAX : count * n;
-        if (call->kind == NCCL_OP_RECV || (call->kind == NCCL_OP_BROADCAST && comm->rank != call->root))
+        size_t all = count > SIZE_MAX / n ? SIZE_MAX : count * n;
+        if (call->kind == NCCL_OP_ALLTOALL)
+            send = recv = all;
+        if (call->kind == NCCL_OP_GATHER)
+            recv = all;
+        if (call->kind == NCCL_OP_SCATTER)
+            send = all;
+        int root = comm->rank == call->root;
+        if (call->kind == NCCL_OP_RECV || (!root && (call->kind == NCCL_OP_BROADCAST || call->kind == NCCL_OP_SCATTER)))
             send = 0;
-        if (call->kind == NCCL_OP_SEND || (call->kind == NCCL_OP_REDUCE && comm->rank != call->root))
+        if (call->kind == NCCL_OP_SEND || (!root && (call->kind == NCCL_OP_REDUCE || call->kind == NCCL_OP_GATHER)))
             recv = 0;
         e = check_buffer(comm, api, "sendbuff", call->sendbuff, send, elem);
         if (!e)
             e = check_buffer(comm, api, "recvbuff", call->recvbuff, recv, elem);
-        if (!e && collective && call->kind == NCCL_OP_BROADCAST && comm->rank != call->root && !call->sendbuff)
-            call->sendbuff = call->recvbuff;
     }
     if (!e && call->kind != NCCL_OP_SPLIT) {
         /* the stream: of the communicator's device, usable now */
@@ -775,6 +781,27 @@ NCCL_API ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, si
 {
     nccl_op o = make_op(NCCL_OP_REDUCESCATTER, "ncclReduceScatter", comm, sendbuff, recvbuff, recvcount, datatype, op,
                         0, stream);
+    return enqueue(&o);
+}
+
+NCCL_API ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                                   ncclComm_t comm, cudaStream_t stream)
+{
+    nccl_op o = make_op(NCCL_OP_ALLTOALL, "ncclAlltoAll", comm, sendbuff, recvbuff, count, datatype, 0, 0, stream);
+    return enqueue(&o);
+}
+
+NCCL_API ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root,
+                                 ncclComm_t comm, cudaStream_t stream)
+{
+    nccl_op o = make_op(NCCL_OP_GATHER, "ncclGather", comm, sendbuff, recvbuff, count, datatype, 0, root, stream);
+    return enqueue(&o);
+}
+
+NCCL_API ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root,
+                                  ncclComm_t comm, cudaStream_t stream)
+{
+    nccl_op o = make_op(NCCL_OP_SCATTER, "ncclScatter", comm, sendbuff, recvbuff, count, datatype, 0, root, stream);
     return enqueue(&o);
 }
 
@@ -881,27 +908,6 @@ NCCL_API ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win
 {
     (void)comm, (void)win;
     return unsupported("ncclCommWindowDeregister");
-}
-
-NCCL_API ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
-                                   ncclComm_t comm, cudaStream_t stream)
-{
-    (void)sendbuff, (void)recvbuff, (void)count, (void)datatype, (void)comm, (void)stream;
-    return unsupported("ncclAlltoAll");
-}
-
-NCCL_API ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root,
-                                 ncclComm_t comm, cudaStream_t stream)
-{
-    (void)sendbuff, (void)recvbuff, (void)count, (void)datatype, (void)root, (void)comm, (void)stream;
-    return unsupported("ncclGather");
-}
-
-NCCL_API ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root,
-                                  ncclComm_t comm, cudaStream_t stream)
-{
-    (void)sendbuff, (void)recvbuff, (void)count, (void)datatype, (void)root, (void)comm, (void)stream;
-    return unsupported("ncclScatter");
 }
 
 #pragma GCC diagnostic push

@@ -33,7 +33,9 @@ static int parts_agree(nccl_op **parts, int n)
             what = "operation";
         else if (a->kind != NCCL_OP_SPLIT && (b->count != a->count || b->datatype != a->datatype))
             what = "count or datatype";
-        else if ((a->kind == NCCL_OP_BROADCAST || a->kind == NCCL_OP_REDUCE) && b->root != a->root)
+        else if ((a->kind == NCCL_OP_BROADCAST || a->kind == NCCL_OP_REDUCE || a->kind == NCCL_OP_GATHER ||
+                  a->kind == NCCL_OP_SCATTER) &&
+                 b->root != a->root)
             what = "root";
         else if ((a->kind == NCCL_OP_ALLREDUCE || a->kind == NCCL_OP_REDUCE || a->kind == NCCL_OP_REDUCESCATTER) &&
                  (b->reduce_op != a->reduce_op))
@@ -144,7 +146,8 @@ void nccl_execute(nccl_op **parts, int n)
     }
     int nranks = first->kind == NCCL_OP_SEND ? 1 : n;
     size_t block = count * elem;
-    unsigned char *staging = malloc(block * (size_t)nranks + 1);
+    size_t staged = first->kind == NCCL_OP_ALLTOALL ? (size_t)nranks * (size_t)nranks : (size_t)nranks;
+    unsigned char *staging = block && staged > SIZE_MAX / block ? NULL : malloc(block * staged + 1);
     const void **inputs = malloc((size_t)n * sizeof *inputs);
     unsigned char (*scalars)[8] = calloc((size_t)n, sizeof *scalars);
     ncclResult_t result = staging && inputs && scalars ? ncclSuccess : ncclSystemError;
@@ -189,6 +192,31 @@ void nccl_execute(nccl_op **parts, int n)
             for (int q = 0; q < n; q++) {
                 memcpy(parts[q]->recvbuff, staging + (size_t)q * block, block);
                 nccl_mark_written(parts[q]->comm->device, parts[q]->recvbuff, block);
+            }
+            break;
+        case NCCL_OP_ALLTOALL: /* block q of rank r's sendbuff goes to block r of rank q's recvbuff */
+            for (int q = 0; q < n; q++)
+                for (int r = 0; r < n; r++)
+                    memcpy(staging + ((size_t)q * (size_t)n + (size_t)r) * block,
+                           (const unsigned char *)parts[r]->sendbuff + (size_t)q * block, block);
+            for (int q = 0; q < n; q++) {
+                memcpy(parts[q]->recvbuff, staging + (size_t)q * (size_t)n * block, block * (size_t)n);
+                nccl_mark_written(parts[q]->comm->device, parts[q]->recvbuff, block * (size_t)n);
+            }
+            break;
+        case NCCL_OP_GATHER: {
+            nccl_op *root = parts[first->root];
+            for (int r = 0; r < n; r++)
+                memcpy(staging + (size_t)r * block, parts[r]->sendbuff, block);
+            memcpy(root->recvbuff, staging, block * (size_t)n);
+            nccl_mark_written(root->comm->device, root->recvbuff, block * (size_t)n);
+            break;
+        }
+        case NCCL_OP_SCATTER:
+            memcpy(staging, parts[first->root]->sendbuff, block * (size_t)n);
+            for (int r = 0; r < n; r++) {
+                memcpy(parts[r]->recvbuff, staging + (size_t)r * block, block);
+                nccl_mark_written(parts[r]->comm->device, parts[r]->recvbuff, block);
             }
             break;
         case NCCL_OP_SEND: /* parts[0] sends to parts[1] */

@@ -45,6 +45,9 @@ enum nccl_kind {
     NCCL_OP_REDUCE,
     NCCL_OP_ALLGATHER,
     NCCL_OP_REDUCESCATTER,
+    NCCL_OP_ALLTOALL,
+    NCCL_OP_GATHER,
+    NCCL_OP_SCATTER,
     NCCL_OP_SEND,
     NCCL_OP_RECV,
     NCCL_OP_SPLIT
@@ -60,13 +63,13 @@ typedef struct nccl_op {
     struct ncclComm *comm;
     const void *sendbuff;
     void *recvbuff;
-    size_t count;            /* as the call counts it (per rank for AllGather/ReduceScatter) */
+    size_t count;            /* as the call counts it (per rank for AllGather, ReduceScatter, AlltoAll, Gather, Scatter) */
     int datatype;
     int op;                  /* ncclRedOp_t as called */
     int reduce_op;           /* ncclSum .. ncclAvg, or NCCL_REDUCTION_PREMULSUM */
     unsigned char scalar[8]; /* PreMulSum: this rank's scalar (resolved when it runs) */
     const void *device_scalar; /* PreMulSum with ncclScalarDevice: read when it runs */
-    int root;                /* Broadcast/Reduce; the peer for Send/Recv */
+    int root;                /* Broadcast, Reduce, Gather, Scatter; the peer for Send/Recv */
     cudaStream_t stream;
     /* ncclCommSplit */
     int color, key;

@@ -6,7 +6,8 @@
 // group does nothing), ranks whose calls disagree, a collective for one
 // rank of a single-threaded clique outside a group (refused instead of
 // waiting forever; the communicator stays usable), a PreMulSum op used
-// with another datatype, and an entry point kemu does not implement.
+// with another datatype, NCCL on a capturing stream, and an entry point
+// kemu does not implement.
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -126,7 +127,13 @@ int main()
     NCHECK(ncclCommDestroy(single));
 
     // not implemented
-    EXPECT_NCCL(ncclAlltoAll(buf[0], buf[0], 1, ncclFloat, comms[0], streams[0]), ncclInvalidUsage);
+    ncclComm_t shrunk = NULL;
+    int exclude = 1;
+    EXPECT_NCCL(ncclCommShrink(comms[0], &exclude, 1, &shrunk, NULL, NCCL_SHRINK_DEFAULT), ncclInvalidUsage);
+    EXPECT(shrunk == NULL);
+    // a Gather root out of range, a Scatter from host memory
+    EXPECT_NCCL(ncclGather(buf[0], buf[0], 1, ncclFloat, 2, comms[0], streams[0]), ncclInvalidArgument);
+    EXPECT_NCCL(ncclScatter(host, buf[0], 1, ncclFloat, 0, comms[0], streams[0]), ncclInvalidArgument);
 
     free(host);
     for (int r = 0; r < 2; r++) {

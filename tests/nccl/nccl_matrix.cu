@@ -1,5 +1,6 @@
 // Every collective (AllReduce, Reduce, ReduceScatter, Broadcast, AllGather,
-// each out of place and in place) x every ncclDataType_t x every reduction
+// Gather, Scatter, each out of place and in place, and AlltoAll) x every
+// ncclDataType_t x every reduction
 // (sum, prod, max, min, avg, and PreMulSum with the scalar on the host and
 // on the device, a different scalar per rank), on all the devices of the
 // process from one thread (ncclCommInitAll, ncclGroupStart/End). Each
@@ -240,7 +241,9 @@ static uint64_t reference(const type_info &t, int op, int n, size_t at)
     return acc & mask;
 }
 
-static const char *coll_names[] = {"AllReduce", "Reduce", "ReduceScatter", "Broadcast", "AllGather"};
+static const char *coll_names[] = {"AllReduce", "Reduce", "ReduceScatter", "Broadcast", "AllGather",
+                                   "AlltoAll", "Gather", "Scatter"};
+enum { ALLREDUCE, REDUCE, REDUCESCATTER, BROADCAST, ALLGATHER, ALLTOALL, GATHER, SCATTER };
 static int reported;
 
 int main()
@@ -262,22 +265,27 @@ int main()
     std::vector<unsigned char> host(bytes), want(bytes);
     int cases = 0;
     for (const type_info &t : types) {
-        for (int coll = 0; coll < 5; coll++) {
+        for (int coll = 0; coll < 8; coll++) {
             int reduces = coll < 3;
             // ops: sum prod max min avg, premul (host scalar), premul (device scalar)
             for (int opi = 0; opi < (reduces ? 7 : 1); opi++) {
-                for (int inplace = 0; inplace < 2; inplace++) {
+                for (int inplace = 0; inplace < (coll == ALLTOALL ? 1 : 2); inplace++) {
                     int op = opi < 5 ? opi : PREMUL;
                     std::vector<ncclRedOp_t> ops(n, (ncclRedOp_t)(opi < 5 ? opi : 0));
-                    // inputs: send holds n blocks for ReduceScatter, one otherwise
-                    size_t in_count = coll == 2 ? COUNT * n : COUNT;
+                    // inputs: send holds n blocks for ReduceScatter, AlltoAll and
+                    // Scatter (its root's), one otherwise
+                    size_t in_count = coll == REDUCESCATTER || coll == ALLTOALL || coll == SCATTER ? COUNT * n : COUNT;
                     for (int r = 0; r < n; r++) {
                         for (size_t j = 0; j < in_count; j++)
                             store(t, host.data(), j, input_bits(t, r, j));
                         unsigned char *dst = send[r];
-                        if (inplace && coll == 4) // AllGather in place: sendbuff = recvbuff + rank * count
+                        // in place: AllGather's sendbuff = recvbuff + rank * count; Gather's
+                        // (at the root) recvbuff + root * count; the others' sendbuff = recvbuff
+                        if (inplace && coll == ALLGATHER)
                             dst = recv[r] + (size_t)r * COUNT * t.size;
-                        if (inplace && coll != 4)
+                        else if (inplace && coll == GATHER)
+                            dst = r == root ? recv[r] + (size_t)r * COUNT * t.size : send[r];
+                        else if (inplace)
                             dst = recv[r];
                         CHECK(cudaMemcpy(dst, host.data(), in_count * t.size, cudaMemcpyHostToDevice));
                         if (op == PREMUL) {
@@ -294,22 +302,34 @@ int main()
                     for (int r = 0; r < n; r++) {
                         unsigned char *in = inplace ? recv[r] : send[r];
                         switch (coll) {
-                        case 0:
+                        case ALLREDUCE:
                             NCHECK(ncclAllReduce(in, recv[r], COUNT, t.type, ops[r], comms[r], streams[r]));
                             break;
-                        case 1:
+                        case REDUCE:
                             NCHECK(ncclReduce(in, recv[r], COUNT, t.type, ops[r], root, comms[r], streams[r]));
                             break;
-                        case 2: // in place: recvbuff = sendbuff + rank * recvcount
+                        case REDUCESCATTER: // in place: recvbuff = sendbuff + rank * recvcount
                             NCHECK(ncclReduceScatter(in, inplace ? recv[r] + (size_t)r * COUNT * t.size : recv[r],
                                                      COUNT, t.type, ops[r], comms[r], streams[r]));
                             break;
-                        case 3:
+                        case BROADCAST:
                             NCHECK(ncclBroadcast(in, recv[r], COUNT, t.type, broadcast_root, comms[r], streams[r]));
                             break;
-                        default:
+                        case ALLGATHER:
                             NCHECK(ncclAllGather(inplace ? recv[r] + (size_t)r * COUNT * t.size : send[r], recv[r],
                                                  COUNT, t.type, comms[r], streams[r]));
+                            break;
+                        case ALLTOALL:
+                            NCHECK(ncclAlltoAll(send[r], recv[r], COUNT, t.type, comms[r], streams[r]));
+                            break;
+                        case GATHER:
+                            NCHECK(ncclGather(inplace && r == root ? recv[r] + (size_t)r * COUNT * t.size : send[r],
+                                              recv[r], COUNT, t.type, root, comms[r], streams[r]));
+                            break;
+                        default: // Scatter in place: recvbuff = sendbuff + root * count at the root
+                            NCHECK(ncclScatter(in, inplace && r == broadcast_root ? recv[r] + (size_t)r * COUNT * t.size
+                                                                                  : recv[r],
+                                               COUNT, t.type, broadcast_root, comms[r], streams[r]));
                         }
                     }
                     NCHECK(ncclGroupEnd());
@@ -317,22 +337,27 @@ int main()
                         for (int r = 0; r < n; r++)
                             NCHECK(ncclRedOpDestroy(ops[r], comms[r]));
                     for (int r = 0; r < n; r++) {
-                        if (coll == 1 && r != root)
+                        if ((coll == REDUCE || coll == GATHER) && r != root)
                             continue;
                         CHECK(cudaSetDevice(r));
                         CHECK(cudaStreamSynchronize(streams[r]));
-                        size_t out_offset = coll == 2 && inplace ? (size_t)r * COUNT : 0;
-                        size_t out_count = coll == 4 ? COUNT * n : COUNT;
+                        size_t out_offset = inplace && (coll == REDUCESCATTER || (coll == SCATTER && r == broadcast_root))
+                                                ? (size_t)r * COUNT : 0;
+                        size_t out_count = coll == ALLGATHER || coll == ALLTOALL || coll == GATHER ? COUNT * n : COUNT;
                         for (size_t j = 0; j < out_count; j++) {
                             uint64_t v;
-                            if (coll < 2)
+                            if (coll == ALLREDUCE || coll == REDUCE)
                                 v = reference(t, op, n, j);
-                            else if (coll == 2)
+                            else if (coll == REDUCESCATTER)
                                 v = reference(t, op, n, (size_t)r * COUNT + j);
-                            else if (coll == 3)
+                            else if (coll == BROADCAST)
                                 v = input_bits(t, broadcast_root, j);
-                            else
+                            else if (coll == ALLGATHER || coll == GATHER)
                                 v = input_bits(t, (int)(j / COUNT), j % COUNT);
+                            else if (coll == ALLTOALL) // block s of rank r: rank s's block r
+                                v = input_bits(t, (int)(j / COUNT), (size_t)r * COUNT + j % COUNT);
+                            else // Scatter: block r of the root's
+                                v = input_bits(t, broadcast_root, (size_t)r * COUNT + j);
                             store(t, want.data(), j, v);
                         }
                         CHECK(cudaMemcpy(host.data(), recv[r] + out_offset * t.size, out_count * t.size,
@@ -356,7 +381,7 @@ int main()
         }
     }
     printf("%d cases on %d ranks\n", cases, n);
-    EXPECT(cases == 12 * (3 * 7 * 2 + 2 * 2));
+    EXPECT(cases == 12 * (3 * 7 * 2 + 2 * 2 + 1 + 2 * 2));
     for (int i = 0; i < n; i++) {
         CHECK(cudaSetDevice(i));
         CHECK(cudaFree(send[i]));

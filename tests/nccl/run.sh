@@ -185,7 +185,9 @@ check errors nccl_errors 2 \
     "kemu: ncclAllReduce: op [0-9]* was made for ncclFloat64, not ncclFloat32" \
     "kemu: ncclRedOpCreatePreMulSum: scalar 0x[0-9a-f]* is not device memory" \
     "kemu: ncclAllReduce on a capturing stream: kemu does not capture library calls into graphs" \
-    "kemu: ncclAlltoAll is not supported yet"
+    "kemu: ncclGather: root 2 is not a rank of this communicator" \
+    "kemu: ncclScatter: sendbuff 0x[0-9a-f]* is not device memory of 2 elements" \
+    "kemu: ncclCommShrink is not supported yet"
 
 # kemu exec warns when a program links libnccl.so.2 and kemu's was not
 # built: a runtime directory without it ($KEMU_CUDART_DIR)
