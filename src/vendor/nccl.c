@@ -214,6 +214,7 @@ struct ncclComm *nccl_comm_new(int rank, int nranks, int device, const ncclConfi
     c->rank = rank;
     c->nranks = nranks;
     c->device = device;
+    c->transport = &nccl_transport_local;
     c->poster = pthread_self();
     c->has_poster = 2; /* made here; no operation posted yet */
     if (config)
@@ -323,7 +324,7 @@ static ncclResult_t init_rank(ncclComm_t *newcomm, int nranks, const ncclUniqueI
     struct ncclComm *c = nccl_comm_new(rank, nranks, device, config);
     if (!c)
         return ncclSystemError;
-    if ((e = nccl_clique_join(id, nranks, rank, c, &c->clique))) {
+    if ((e = c->transport->join(id, nranks, rank, c, &c->clique))) {
         comm_free(c);
         return e;
     }
@@ -395,7 +396,7 @@ NCCL_API ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *de
             e = ncclSystemError;
     nccl_clique *clique = NULL;
     if (!e)
-        e = nccl_clique_make(made, ndev, &clique);
+        e = made[0]->transport->make(made, ndev, &clique);
     for (int i = 0; i < ndev; i++) {
         if (e && made[i])
             comm_free(made[i]);
@@ -412,7 +413,7 @@ static ncclResult_t comm_end(ncclComm_t comm, const char *api)
     ncclResult_t e = check_comm(comm, api, 0);
     if (e)
         return e;
-    nccl_clique_leave(comm->clique, comm->rank);
+    comm->transport->leave(comm->clique, comm->rank);
     comm_free(comm);
     return ncclSuccess;
 }
@@ -575,9 +576,9 @@ NCCL_API ncclResult_t ncclGroupEnd(void)
     }
     /* post every part first (the ranks of one thread meet), then wait */
     for (nccl_op *op = group.head; op; op = op->next_in_group)
-        nccl_post(op);
+        op->comm->transport->post(op);
     for (nccl_op *op = group.head; op; op = op->next_in_group) {
-        ncclResult_t e = nccl_wait(op);
+        ncclResult_t e = op->comm->transport->wait(op);
         if (e && !result)
             result = e;
     }
@@ -719,8 +720,8 @@ static ncclResult_t enqueue(nccl_op *call)
         group.tail = copy;
         return ncclSuccess;
     }
-    nccl_post(call);
-    return nccl_wait(call);
+    comm->transport->post(call);
+    return comm->transport->wait(call);
 }
 
 static nccl_op make_op(int kind, const char *api, ncclComm_t comm, const void *sendbuff, void *recvbuff, size_t count,

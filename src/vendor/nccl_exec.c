@@ -88,7 +88,7 @@ static void execute_split(nccl_op **parts, int n)
             ok = made[i] != NULL;
         }
         nccl_clique *clique = NULL;
-        if (ok && nccl_clique_make(made, m, &clique))
+        if (ok && parts[r]->comm->transport->make(made, m, &clique))
             ok = 0;
         for (int i = 0; i < m; i++) {
             nccl_op *p = parts[order[i]];

@@ -83,29 +83,38 @@ typedef struct nccl_op {
 } nccl_op;
 
 /* The transport between the ranks of a clique: the one seam that a
- * transport across processes (Open MPI) would implement again. A rank
- * posts its part of each operation; once every party has posted (all
- * ranks for a collective, sender and receiver for a send/recv pair), the
- * transport runs the operation once and wakes the parties; a party waits
- * for its own part. In one process, the last party to post runs it
- * (nccl_execute) over all parties' buffers. */
+ * transport across processes (Open MPI) would implement again, as a second
+ * nccl_transport. A rank posts its part of each operation; once every
+ * party has posted (all ranks for a collective, sender and receiver for a
+ * send/recv pair), the transport runs the operation once and wakes the
+ * parties; a party waits for its own part. In one process
+ * (nccl_transport_local, nccl_local.c) the last party to post runs it
+ * with nccl_execute over all parties' buffers. Across processes, the
+ * transport would bring the other ranks' parts (their calls and input
+ * bytes) into local staging and run nccl_execute over those, keeping only
+ * the local rank's output: the order of the reduction stays the same. */
 typedef struct nccl_clique nccl_clique;
 
-/* Finds or makes the clique that `id` names, for nranks ranks, and adds
- * `comm` as `rank` (ncclInvalidUsage, with a message, when the rank is
- * taken, the device is another rank's, or nranks differs). */
-ncclResult_t nccl_clique_join(const ncclUniqueId *id, int nranks, int rank, struct ncclComm *comm, nccl_clique **out);
-/* Makes a clique for comms[0..n-1] (ranks in that order) at once. */
-ncclResult_t nccl_clique_make(struct ncclComm **comms, int n, nccl_clique **out);
-/* Removes a rank; the clique goes with its last rank. */
-void nccl_clique_leave(nccl_clique *clique, int rank);
-/* Posts op (not blocking): the next collective of its rank, or the next
- * send/recv of its (sender, receiver) pair. May run the operation. */
-void nccl_post(nccl_op *op);
-/* Waits until op has run; returns its result. Refuses to wait
- * (ncclInvalidUsage, with a message) for a missing party whose
- * communicator this very thread posts for, which would never come. */
-ncclResult_t nccl_wait(nccl_op *op);
+typedef struct nccl_transport {
+    const char *name;
+    /* Finds or makes the clique that `id` names, for nranks ranks, and
+     * adds `comm` as `rank` (ncclInvalidUsage, with a message, when the
+     * rank is taken, the device is another rank's, or nranks differs). */
+    ncclResult_t (*join)(const ncclUniqueId *id, int nranks, int rank, struct ncclComm *comm, nccl_clique **out);
+    /* Makes a clique of comms[0..n-1] (ranks in that order) at once. */
+    ncclResult_t (*make)(struct ncclComm **comms, int n, nccl_clique **out);
+    /* Removes a rank; the clique goes with its last rank. */
+    void (*leave)(nccl_clique *clique, int rank);
+    /* Posts op (not blocking): the next collective of its rank, or the
+     * next send/recv of its (sender, receiver) pair. May run it. */
+    void (*post)(nccl_op *op);
+    /* Waits until op has run; returns its result. Refuses to wait
+     * (ncclInvalidUsage, with a message) for a missing party whose
+     * communicator this very thread posts for, which would never come. */
+    ncclResult_t (*wait)(nccl_op *op);
+} nccl_transport;
+
+extern const nccl_transport nccl_transport_local;
 
 /* Runs a complete operation over its parties: parts[r] is rank r's part
  * (collectives, n ranks), or parts[0] the send and parts[1] the receive.
@@ -118,10 +127,11 @@ struct ncclComm {
     unsigned magic;
     int rank, nranks;
     int device;              /* CUDA device ordinal */
+    const nccl_transport *transport;
     nccl_clique *clique;
     uint64_t next_seq;       /* of its next collective */
     pthread_t poster;        /* the thread that last posted for it */
-    int has_poster;
+    int has_poster;          /* 1: posted; 2: not yet, poster is the thread that made it */
     ncclResult_t async_error;
     int finalized, destroyed;
     ncclConfig_t config;
@@ -142,7 +152,8 @@ struct ncclComm {
  * (ncclGetLastError); comm may be NULL. */
 void nccl_message(struct ncclComm *comm, const char *api, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Makes a communicator for rank of nranks on device (for ncclCommSplit). */
+/* Makes a communicator for rank of nranks on device, over the in-process
+ * transport (the caller joins it to a clique). */
 struct ncclComm *nccl_comm_new(int rank, int nranks, int device, const ncclConfig_t *config);
 
 /* The runtime's door for running on a device, and marking what was written

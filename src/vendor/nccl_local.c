@@ -69,7 +69,7 @@ static void clique_free(nccl_clique *c)
     free(c);
 }
 
-ncclResult_t nccl_clique_join(const ncclUniqueId *id, int nranks, int rank, struct ncclComm *comm, nccl_clique **out)
+static ncclResult_t local_join(const ncclUniqueId *id, int nranks, int rank, struct ncclComm *comm, nccl_clique **out)
 {
     pthread_mutex_lock(&registry_lock);
     nccl_clique *c = registry;
@@ -121,7 +121,7 @@ ncclResult_t nccl_clique_join(const ncclUniqueId *id, int nranks, int rank, stru
     return result;
 }
 
-ncclResult_t nccl_clique_make(struct ncclComm **comms, int n, nccl_clique **out)
+static ncclResult_t local_make(struct ncclComm **comms, int n, nccl_clique **out)
 {
     nccl_clique *c = clique_new(n);
     if (!c)
@@ -133,7 +133,7 @@ ncclResult_t nccl_clique_make(struct ncclComm **comms, int n, nccl_clique **out)
     return ncclSuccess;
 }
 
-void nccl_clique_leave(nccl_clique *c, int rank)
+static void local_leave(nccl_clique *c, int rank)
 {
     pthread_mutex_lock(&registry_lock);
     pthread_mutex_lock(&c->lock);
@@ -186,7 +186,7 @@ static void slot_remove(nccl_clique *c, nccl_slot *s)
     free(s);
 }
 
-void nccl_post(nccl_op *op)
+static void local_post(nccl_op *op)
 {
     struct ncclComm *comm = op->comm;
     nccl_clique *c = comm->clique;
@@ -241,7 +241,7 @@ void nccl_post(nccl_op *op)
  * single-threaded program missing its ncclGroupStart/End. */
 #define NCCL_SUSPECT_SECONDS 10
 
-ncclResult_t nccl_wait(nccl_op *op)
+static ncclResult_t local_wait(nccl_op *op)
 {
     nccl_clique *c = op->comm->clique;
     pthread_mutex_lock(&c->lock);
@@ -302,3 +302,5 @@ ncclResult_t nccl_wait(nccl_op *op)
     pthread_mutex_unlock(&c->lock);
     return result;
 }
+
+const nccl_transport nccl_transport_local = {"in-process", local_join, local_make, local_leave, local_post, local_wait};
