@@ -144,12 +144,12 @@ struct ncclComm {
         unsigned char scalar[8];
     } *premul;
     int npremul;
-    char last_error[256];
 };
 #define NCCL_COMM_MAGIC 0x6e63636cu
 
-/* Prints "kemu: API: message" on stderr and keeps it as the last error
- * (ncclGetLastError); comm may be NULL. */
+/* Prints "kemu: API: message" on stderr and keeps it as the calling
+ * thread's last error (ncclGetLastError); comm (may be NULL) names the
+ * communicator concerned. */
 void nccl_message(struct ncclComm *comm, const char *api, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Makes a communicator for rank of nranks on device, over the in-process

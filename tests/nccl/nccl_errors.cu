@@ -6,13 +6,18 @@
 // group does nothing), ranks whose calls disagree, a collective for one
 // rank of a single-threaded clique outside a group (refused instead of
 // waiting forever; the communicator stays usable), a PreMulSum op used
-// with another datatype, NCCL on a capturing stream, and an entry point
-// kemu does not implement.
+// with another datatype, NCCL on a capturing stream, an entry point kemu
+// does not implement, and NCCL on a device with a sticky kernel fault.
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "nccl_test.h"
+
+__global__ void store_null()
+{
+    *(volatile int *)0 = 1;
+}
 
 int main()
 {
@@ -135,11 +140,17 @@ int main()
     EXPECT_NCCL(ncclGather(buf[0], buf[0], 1, ncclFloat, 2, comms[0], streams[0]), ncclInvalidArgument);
     EXPECT_NCCL(ncclScatter(host, buf[0], 1, ncclFloat, 0, comms[0], streams[0]), ncclInvalidArgument);
 
+    // a kernel fault on device 0 (sticky): NCCL on that device is
+    // ncclUnhandledCudaError; device 1 still works
+    CHECK(cudaSetDevice(1));
+    CHECK(cudaFree(buf[1]));
+    CHECK(cudaSetDevice(0));
+    store_null<<<1, 1, 0, streams[0]>>>();
+    EXPECT_ERROR(cudaStreamSynchronize(streams[0]), cudaErrorIllegalAddress);
+    EXPECT_NCCL(ncclBroadcast(buf[0], buf[0], 1, ncclFloat, 0, comms[0], streams[0]), ncclUnhandledCudaError);
+
     free(host);
-    for (int r = 0; r < 2; r++) {
-        CHECK(cudaSetDevice(r));
-        CHECK(cudaFree(buf[r]));
+    for (int r = 0; r < 2; r++)
         NCHECK(ncclCommDestroy(comms[r]));
-    }
     return finish("nccl_errors");
 }

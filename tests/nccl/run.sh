@@ -187,7 +187,8 @@ check errors nccl_errors 2 \
     "kemu: ncclAllReduce on a capturing stream: kemu does not capture library calls into graphs" \
     "kemu: ncclGather: root 2 is not a rank of this communicator" \
     "kemu: ncclScatter: sendbuff 0x[0-9a-f]* is not device memory of 2 elements" \
-    "kemu: ncclCommShrink is not supported yet"
+    "kemu: ncclCommShrink is not supported yet" \
+    "kemu: ncclBroadcast: CUDA error on device 0: cudaErrorIllegalAddress"
 
 # kemu exec warns when a program links libnccl.so.2 and kemu's was not
 # built: a runtime directory without it ($KEMU_CUDART_DIR)
