@@ -115,7 +115,8 @@ if selected allreduce-rpath; then
     fi
 fi
 
-# check NAME PROGRAM DEVICES [grep patterns the stderr must hold...]
+# check NAME PROGRAM "DEVICES [kemu exec options]" [patterns...]: the
+# stderr must hold each grep pattern, and must not hold those written !PATTERN
 check() {
     name=$1
     program=$2
@@ -128,7 +129,7 @@ check() {
         return 0
     fi
     # shellcheck disable=SC2086
-    timeout "${KEMU_NCCL_EXEC_LIMIT:-300}" $exec_env "$KEMU" exec --devices "$devices" --timeout 120 -- \
+    timeout "${KEMU_NCCL_EXEC_LIMIT:-300}" $exec_env "$KEMU" exec --devices $devices --timeout 120 -- \
         "$work/$program" > "$work/$name.out" 2> "$work/$name.err"
     rc=$?
     if [ $rc -ne 0 ]; then
@@ -140,10 +141,20 @@ check() {
         return 0
     fi
     for pattern in "$@"; do
-        if ! grep -q -- "$pattern" "$work/$name.err"; then
-            fail "$name" "stderr lacks: $pattern"
-            return 0
-        fi
+        case $pattern in
+        '!'*)
+            if grep -q -- "${pattern#!}" "$work/$name.err"; then
+                fail "$name" "stderr holds: ${pattern#!}"
+                return 0
+            fi
+            ;;
+        *)
+            if ! grep -q -- "$pattern" "$work/$name.err"; then
+                fail "$name" "stderr lacks: $pattern"
+                return 0
+            fi
+            ;;
+        esac
     done
     pass "$name"
 }
@@ -151,6 +162,8 @@ check() {
 check allreduce-2 nccl_allreduce 2
 check allreduce-4 nccl_allreduce 4
 check allreduce-8 nccl_allreduce 8
+# what NCCL wrote counts as initialized (the kernel after it reads it)
+check allreduce-initcheck nccl_allreduce "2 --tool initcheck" "ERROR SUMMARY: 0 errors" "!ERROR SUMMARY: [1-9]"
 [ -x "$work/nccl_allreduce_rpath" ] && check allreduce-rpath nccl_allreduce_rpath 2
 check matrix-3 nccl_matrix 3
 check matrix-4 nccl_matrix 4
