@@ -1,8 +1,10 @@
-/* kemu's libnccl.so.2: what its files share. nccl.c is the API (argument
- * checks, communicators, groups), nccl_reduce.c the element types and the
- * reductions in their fixed order, nccl_local.c the transport between the
- * ranks of one process. Built against NVIDIA's nccl.h (found by configure),
- * never a copy of it. Nothing here is exported. */
+/* kemu's libnccl.so.2: what its files share. nccl.c is the API of the
+ * operations (argument checks, groups), nccl_comm.c the communicators,
+ * nccl_reduce.c the element types and the reductions in their fixed
+ * order, nccl_exec.c the running of a complete operation, nccl_local.c the
+ * transport between the ranks of one process. Built against NVIDIA's
+ * nccl.h (found by configure), never a copy of it. Nothing here is
+ * exported. */
 #ifndef KEMU_NCCL_INTERNAL_H
 #define KEMU_NCCL_INTERNAL_H
 
@@ -151,6 +153,24 @@ struct ncclComm {
  * thread's last error (ncclGetLastError); comm (may be NULL) names the
  * communicator concerned. */
 void nccl_message(struct ncclComm *comm, const char *api, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- shared by nccl.c and nccl_comm.c ----------------------------------- */
+
+/* ncclSuccess when kemu's runtime is there, else ncclSystemError (said). */
+ncclResult_t nccl_door_check(const char *api);
+/* "kemu: NAME is not supported yet" (once per name); ncclInvalidUsage. */
+ncclResult_t nccl_unsupported(const char *name);
+/* ncclInvalidArgument unless comm is a live communicator; ncclInvalidUsage
+ * for an operation (operation = 1) on a finalized one. */
+ncclResult_t nccl_check_comm(const struct ncclComm *comm, const char *api, int operation);
+/* ncclInvalidArgument for a config not set up by NCCL_CONFIG_INITIALIZER. */
+ncclResult_t nccl_check_config(const ncclConfig_t *config, const char *api);
+/* cudaGetDevice / cudaGetDeviceCount of kemu's runtime (0: success). */
+int nccl_current_device(int *device);
+int nccl_device_count(int *count);
+
+/* Exports `pNAME` as another name of NAME (in NAME's file). */
+#define NCCL_ALIAS(name) extern __typeof__(name) p##name __attribute__((alias(#name), visibility("default")));
 
 /* Makes a communicator for rank of nranks on device, over the in-process
  * transport (the caller joins it to a clique). */
