@@ -307,7 +307,7 @@ NCCL_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async
         nccl_message(comm, "ncclCommGetAsyncError", "asyncError is NULL");
         return ncclInvalidArgument;
     }
-    *asyncError = comm->async_error;
+    *asyncError = (ncclResult_t)__atomic_load_n(&comm->async_error, __ATOMIC_ACQUIRE);
     return ncclSuccess;
 }
 

@@ -124,7 +124,7 @@ void nccl_execute(nccl_op **parts, int n)
     if (!parts_agree(parts, n)) {
         set_result(parts, n, ncclInvalidUsage);
         for (int i = 0; i < n; i++)
-            parts[i]->comm->async_error = ncclInvalidUsage;
+            __atomic_store_n(&parts[i]->comm->async_error, ncclInvalidUsage, __ATOMIC_RELEASE);
         return;
     }
     nccl_op *first = parts[0];

@@ -134,7 +134,7 @@ struct ncclComm {
     uint64_t next_seq;       /* of its next collective */
     pthread_t poster;        /* the thread that last posted for it */
     int has_poster;          /* 1: posted; 2: not yet, poster is the thread that made it */
-    ncclResult_t async_error;
+    ncclResult_t async_error; /* read and written atomically: the thread that runs an operation sets it */
     int finalized, destroyed;
     ncclConfig_t config;
     /* ncclRedOpCreatePreMulSum ops: slot i is op ncclNumOps + i */

@@ -270,8 +270,8 @@ static ncclResult_t local_wait(nccl_op *op)
                                 : op->kind == NCCL_OP_SEND ? &c->sends[s->channel] : &c->recvs[s->channel];
             if (*counter == s->seq + 1)
                 --*counter;
-            else
-                op->comm->async_error = ncclInvalidUsage; /* later parts were posted: out of step */
+            else /* later parts were posted: the rank is out of step */
+                __atomic_store_n(&op->comm->async_error, ncclInvalidUsage, __ATOMIC_RELEASE);
             for (int i = 0; i < s->nparties; i++)
                 if (s->parts[i] == op)
                     s->parts[i] = NULL;
