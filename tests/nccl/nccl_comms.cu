@@ -2,7 +2,9 @@
 // ncclGroupStart/End, ncclCommInitRankConfig (non-blocking config),
 // ncclCommSplit inside a group (colors, keys that reverse the order,
 // NCCL_SPLIT_NOCOLOR), collectives on the split communicators, the
-// queries, ncclCommFinalize then ncclCommDestroy, and ncclCommAbort.
+// queries, ncclCommFinalize then ncclCommDestroy, ncclCommAbort,
+// ncclCommInitRankScalable, ncclMemAlloc/Free, ncclCommRegister and
+// ncclBcast.
 #include <vector>
 
 #include "nccl_test.h"
@@ -136,9 +138,43 @@ int main()
         NCHECK(ncclReduce(value[r], value[r], 1, ncclInt32, ncclMax, 2, comms[r], 0));
     NCHECK(ncclGroupEnd());
     EXPECT(host_int(value[2]) == n - 1);
-    for (int r = 0; r < n; r++) {
+    for (int r = 0; r < n; r++)
         NCHECK(ncclCommAbort(comms[r]));
+
+    // ncclCommInitRankScalable (two ids), ncclMemAlloc'ed buffers
+    // registered with the communicator, the deprecated ncclBcast
+    ncclUniqueId ids[2];
+    NCHECK(ncclGetUniqueId(&ids[0]));
+    NCHECK(ncclGetUniqueId(&ids[1]));
+    std::vector<void *> mem(n), handle(n);
+    NCHECK(ncclGroupStart());
+    for (int r = 0; r < n; r++) {
         CHECK(cudaSetDevice(r));
+        NCHECK(ncclCommInitRankScalable(&comms[r], n, r, 2, ids, NULL));
+    }
+    NCHECK(ncclGroupEnd());
+    for (int r = 0; r < n; r++) {
+        CHECK(cudaSetDevice(r));
+        NCHECK(ncclMemAlloc(&mem[r], 4 * sizeof(int)));
+        cudaPointerAttributes attributes;
+        CHECK(cudaPointerGetAttributes(&attributes, mem[r]));
+        EXPECT(attributes.type == cudaMemoryTypeDevice && attributes.device == r);
+        NCHECK(ncclCommRegister(comms[r], mem[r], 4 * sizeof(int), &handle[r]));
+        int v[4] = {r, r + 1, r + 2, r + 3};
+        CHECK(cudaMemcpy(mem[r], v, sizeof v, cudaMemcpyHostToDevice));
+    }
+    NCHECK(ncclGroupStart());
+    for (int r = 0; r < n; r++)
+        NCHECK(ncclBcast(mem[r], 4, ncclInt32, 3, comms[r], 0));
+    NCHECK(ncclGroupEnd());
+    for (int r = 0; r < n; r++) {
+        int v[4];
+        CHECK(cudaSetDevice(r));
+        CHECK(cudaMemcpy(v, mem[r], sizeof v, cudaMemcpyDeviceToHost));
+        EXPECT(v[0] == 3 && v[1] == 4 && v[2] == 5 && v[3] == 6);
+        NCHECK(ncclCommDeregister(comms[r], handle[r]));
+        NCHECK(ncclMemFree(mem[r]));
+        NCHECK(ncclCommDestroy(comms[r]));
         CHECK(cudaFree(value[r]));
     }
     return finish("nccl_comms");
