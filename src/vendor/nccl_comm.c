@@ -79,7 +79,7 @@ struct ncclComm *nccl_comm_new(int rank, int nranks, int device, const ncclConfi
     return c;
 }
 
-static void comm_free(struct ncclComm *c)
+void nccl_comm_free(struct ncclComm *c)
 {
     comm_unregister(c);
     c->magic = 0;
@@ -178,7 +178,7 @@ static ncclResult_t init_rank(ncclComm_t *newcomm, int nranks, const ncclUniqueI
     if (!c)
         return ncclSystemError;
     if ((e = c->transport->join(id, nranks, rank, c, &c->clique))) {
-        comm_free(c);
+        nccl_comm_free(c);
         return e;
     }
     *newcomm = c;
@@ -252,7 +252,7 @@ NCCL_API ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *de
         e = made[0]->transport->make(made, ndev, &clique);
     for (int i = 0; i < ndev; i++) {
         if (e && made[i])
-            comm_free(made[i]);
+            nccl_comm_free(made[i]);
         else if (!e)
             made[i]->clique = clique;
         comms[i] = e ? NULL : made[i];
@@ -267,7 +267,7 @@ static ncclResult_t comm_end(ncclComm_t comm, const char *api)
     if (e)
         return e;
     comm->transport->leave(comm->clique, comm->rank);
-    comm_free(comm);
+    nccl_comm_free(comm);
     return ncclSuccess;
 }
 

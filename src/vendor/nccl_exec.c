@@ -82,10 +82,15 @@ static void execute_split(nccl_op **parts, int n)
                 order[at] = q;
             }
         int ok = 1;
+        memset(made, 0, (size_t)m * sizeof *made);
         for (int i = 0; i < m && ok; i++) {
             nccl_op *p = parts[order[i]];
             made[i] = nccl_comm_new(i, m, p->comm->device, p->config ? p->config : &p->comm->config);
             ok = made[i] != NULL;
+            if (ok) { /* driven by the thread that drives its parent rank */
+                made[i]->poster = p->comm->poster;
+                made[i]->has_poster = p->comm->has_poster;
+            }
         }
         nccl_clique *clique = NULL;
         if (ok && parts[r]->comm->transport->make(made, m, &clique))
@@ -97,7 +102,8 @@ static void execute_split(nccl_op **parts, int n)
                 made[i]->clique = clique;
                 *p->newcomm = made[i];
             } else {
-                free(made[i]);
+                if (made[i])
+                    nccl_comm_free(made[i]);
                 *p->newcomm = NULL;
                 p->result = ncclSystemError;
             }

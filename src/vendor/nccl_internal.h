@@ -175,6 +175,8 @@ int nccl_device_count(int *count);
 /* Makes a communicator for rank of nranks on device, over the in-process
  * transport (the caller joins it to a clique). */
 struct ncclComm *nccl_comm_new(int rank, int nranks, int device, const ncclConfig_t *config);
+/* Frees a communicator that is in no clique (any more). */
+void nccl_comm_free(struct ncclComm *comm);
 
 /* The runtime's door for running on a device, and marking what was written
  * (libcudart's __kemu_vendor_*, looked up at run time: kemu's libnccl

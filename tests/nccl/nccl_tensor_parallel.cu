@@ -33,6 +33,7 @@ struct rank_work {
     int rank, n;
     ncclUniqueId id;
     std::vector<float> z; // the rank's block of Z's rows
+    int half_sum, half_rank;
     ncclResult_t nccl;
     cudaError_t cuda;
 };
@@ -81,6 +82,21 @@ static void *run(void *arg)
     cudaMemcpyAsync(w->z.data(), z, w->z.size() * sizeof(float), cudaMemcpyDeviceToHost, stream);
     w->cuda = cudaStreamSynchronize(stream);
     (void)H;
+    // then each thread splits its communicator (even and odd ranks) and
+    // sums its rank over the new one
+    ncclComm_t half;
+    if ((w->nccl = ncclCommSplit(comm, r % 2, r, &half, NULL)))
+        return NULL;
+    int *value;
+    cudaMalloc(&value, sizeof(int));
+    cudaMemcpy(value, &r, sizeof r, cudaMemcpyHostToDevice);
+    if ((w->nccl = ncclAllReduce(value, value, 1, ncclInt32, ncclSum, half, stream)))
+        return NULL;
+    cudaMemcpyAsync(&w->half_sum, value, sizeof(int), cudaMemcpyDeviceToHost, stream);
+    ncclCommUserRank(half, &w->half_rank);
+    w->cuda = cudaStreamSynchronize(stream);
+    cudaFree(value);
+    ncclCommDestroy(half);
     cudaFree(x_block), cudaFree(x), cudaFree(w1), cudaFree(w2), cudaFree(y), cudaFree(partial), cudaFree(z);
     cudaStreamDestroy(stream);
     w->nccl = ncclCommDestroy(comm);
@@ -100,6 +116,7 @@ int main()
         work[r].id = id;
         work[r].nccl = ncclSuccess;
         work[r].cuda = cudaSuccess;
+        work[r].half_sum = work[r].half_rank = -1;
         pthread_create(&threads[r], NULL, run, &work[r]);
     }
     for (int r = 0; r < n; r++)
@@ -135,5 +152,12 @@ int main()
         }
     }
     EXPECT(nonzero > B * N / 2);
+    for (int r = 0; r < n; r++) {
+        int want = 0;
+        for (int q = r % 2; q < n; q += 2)
+            want += q;
+        EXPECT(work[r].half_sum == want);
+        EXPECT(work[r].half_rank == r / 2);
+    }
     return finish("nccl_tensor_parallel");
 }
