@@ -547,6 +547,7 @@ int cli_exec_main(int argc, char **argv)
     }
     int major = 13, preload = 0, needs_curand = 0;
     int needs_cublas = 0, needs_cublaslt = 0; /* the program links libcublas / libcublasLt itself */
+    int needs_nccl = 0;
     /* a Python interpreter runs CUDA through libraries it loads later
      * (Numba's driver API through $NUMBA_CUDA_DRIVER, set below) */
     const char *base = strrchr(path, '/');
@@ -571,6 +572,7 @@ int cli_exec_main(int argc, char **argv)
             needs_curand |= !strcmp(facts.needed[i], "libcurand.so.10");
             needs_cublas |= !strncmp(facts.needed[i], "libcublas.so.", 13);
             needs_cublaslt |= !strncmp(facts.needed[i], "libcublasLt.so.", 15);
+            needs_nccl |= !strcmp(facts.needed[i], "libnccl.so.2");
         }
         elf_facts_free(&facts);
         if (!found && fatbin) {
@@ -627,6 +629,14 @@ int cli_exec_main(int argc, char **argv)
                             "OpenBLAS: install libopenblas-dev and rebuild kemu); NVIDIA's cannot run under kemu\n",
                     program, name, major);
     }
+    char nccl[PATH_MAX + 32];
+    snprintf(nccl, sizeof nccl, "%s/libnccl.so.2", dir);
+    if (needs_nccl && access(nccl, R_OK) != 0)
+        fprintf(stderr, "kemu exec: warning: %s links libnccl.so.2, but kemu's was not built (configure found no "
+                        "nccl.h: give it --with-nccl-include=DIR and rebuild kemu); NVIDIA's cannot run under kemu\n",
+                program);
+    if (preload && needs_nccl && access(nccl, R_OK) == 0)
+        prepend_env("LD_PRELOAD", nccl);
     if (preload) {
         char lib[PATH_MAX + 32];
         snprintf(lib, sizeof lib, "%s/libcudart.so.%d", dir, major);

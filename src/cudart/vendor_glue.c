@@ -1,5 +1,5 @@
-/* The door through which kemu's vendor libraries (libcublas, libcublasLt:
- * src/vendor/) reach the runtime's state: the device, the sticky error, the
+/* The door through which kemu's vendor libraries (libcublas, libcublasLt,
+ * libnccl: src/vendor/) reach the runtime's state: the device, the sticky error, the
  * streams and stream capture, and the allocation table. These few
  * functions are exported under the `__kemu_vendor_` prefix by the version
  * scripts (libcudart.map, libcudart12.map) and are for kemu's own
@@ -39,6 +39,48 @@ CUDART_API cudaError_t __kemu_vendor_begin(cudaStream_t stream, const char *api,
     }
     if (!e)
         e = cudart_check_sticky();
+    if (e) {
+        cudart_unlock();
+        return e;
+    }
+    *dev = d;
+    return cudaSuccess;
+}
+
+/* As __kemu_vendor_begin, on device `device` (an ordinal) rather than the
+ * calling thread's current one, for libraries whose handles name their
+ * device (libnccl's communicators): cudaErrorInvalidDevice for an ordinal
+ * out of range, cudaErrorInvalidResourceHandle for a stream of another
+ * device, the sticky error of that device. Waits until no other thread's
+ * launch runs on it. Ends with __kemu_vendor_end. */
+CUDART_API cudaError_t __kemu_vendor_begin_on(int device, cudaStream_t stream, const char *api, kemu_device **dev);
+CUDART_API cudaError_t __kemu_vendor_begin_on(int device, cudaStream_t stream, const char *api, kemu_device **dev)
+{
+    cudart_lock();
+    if (device < 0 || device >= cudart_global.ndevices) {
+        cudart_unlock();
+        return cudaErrorInvalidDevice;
+    }
+    kemu_device *d = NULL;
+    cudaError_t e = cudart_device_at(device, &d);
+    if (!e && !cudart_stream_valid(stream))
+        e = cudaErrorInvalidResourceHandle;
+    if (!e) {
+        struct CUstream_st *record = cudart_stream_record(stream);
+        if (record && stream != CUDART_STREAM_PER_THREAD && record->device != device)
+            e = cudaErrorInvalidResourceHandle;
+    }
+    if (!e) {
+        int r = cudart_capture_stream(stream, &e);
+        if (r == 1) {
+            fprintf(stderr, "kemu: %s on a capturing stream: kemu does not capture library calls into graphs; "
+                            "the capture is invalidated\n", api ? api : "a library call");
+            fflush(stderr);
+            e = cudart_capture_refuse(stream);
+        }
+    }
+    if (!e)
+        e = cudart_global.devs[device].sticky_error;
     if (e) {
         cudart_unlock();
         return e;
