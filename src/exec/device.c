@@ -176,6 +176,17 @@ kemu_status kemu_device_set_step_limit(kemu_device *dev, uint64_t warp_instructi
     return KEMU_OK;
 }
 
+void exec_device_release_clusters(kemu_device *d)
+{
+    for (int i = 0; i < EXEC_CLUSTER_CACHE; i++) {
+        vm_cluster *c = __atomic_exchange_n(&d->cluster_cache[i], NULL, __ATOMIC_ACQ_REL);
+        if (c) {
+            vm_cluster_free(c);
+            free(c);
+        }
+    }
+}
+
 void kemu_device_destroy(kemu_device *d)
 {
     if (!d)
@@ -186,6 +197,7 @@ void kemu_device_destroy(kemu_device *d)
     for (int i = 0; i < d->nnatives; i++)
         free(d->natives[i].name);
     free(d->natives);
+    exec_device_release_clusters(d);
     check_session_destroy(d->checks);
     free(d->textures);
     free(d->peers);

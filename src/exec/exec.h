@@ -43,6 +43,10 @@ typedef struct exec_native_binding { char *name; void (*fn)(void); } exec_native
 
 #define EXEC_PRINTF_FIFO_DEFAULT ((size_t)1 << 20) /* cudaLimitPrintfFifoSize's default */
 
+#define EXEC_CLUSTER_CACHE 64 /* host threads whose clusters a device keeps between launches */
+
+struct vm_cluster;
+
 struct kemu_device {
     exec_native_binding *natives;
     int nnatives;
@@ -94,7 +98,16 @@ struct kemu_device {
     int ordinal;
     struct exec_peer { kemu_device *dev; int access; } *peers;
     int npeers;
+    /* the clusters (blocks, warps, frames, shared and local memory) the
+     * host threads of the last top-level launches ran, kept for the next
+     * one by host thread number (vm_cluster_park); taken and given back
+     * atomically */
+    struct vm_cluster *cluster_cache[EXEC_CLUSTER_CACHE];
 };
+
+/* Frees the clusters the device keeps between launches (kemu_device_destroy;
+ * and tests that count frames). Not while the device launches. */
+void exec_device_release_clusters(kemu_device *d);
 
 struct kemu_kernel {
     kemu_module *mod;

@@ -504,17 +504,32 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
         tid = omp_get_thread_num();
 #endif
         int group = (int)(cl[0] * cl[1] * cl[2]);
-        vm_cluster *cluster = calloc(1, sizeof *cluster);
+        /* a top-level launch takes this host thread's cluster of the last
+         * one, when it has room (a cooperative launch runs the whole grid
+         * as one cluster: allocating and clearing it every time cost more
+         * than small kernels ran) */
+        int cached = depth == 0 && tid < EXEC_CLUSTER_CACHE;
+        vm_cluster *cluster = cached ? __atomic_exchange_n(&dev->cluster_cache[tid], NULL, __ATOMIC_ACQ_REL) : NULL;
+        if (cluster && cluster->cap < group) {
+            vm_cluster_free(cluster);
+            free(cluster);
+            cluster = NULL;
+        }
+        if (!cluster) {
+            cluster = calloc(1, sizeof *cluster);
+            if (cluster) {
+                cluster->blocks = calloc((size_t)group, sizeof *cluster->blocks);
+                cluster->cap = cluster->blocks ? group : 0;
+            }
+        }
         unsigned (*ctaids)[3] = malloc((size_t)group * sizeof *ctaids);
         uint64_t *ids = malloc((size_t)group * sizeof *ids);
-        if (cluster) {
-            cluster->blocks = calloc((size_t)group, sizeof *cluster->blocks);
-            cluster->cap = cluster->blocks ? group : 0;
-        }
         if (!cluster || !cluster->blocks || !ctaids || !ids) {
             __atomic_store_n(&oom, 1, __ATOMIC_RELAXED);
-            if (cluster)
+            if (cluster) {
+                vm_cluster_free(cluster);
                 free(cluster->blocks);
+            }
             free(cluster);
             cluster = NULL;
         }
@@ -588,6 +603,10 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
                     }
                 }
             }
+        }
+        if (cluster && cached) {
+            vm_cluster_park(cluster);
+            cluster = __atomic_exchange_n(&dev->cluster_cache[tid], cluster, __ATOMIC_ACQ_REL);
         }
         if (cluster) {
             vm_cluster_free(cluster);

@@ -935,17 +935,22 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
             }
         }
         if (L->local_stride) {
-            if (!local) {
-                local = malloc((size_t)L->local_stride * VM_WARP);
+            size_t need = (size_t)L->local_stride * VM_WARP;
+            if (!local || w->local_size < need) {
+                free(local);
+                w->local_size = 0;
+                local = malloc(need);
                 if (!local)
                     return -1;
                 /* fresh local memory reads as the uninitialized fill, not as
                  * whatever the host allocator handed out */
-                memset(local, L->uninit_byte, (size_t)L->local_stride * VM_WARP);
+                memset(local, L->uninit_byte, need);
+                w->local_size = need;
             }
             w->local = local;
         } else {
             free(local);
+            w->local_size = 0;
         }
         if (root && root->fn == L->kernel) {
             /* reuse the root frame: reset registers to their constants,
@@ -959,7 +964,12 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
                     s[l] = v;
             }
         } else {
-            vm_frame_free(root);
+            /* another kernel's (or a parked) frame: a spare that the new
+             * one reuses when it has room */
+            if (root) {
+                root->parent = b->spare_frames;
+                b->spare_frames = root;
+            }
             root = vm_frame_new(b, w, L->kernel, 0);
             if (!root)
                 return -1;
@@ -1363,6 +1373,19 @@ int vm_cluster_run(vm_cluster *c, vm_launch *L, int n, const unsigned (*ctaids)[
         }
     }
     return rc;
+}
+
+void vm_cluster_park(vm_cluster *c)
+{
+    for (int i = 0; i < c->cap; i++) {
+        vm_block *b = &c->blocks[i];
+        for (int k = 0; k < b->nwarps; k++)
+            if (b->warps[k].root)
+                b->warps[k].root->fn = NULL;
+        b->launch = NULL;
+        b->cluster = NULL;
+    }
+    c->n = 0;
 }
 
 void vm_cluster_free(vm_cluster *c)

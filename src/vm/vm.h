@@ -56,6 +56,7 @@ typedef struct vm_warp {
     uint32_t backedges;
     uint32_t tid[3][VM_WARP];
     uint8_t *local;          /* VM_WARP * local_stride bytes */
+    size_t local_size;       /* bytes local holds (a cached cluster's next launch may need more) */
     vm_frame *root;
     int rotate;              /* fairness: pick the group after rotate_pc next */
     uint32_t rotate_pc;
@@ -138,6 +139,13 @@ typedef struct vm_cluster {
     uint32_t arrived_warps;  /* barrier.cluster arrivals in the current phase */
     uint32_t phase;          /* completed barrier.cluster phases */
 } vm_cluster;
+/* Readies a cluster that ran its last block of a launch for the next launch
+ * (a device keeps its host threads' clusters between launches, so a launch
+ * does not allocate and clear every block's warps, frames, shared and local
+ * memory again): the warps' root frames stay allocated but belong to no
+ * function, so the next launch sets them up afresh for its kernel (which
+ * may be another one at the same address after a module is unloaded). */
+void vm_cluster_park(vm_cluster *c);
 
 /* The device heap's allocation table (heap.c), kept while memcheck runs. */
 #define VM_HEAP_REDZONE 32   /* bytes after each allocation that no allocation uses */

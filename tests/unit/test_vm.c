@@ -7,6 +7,7 @@
 
 #include "kemu/kemu.h"
 #include "vm/vm.h"
+#include "exec/exec.h"
 
 #include <stdio.h>
 
@@ -537,14 +538,71 @@ START_TEST(call_frames_freed)
 
     kemu_error err;
     kemu_launch_config lc = {{300, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
+    kemu_kernel *mk = load(src, "mismatch");
+    /* the device keeps its host threads' blocks, with their root frames,
+     * from one launch to the next (exec_device_release_clusters lets them
+     * go): a launch that exits from inside calls, or faults in one, leaves
+     * no other frame behind */
     uint64_t before = vm_frames_live();
     ck_assert_int_eq(kemu_launch(k, &lc, NULL, NULL, &err), KEMU_OK);
+    ck_assert_uint_gt(vm_frames_live(), before);
+    exec_device_release_clusters(dev);
     ck_assert_uint_eq(vm_frames_live(), before);
-    kemu_kernel *mk = load(src, "mismatch");
     ck_assert_int_eq(kemu_launch(mk, &lc, NULL, NULL, &err), KEMU_ERR_KERNEL_FAULT);
     ck_assert_msg(strstr(err.message, "indirect call of 'wide' does not match its prototype: argument 1 is 4 bytes"),
                   "%s", err.message);
+    exec_device_release_clusters(dev);
     ck_assert_uint_eq(vm_frames_live(), before);
+    /* kept between launches of different kernels, the frames are reused */
+    for (int round = 0; round < 3; round++) {
+        ck_assert_int_eq(kemu_launch(k, &lc, NULL, NULL, &err), KEMU_OK);
+        ck_assert_int_eq(kemu_launch(mk, &lc, NULL, NULL, &err), KEMU_ERR_KERNEL_FAULT);
+    }
+    exec_device_release_clusters(dev);
+    ck_assert_uint_eq(vm_frames_live(), before);
+}
+END_TEST
+
+/* The device keeps its host threads' blocks between launches: a kernel
+ * with more local memory, more dynamic shared memory or more registers
+ * than the last one gets room for them, and the one after it runs as
+ * before. out[g] = the sum over i < n of (g + i), through each thread's
+ * local array of n words, passed on through dynamic shared memory. */
+#define KEPT_KERNEL(name, words, bytes)                                                                         \
+    ".visible .entry " name "(.param .u64 out)\n{\n .local .align 4 .b8 buf[" #bytes "];\n"             \
+    " .reg .b32 %r<12>; .reg .b64 %rd<8>; .reg .pred %p;\n"         \
+    " mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mad.lo.s32 %r3, %r2, 64, %r1;\n mov.u64 %rd1, buf;\n" \
+    " mov.u32 %r4, 0;\n mov.u32 %r5, 0;\n"                                                                \
+    "$w:\n mul.wide.u32 %rd2, %r4, 4;\n add.s64 %rd3, %rd1, %rd2;\n add.s32 %r6, %r3, %r4;\n"             \
+    " st.local.u32 [%rd3], %r6;\n add.s32 %r4, %r4, 1;\n setp.lt.u32 %p, %r4, " #words ";\n @%p bra $w;\n" \
+    " mov.u32 %r4, 0;\n"                                                                                  \
+    "$r:\n mul.wide.u32 %rd2, %r4, 4;\n add.s64 %rd3, %rd1, %rd2;\n ld.local.u32 %r6, [%rd3];\n"          \
+    " add.s32 %r5, %r5, %r6;\n add.s32 %r4, %r4, 1;\n setp.lt.u32 %p, %r4, " #words ";\n @%p bra $r;\n"   \
+    " mov.u32 %r7, dyn;\n mul.lo.u32 %r8, %r1, " #words ";\n add.s32 %r9, %r7, %r8;\n"                    \
+    " st.shared.u32 [%r9], %r5;\n bar.sync 0;\n ld.shared.u32 %r10, [%r9];\n"                             \
+    " ld.param.u64 %rd4, [out];\n cvta.to.global.u64 %rd4, %rd4;\n mul.wide.u32 %rd5, %r3, 4;\n"          \
+    " add.s64 %rd6, %rd4, %rd5;\n st.global.u32 [%rd6], %r10;\n ret;\n}\n"
+
+START_TEST(blocks_kept_between_launches)
+{
+    static const char src[] = HEADER ".extern .shared .align 4 .b8 dyn[];\n" KEPT_KERNEL("small", 4, 16) KEPT_KERNEL("big", 1024, 4096);
+    kemu_kernel *small = load(src, "small"), *big = load(src, "big");
+    kemu_error err;
+    enum { G = 8, N = G * 64 };
+    uint64_t out;
+    ck_assert_int_eq(kemu_malloc(dev, N * 4, KEMU_UNINIT_NAN, &out, &err), KEMU_OK);
+    void *args[] = {&out};
+    for (int round = 0; round < 4; round++) {
+        int is_big = round & 1;
+        uint32_t words = is_big ? 1024 : 4;
+        /* dynamic shared memory: one word every `words` bytes per thread */
+        kemu_launch_config lc = {{G, 1, 1}, {64, 1, 1}, {0, 0, 0}, 64 * words, 0};
+        ck_assert_int_eq(kemu_launch(is_big ? big : small, &lc, args, NULL, &err), KEMU_OK);
+        uint32_t host[N];
+        ck_assert_int_eq(kemu_memcpy_dtoh(dev, host, out, sizeof host, &err), KEMU_OK);
+        for (uint32_t g = 0; g < N; g++)
+            ck_assert_uint_eq(host[g], words * g + words * (words - 1) / 2);
+    }
 }
 END_TEST
 
@@ -554,6 +612,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, elementwise_with_tail);
+    tcase_add_test(tc, blocks_kept_between_launches);
     tcase_add_test(tc, shared_reduction);
     tcase_add_test(tc, oob_fault_message);
     tcase_add_test(tc, oob_fault_before_and_freed);
