@@ -701,13 +701,6 @@ DRIVER_API CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
             return r_;                                                                                                 \
     } while (0)
 
-/* Runs one runtime call for the driver: context check, last error kept. */
-#define RT_CALL(call)                                                                                                  \
-    do {                                                                                                               \
-        CONTEXT_OR_RETURN();                                                                                           \
-        cudaError_t saved_ = drv_rt_save();                                                                            \
-        return drv_rt_done(saved_, (call));                                                                            \
-    } while (0)
 
 DRIVER_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
 {
@@ -901,7 +894,6 @@ DRIVER_ALIAS(cuMemcpyPeerAsync_ptsz, cuMemcpyPeerAsync)
 DRIVER_ALIAS(cuMemcpyPeer_ptds, cuMemcpyPeer)
 
 /* CUDA_MEMCPY2D and CUDA_MEMCPY3D (cuda.h of CUDA 13.0) */
-enum { MEMTYPE_HOST = 1, MEMTYPE_DEVICE = 2, MEMTYPE_ARRAY = 3, MEMTYPE_UNIFIED = 4 };
 
 typedef struct {
     size_t srcXInBytes, srcY;
@@ -922,9 +914,8 @@ typedef struct {
 
 _Static_assert(sizeof(drv_memcpy2d) == 128, "CUDA_MEMCPY2D");
 
-/* The start of one side of a copy (for a CUDA array, its storage and row
- * pitch: kemu's arrays are pitched linear memory); -2 when invalid. */
-static int side(int type, const void *host, CUdeviceptr device, void *array, size_t *pitch, const char **out)
+int drv_copy_side(int type, const void *host, CUdeviceptr device, void *array, size_t *pitch, size_t *rows,
+                  const char **out)
 {
     switch (type) {
     case MEMTYPE_HOST:
@@ -946,6 +937,8 @@ static int side(int type, const void *host, CUdeviceptr device, void *array, siz
             return -2;
         *out = ptr(address);
         *pitch = row;
+        if (rows)
+            *rows = height ? height : 1;
         return 0;
     }
     default:
@@ -961,8 +954,8 @@ static CUresult copy_3d(const drv_memcpy3d *p, int async, CUstream stream)
     const char *src = NULL, *dst = NULL;
     size_t spitch = p->srcPitch ? p->srcPitch : p->WidthInBytes;
     size_t dpitch = p->dstPitch ? p->dstPitch : p->WidthInBytes;
-    int a = side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, &spitch, &src);
-    int b = side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &dpitch, &dst);
+    int a = drv_copy_side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, &spitch, NULL, &src);
+    int b = drv_copy_side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &dpitch, NULL, &dst);
     if (a || b || p->srcLOD || p->dstLOD)
         return CUDA_ERROR_INVALID_VALUE;
     size_t sheight = p->srcHeight ? p->srcHeight : p->Height;

@@ -174,11 +174,32 @@ CUresult drv_error(cudaError_t e);
 CUresult drv_check_context(void);
 CUresult drv_check_init(void);
 
+/* The start of one side of a driver copy (CU_MEMORYTYPE_*: host, device,
+ * unified or a CUDA array, whose storage, row pitch and rows it gives:
+ * kemu's arrays are pitched linear memory; rows may be NULL); -2 when
+ * invalid. */
+int drv_copy_side(int type, const void *host, CUdeviceptr device, void *array, size_t *pitch, size_t *rows,
+                  const char **out);
+
 /* Runtime calls made for the driver must not change the runtime's
  * per-thread last error: drv_rt_save before, drv_rt_done after (it maps
  * the error). */
 cudaError_t drv_rt_save(void);
 CUresult drv_rt_done(cudaError_t saved, cudaError_t e);
+
+/* Runs one runtime call for the driver and returns its result: context
+ * check, the runtime's last error kept. */
+#define RT_CALL(call)                                                                                                  \
+    do {                                                                                                               \
+        CUresult r_ = drv_check_context();                                                                             \
+        if (r_)                                                                                                        \
+            return r_;                                                                                                 \
+        cudaError_t saved_ = drv_rt_save();                                                                            \
+        return drv_rt_done(saved_, (call));                                                                            \
+    } while (0)
+
+/* CUmemorytype */
+enum { MEMTYPE_HOST = 1, MEMTYPE_DEVICE = 2, MEMTYPE_ARRAY = 3, MEMTYPE_UNIFIED = 4 };
 
 /* The function record of a CUfunction / CUkernel handle, or NULL. Locked. */
 cudart_kernel_record *drv_function(CUfunction f);

@@ -87,65 +87,53 @@ _Static_assert(offsetof(drv_kernel_node_params, kern) == 56, "CUDA_KERNEL_NODE_P
 _Static_assert(sizeof(struct cudaMemsetParams) == 40, "CUDA_MEMSET_NODE_PARAMS");
 _Static_assert(sizeof(struct cudaHostNodeParams) == 16, "CUDA_HOST_NODE_PARAMS");
 
-enum { MEMTYPE_HOST = 1, MEMTYPE_DEVICE = 2, MEMTYPE_ARRAY = 3, MEMTYPE_UNIFIED = 4 };
-
-/* Runs a runtime call for the driver, keeping the runtime's last error. */
-#define RUNTIME(call)                                                                                                  \
-    do {                                                                                                               \
-        CUresult r_ = drv_check_context();                                                                             \
-        if (r_)                                                                                                        \
-            return r_;                                                                                                 \
-        cudaError_t saved_ = drv_rt_save();                                                                            \
-        return drv_rt_done(saved_, (call));                                                                            \
-    } while (0)
-
 /* ---- graphs ----------------------------------------------------------------------- */
 
 DRIVER_API CUresult cuGraphCreate(CUgraph *graph, unsigned int flags)
 {
-    RUNTIME(cudaGraphCreate(graph, flags));
+    RT_CALL(cudaGraphCreate(graph, flags));
 }
 
 DRIVER_API CUresult cuGraphDestroy(CUgraph graph)
 {
-    RUNTIME(cudaGraphDestroy(graph));
+    RT_CALL(cudaGraphDestroy(graph));
 }
 
 DRIVER_API CUresult cuGraphClone(CUgraph *clone, CUgraph graph)
 {
-    RUNTIME(cudaGraphClone(clone, graph));
+    RT_CALL(cudaGraphClone(clone, graph));
 }
 
 DRIVER_API CUresult cuGraphDebugDotPrint(CUgraph graph, const char *path, unsigned int flags)
 {
-    RUNTIME(cudaGraphDebugDotPrint(graph, path, flags));
+    RT_CALL(cudaGraphDebugDotPrint(graph, path, flags));
 }
 
 DRIVER_API CUresult cuGraphGetNodes(CUgraph graph, CUgraphNode *nodes, size_t *count)
 {
-    RUNTIME(cudaGraphGetNodes(graph, nodes, count));
+    RT_CALL(cudaGraphGetNodes(graph, nodes, count));
 }
 
 DRIVER_API CUresult cuGraphGetRootNodes(CUgraph graph, CUgraphNode *nodes, size_t *count)
 {
-    RUNTIME(cudaGraphGetRootNodes(graph, nodes, count));
+    RT_CALL(cudaGraphGetRootNodes(graph, nodes, count));
 }
 
 DRIVER_API CUresult cuGraphNodeGetType(CUgraphNode node, int *type)
 {
-    RUNTIME(cudaGraphNodeGetType(node, type));
+    RT_CALL(cudaGraphNodeGetType(node, type));
 }
 
 DRIVER_API CUresult cuGraphAddDependencies(CUgraph graph, const CUgraphNode *from, const CUgraphNode *to,
                                            size_t n)
 {
-    RUNTIME(cudaGraphAddDependencies(graph, from, to, n));
+    RT_CALL(cudaGraphAddDependencies(graph, from, to, n));
 }
 
 DRIVER_API CUresult cuGraphAddDependencies_v2(CUgraph graph, const CUgraphNode *from, const CUgraphNode *to,
                                               const cudaGraphEdgeData *edges, size_t n)
 {
-    RUNTIME(cudaGraphAddDependencies_v2(graph, from, to, edges, n));
+    RT_CALL(cudaGraphAddDependencies_v2(graph, from, to, edges, n));
 }
 
 /* ---- nodes ------------------------------------------------------------------------ */
@@ -288,31 +276,13 @@ static int copy_side(int type, const void *host, CUdeviceptr device, void *array
 {
     if (lod)
         return -1;
-    *pos = (struct cudaPos){x, y, z};
-    switch (type) {
-    case MEMTYPE_HOST:
-        *ptr = (struct cudaPitchedPtr){(void *)host, pitch, pitch, height};
-        return 0;
-    case MEMTYPE_DEVICE:
-    case MEMTYPE_UNIFIED:
-        *ptr = (struct cudaPitchedPtr){(void *)(uintptr_t)device, pitch, pitch, height};
-        return 0;
-    case MEMTYPE_ARRAY: {
-        uint64_t address;
-        size_t w, h, d, row;
-        struct cudaChannelFormatDesc desc;
-        unsigned flags;
-        cudart_lock();
-        int bad = !array || cudart_array_describe(array, &address, &w, &h, &d, &row, &desc, &flags);
-        cudart_unlock();
-        if (bad)
-            return -1;
-        *ptr = (struct cudaPitchedPtr){(void *)(uintptr_t)address, row, row, h ? h : 1};
-        return 0;
-    }
-    default:
+    const char *base;
+    size_t rows = height;
+    if (drv_copy_side(type, host, device, array, &pitch, &rows, &base))
         return -1;
-    }
+    *pos = (struct cudaPos){x, y, z};
+    *ptr = (struct cudaPitchedPtr){(void *)base, pitch, pitch, rows};
+    return 0;
 }
 
 DRIVER_API CUresult cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps, size_t ndeps,
@@ -346,31 +316,31 @@ DRIVER_API CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph graph, const
                                          const struct cudaMemsetParams *params, CUcontext ctx)
 {
     (void)ctx;
-    RUNTIME(cudaGraphAddMemsetNode(node, graph, deps, ndeps, params));
+    RT_CALL(cudaGraphAddMemsetNode(node, graph, deps, ndeps, params));
 }
 
 DRIVER_API CUresult cuGraphAddHostNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps, size_t ndeps,
                                        const struct cudaHostNodeParams *params)
 {
-    RUNTIME(cudaGraphAddHostNode(node, graph, deps, ndeps, params));
+    RT_CALL(cudaGraphAddHostNode(node, graph, deps, ndeps, params));
 }
 
 DRIVER_API CUresult cuGraphAddEmptyNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps, size_t ndeps)
 {
-    RUNTIME(cudaGraphAddEmptyNode(node, graph, deps, ndeps));
+    RT_CALL(cudaGraphAddEmptyNode(node, graph, deps, ndeps));
 }
 
 /* ---- executable graphs ------------------------------------------------------------ */
 
 DRIVER_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph, unsigned long long flags)
 {
-    RUNTIME(cudaGraphInstantiateWithFlags(exec, graph, flags));
+    RT_CALL(cudaGraphInstantiateWithFlags(exec, graph, flags));
 }
 
 DRIVER_API CUresult cuGraphInstantiateWithParams(CUgraphExec *exec, CUgraph graph,
                                                  cudaGraphInstantiateParams *params)
 {
-    RUNTIME(cudaGraphInstantiateWithParams(exec, graph, params));
+    RT_CALL(cudaGraphInstantiateWithParams(exec, graph, params));
 }
 DRIVER_ALIAS(cuGraphInstantiateWithParams_ptsz, cuGraphInstantiateWithParams)
 
@@ -399,18 +369,18 @@ DRIVER_ALIAS(cuGraphInstantiate, cuGraphInstantiate_v2)
 
 DRIVER_API CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream)
 {
-    RUNTIME(cudaGraphLaunch(exec, stream));
+    RT_CALL(cudaGraphLaunch(exec, stream));
 }
 DRIVER_ALIAS(cuGraphLaunch_ptsz, cuGraphLaunch)
 
 DRIVER_API CUresult cuGraphExecDestroy(CUgraphExec exec)
 {
-    RUNTIME(cudaGraphExecDestroy(exec));
+    RT_CALL(cudaGraphExecDestroy(exec));
 }
 
 DRIVER_API CUresult cuGraphExecUpdate_v2(CUgraphExec exec, CUgraph graph, cudaGraphExecUpdateResultInfo *info)
 {
-    RUNTIME(cudaGraphExecUpdate(exec, graph, info));
+    RT_CALL(cudaGraphExecUpdate(exec, graph, info));
 }
 
 /* CUDA 11's form: the offending node and the result apart. */
@@ -430,7 +400,7 @@ DRIVER_API CUresult cuGraphExecUpdate(CUgraphExec exec, CUgraph graph, CUgraphNo
 
 DRIVER_API CUresult cuStreamBeginCapture_v2(CUstream stream, int mode)
 {
-    RUNTIME(cudaStreamBeginCapture(stream, mode));
+    RT_CALL(cudaStreamBeginCapture(stream, mode));
 }
 DRIVER_ALIAS(cuStreamBeginCapture_v2_ptsz, cuStreamBeginCapture_v2)
 
@@ -443,13 +413,13 @@ DRIVER_ALIAS(cuStreamBeginCapture_ptsz, cuStreamBeginCapture)
 
 DRIVER_API CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph)
 {
-    RUNTIME(cudaStreamEndCapture(stream, graph));
+    RT_CALL(cudaStreamEndCapture(stream, graph));
 }
 DRIVER_ALIAS(cuStreamEndCapture_ptsz, cuStreamEndCapture)
 
 DRIVER_API CUresult cuStreamIsCapturing(CUstream stream, int *status)
 {
-    RUNTIME(cudaStreamIsCapturing(stream, status));
+    RT_CALL(cudaStreamIsCapturing(stream, status));
 }
 DRIVER_ALIAS(cuStreamIsCapturing_ptsz, cuStreamIsCapturing)
 
@@ -457,24 +427,24 @@ DRIVER_API CUresult cuStreamGetCaptureInfo_v3(CUstream stream, int *status, unsi
                                               const CUgraphNode **deps, const cudaGraphEdgeData **edges,
                                               size_t *ndeps)
 {
-    RUNTIME(cudaStreamGetCaptureInfo_v3(stream, status, id, graph, deps, edges, ndeps));
+    RT_CALL(cudaStreamGetCaptureInfo_v3(stream, status, id, graph, deps, edges, ndeps));
 }
 DRIVER_ALIAS(cuStreamGetCaptureInfo_v3_ptsz, cuStreamGetCaptureInfo_v3)
 
 DRIVER_API CUresult cuStreamGetCaptureInfo_v2(CUstream stream, int *status, unsigned long long *id, CUgraph *graph,
                                               const CUgraphNode **deps, size_t *ndeps)
 {
-    RUNTIME(cudaStreamGetCaptureInfo_v2(stream, status, id, graph, deps, ndeps));
+    RT_CALL(cudaStreamGetCaptureInfo_v2(stream, status, id, graph, deps, ndeps));
 }
 DRIVER_ALIAS(cuStreamGetCaptureInfo_v2_ptsz, cuStreamGetCaptureInfo_v2)
 
 DRIVER_API CUresult cuStreamGetCaptureInfo(CUstream stream, int *status, unsigned long long *id)
 {
-    RUNTIME(cudaStreamGetCaptureInfo_v2(stream, status, id, NULL, NULL, NULL));
+    RT_CALL(cudaStreamGetCaptureInfo_v2(stream, status, id, NULL, NULL, NULL));
 }
 DRIVER_ALIAS(cuStreamGetCaptureInfo_ptsz, cuStreamGetCaptureInfo)
 
 DRIVER_API CUresult cuThreadExchangeStreamCaptureMode(int *mode)
 {
-    RUNTIME(cudaThreadExchangeStreamCaptureMode(mode));
+    RT_CALL(cudaThreadExchangeStreamCaptureMode(mode));
 }

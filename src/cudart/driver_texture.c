@@ -110,15 +110,6 @@ static int format_of(const struct cudaChannelFormatDesc *d, unsigned *channels)
     return base + (d->x == 32 ? 2 : d->x == 16 ? 1 : 0);
 }
 
-#define RT_CALL(call)                                                                                                  \
-    do {                                                                                                               \
-        CUresult r_ = drv_check_context();                                                                             \
-        if (r_)                                                                                                        \
-            return r_;                                                                                                 \
-        cudaError_t saved_ = drv_rt_save();                                                                            \
-        return drv_rt_done(saved_, (call));                                                                            \
-    } while (0)
-
 DRIVER_API CUresult cuArrayCreate_v2(cudaArray_t *array, const drv_array_desc *desc)
 {
     struct cudaChannelFormatDesc d;
