@@ -106,7 +106,11 @@ ncclResult_t nccl_check_comm(const struct ncclComm *comm, const char *api, int o
     return ncclSuccess;
 }
 
+/* An id: the magic, then (at 16) this process's pid, a count and the time,
+ * then (at 40) ID_ACROSS_PROCESSES or 0 and (at 44) the MPI rank that made
+ * it. Bytes 16..47 name the clique (nccl_mpi.c). */
 #define UNIQUE_ID_MAGIC "kemu-nccl-id"
+#define ID_ACROSS_PROCESSES 0x6d7069 /* "mpi" */
 
 NCCL_API ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
@@ -125,6 +129,11 @@ NCCL_API ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
     memset(uniqueId, 0, sizeof *uniqueId);
     memcpy(uniqueId->internal, UNIQUE_ID_MAGIC, sizeof UNIQUE_ID_MAGIC);
     memcpy(uniqueId->internal + 16, fields, sizeof fields);
+    /* under mpirun: an id for ranks across processes, naming this MPI rank */
+    int32_t across[2] = {0, 0};
+    if (nccl_mpi_active(&across[1]))
+        across[0] = ID_ACROSS_PROCESSES;
+    memcpy(uniqueId->internal + 40, across, sizeof across);
     return ncclSuccess;
 }
 
@@ -167,16 +176,27 @@ static ncclResult_t init_rank(ncclComm_t *newcomm, int nranks, const ncclUniqueI
         nccl_message(NULL, api, "no CUDA device");
         return ncclUnhandledCudaError;
     }
-    if (nranks > ndevices) {
+    int32_t across;
+    memcpy(&across, id->internal + 40, sizeof across);
+    const nccl_transport *transport = &nccl_transport_local;
+    if (across == ID_ACROSS_PROCESSES) {
+#if KEMU_NCCL_MPI
+        transport = &nccl_transport_mpi;
+#else
+        nccl_message(NULL, api, "commId is for ranks across processes, and this libnccl was built without Open MPI");
+        return ncclInvalidUsage;
+#endif
+    } else if (nranks > ndevices) {
         nccl_message(NULL, api,
-                     "nranks %d is more than the %d devices of this process (kemu runs one rank per device, in one "
-                     "process; use kemu exec --devices N)",
+                     "nranks %d is more than the %d devices of this process (kemu runs one rank per device: use "
+                     "kemu exec --devices N, or ranks in several processes under mpirun)",
                      nranks, ndevices);
         return ncclInvalidUsage;
     }
     struct ncclComm *c = nccl_comm_new(rank, nranks, device, config);
     if (!c)
         return ncclSystemError;
+    c->transport = transport;
     if ((e = c->transport->join(id, nranks, rank, c, &c->clique))) {
         nccl_comm_free(c);
         return e;

@@ -53,6 +53,21 @@ static int parts_agree(nccl_op **parts, int n)
     return 1;
 }
 
+int nccl_split_members(nccl_op **parts, int n, int r, int *order)
+{
+    int m = 0;
+    for (int q = 0; q < n; q++)
+        if (parts[q]->color == parts[r]->color) {
+            int at = m++;
+            while (at > 0 && parts[order[at - 1]]->key > parts[q]->key) {
+                order[at] = order[at - 1];
+                at--;
+            }
+            order[at] = q;
+        }
+    return m;
+}
+
 static void execute_split(nccl_op **parts, int n)
 {
     int *order = malloc((size_t)n * sizeof *order);
@@ -70,17 +85,7 @@ static void execute_split(nccl_op **parts, int n)
                 *parts[r]->newcomm = NULL;
             continue;
         }
-        /* the members of r's color, ordered by (key, parent rank) */
-        int m = 0;
-        for (int q = 0; q < n; q++)
-            if (parts[q]->color == parts[r]->color) {
-                int at = m++;
-                while (at > 0 && parts[order[at - 1]]->key > parts[q]->key) {
-                    order[at] = order[at - 1];
-                    at--;
-                }
-                order[at] = q;
-            }
+        int m = nccl_split_members(parts, n, r, order);
         int ok = 1;
         memset(made, 0, (size_t)m * sizeof *made);
         for (int i = 0; i < m && ok; i++) {
@@ -114,6 +119,16 @@ static void execute_split(nccl_op **parts, int n)
     free(done), free(order), free(made);
 }
 
+/* Writes a party's output (none for another process's part) and tells the
+ * checkers it was written. */
+static void deliver(nccl_op *part, const void *from, size_t bytes)
+{
+    if (part->remote)
+        return;
+    memcpy(part->recvbuff, from, bytes);
+    nccl_mark_written(part->comm->device, part->recvbuff, bytes);
+}
+
 /* Reads the PreMulSum scalars (device-resident ones now, as NCCL does
  * while the collective runs). */
 static void gather_scalars(nccl_op **parts, int n, unsigned char (*scalars)[8])
@@ -139,14 +154,17 @@ void nccl_execute(nccl_op **parts, int n)
         return;
     }
     size_t elem = nccl_type_size(first->datatype), count = first->count;
-    /* enter every party's device (nested: the runtime's lock is recursive) */
+    /* enter every local party's device (nested: the runtime's lock is
+     * recursive); another process's part is only read */
     int entered = 0;
     for (; entered < n; entered++)
-        if (nccl_device_begin(parts[entered]->comm->device, parts[entered]->stream, parts[entered]->api))
+        if (!parts[entered]->remote &&
+            nccl_device_begin(parts[entered]->comm->device, parts[entered]->stream, parts[entered]->api))
             break;
     if (entered < n) {
         for (int i = 0; i < entered; i++)
-            nccl_device_end();
+            if (!parts[i]->remote)
+                nccl_device_end();
         set_result(parts, n, ncclUnhandledCudaError);
         return;
     }
@@ -167,25 +185,19 @@ void nccl_execute(nccl_op **parts, int n)
             nccl_reduce(first->reduce_op, first->datatype, (const unsigned char(*)[8])scalars, staging, inputs, n,
                         count);
             for (int r = 0; r < n; r++)
-                if (first->kind == NCCL_OP_ALLREDUCE || r == first->root) {
-                    memcpy(parts[r]->recvbuff, staging, block);
-                    nccl_mark_written(parts[r]->comm->device, parts[r]->recvbuff, block);
-                }
+                if (first->kind == NCCL_OP_ALLREDUCE || r == first->root)
+                    deliver(parts[r], staging, block);
             break;
         case NCCL_OP_BROADCAST:
             memcpy(staging, parts[first->root]->sendbuff, block);
-            for (int r = 0; r < n; r++) {
-                memcpy(parts[r]->recvbuff, staging, block);
-                nccl_mark_written(parts[r]->comm->device, parts[r]->recvbuff, block);
-            }
+            for (int r = 0; r < n; r++)
+                deliver(parts[r], staging, block);
             break;
         case NCCL_OP_ALLGATHER:
             for (int r = 0; r < n; r++)
                 memcpy(staging + (size_t)r * block, parts[r]->sendbuff, block);
-            for (int r = 0; r < n; r++) {
-                memcpy(parts[r]->recvbuff, staging, block * (size_t)n);
-                nccl_mark_written(parts[r]->comm->device, parts[r]->recvbuff, block * (size_t)n);
-            }
+            for (int r = 0; r < n; r++)
+                deliver(parts[r], staging, block * (size_t)n);
             break;
         case NCCL_OP_REDUCESCATTER:
             gather_scalars(parts, n, scalars);
@@ -195,40 +207,32 @@ void nccl_execute(nccl_op **parts, int n)
                 nccl_reduce(first->reduce_op, first->datatype, (const unsigned char(*)[8])scalars,
                             staging + (size_t)q * block, inputs, n, count);
             }
-            for (int q = 0; q < n; q++) {
-                memcpy(parts[q]->recvbuff, staging + (size_t)q * block, block);
-                nccl_mark_written(parts[q]->comm->device, parts[q]->recvbuff, block);
-            }
+            for (int q = 0; q < n; q++)
+                deliver(parts[q], staging + (size_t)q * block, block);
             break;
         case NCCL_OP_ALLTOALL: /* block q of rank r's sendbuff goes to block r of rank q's recvbuff */
             for (int q = 0; q < n; q++)
                 for (int r = 0; r < n; r++)
                     memcpy(staging + ((size_t)q * (size_t)n + (size_t)r) * block,
                            (const unsigned char *)parts[r]->sendbuff + (size_t)q * block, block);
-            for (int q = 0; q < n; q++) {
-                memcpy(parts[q]->recvbuff, staging + (size_t)q * (size_t)n * block, block * (size_t)n);
-                nccl_mark_written(parts[q]->comm->device, parts[q]->recvbuff, block * (size_t)n);
-            }
+            for (int q = 0; q < n; q++)
+                deliver(parts[q], staging + (size_t)q * (size_t)n * block, block * (size_t)n);
             break;
         case NCCL_OP_GATHER: {
             nccl_op *root = parts[first->root];
             for (int r = 0; r < n; r++)
                 memcpy(staging + (size_t)r * block, parts[r]->sendbuff, block);
-            memcpy(root->recvbuff, staging, block * (size_t)n);
-            nccl_mark_written(root->comm->device, root->recvbuff, block * (size_t)n);
+            deliver(root, staging, block * (size_t)n);
             break;
         }
         case NCCL_OP_SCATTER:
             memcpy(staging, parts[first->root]->sendbuff, block * (size_t)n);
-            for (int r = 0; r < n; r++) {
-                memcpy(parts[r]->recvbuff, staging + (size_t)r * block, block);
-                nccl_mark_written(parts[r]->comm->device, parts[r]->recvbuff, block);
-            }
+            for (int r = 0; r < n; r++)
+                deliver(parts[r], staging + (size_t)r * block, block);
             break;
         case NCCL_OP_SEND: /* parts[0] sends to parts[1] */
             memcpy(staging, parts[0]->sendbuff, block);
-            memcpy(parts[1]->recvbuff, staging, block);
-            nccl_mark_written(parts[1]->comm->device, parts[1]->recvbuff, block);
+            deliver(parts[1], staging, block);
             break;
         default:
             result = ncclInternalError;
@@ -236,6 +240,7 @@ void nccl_execute(nccl_op **parts, int n)
     }
     free(staging), free(inputs), free(scalars);
     for (int i = 0; i < n; i++)
-        nccl_device_end();
+        if (!parts[i]->remote)
+            nccl_device_end();
     set_result(parts, n, result);
 }

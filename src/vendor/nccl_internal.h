@@ -78,6 +78,8 @@ typedef struct nccl_op {
     struct ncclComm **newcomm;
     const ncclConfig_t *config;
     /* filled in by the transport */
+    int remote;              /* another process's part (nccl_mpi.c): comm is a stand-in, sendbuff points at
+                              * the bytes it sent, recvbuff is NULL: nccl_execute writes nothing for it */
     ncclResult_t result;
     int done;
     void *slot;              /* the transport's record of the operation */
@@ -117,6 +119,20 @@ typedef struct nccl_transport {
 } nccl_transport;
 
 extern const nccl_transport nccl_transport_local;
+
+/* The transport between processes over Open MPI (nccl_mpi.c; configure
+ * found Open MPI). nccl_mpi_active says whether ncclGetUniqueId makes ids
+ * for it: MPI is (or, under mpirun, can be) initialized with more than one
+ * process; *world is then this process's rank in MPI_COMM_WORLD. Both are
+ * absent (0) in a build without Open MPI. */
+#if KEMU_NCCL_MPI
+extern const nccl_transport nccl_transport_mpi;
+#endif
+int nccl_mpi_active(int *world);
+
+/* The members of rank r's colour in an ncclCommSplit (parts[q]->color and
+ * ->key), ordered by (key, parent rank), into order[]; returns how many. */
+int nccl_split_members(nccl_op **parts, int n, int r, int *order);
 
 /* Runs a complete operation over its parties: parts[r] is rank r's part
  * (collectives, n ranks), or parts[0] the send and parts[1] the receive.

@@ -1,5 +1,6 @@
 // Data-parallel training step over every device of the process (run under
-// `kemu exec --devices 2|4|8`): one thread, ncclCommInitAll, each device
+// `kemu exec --devices 2|4|8`; built with -DNCCL_TEST_MPI, over the devices
+// of every process under mpirun, nccl_test.h's open_comms): one thread, each device
 // computes its gradient with a kernel on its stream, the gradients are
 // summed (out of place) and averaged (in place) with ncclAllReduce inside
 // ncclGroupStart/End, and a kernel after the collective, on the same
@@ -11,16 +12,16 @@
 
 static const int P = 10000; // parameters
 
-__host__ __device__ float gradient(int device, int j)
+__host__ __device__ float gradient(int rank, int j)
 {
-    return (float)((j * 7 + device * 13) % 101 - 50) * 0.001f * (float)(1 + device);
+    return (float)((j * 7 + rank * 13) % 101 - 50) * 0.001f * (float)(1 + rank);
 }
 
-__global__ void compute_gradient(float *g, int device, int n)
+__global__ void compute_gradient(float *g, int rank, int n)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j < n)
-        g[j] = gradient(device, j);
+        g[j] = gradient(rank, j);
 }
 
 __global__ void sgd_step(float *w, const float *sum, float lr, int n)
@@ -32,26 +33,26 @@ __global__ void sgd_step(float *w, const float *sum, float lr, int n)
 
 int main()
 {
-    int n = device_count(2);
-    std::vector<ncclComm_t> comms(n);
-    NCHECK(ncclCommInitAll(comms.data(), n, NULL));
+    std::vector<ncclComm_t> comms;
+    rank_layout L = open_comms(comms, 2);
+    const int n = L.nranks, first = L.first, last = L.first + L.nlocal;
     int version = 0;
     NCHECK(ncclGetVersion(&version));
     EXPECT(version == NCCL_VERSION_CODE);
-    for (int i = 0; i < n; i++) {
+    for (int i = first; i < last; i++) {
         int count = -1, device = -1, rank = -1;
         NCHECK(ncclCommCount(comms[i], &count));
         NCHECK(ncclCommCuDevice(comms[i], &device));
         NCHECK(ncclCommUserRank(comms[i], &rank));
-        EXPECT(count == n && device == i && rank == i);
+        EXPECT(count == n && device == L.device(i) && rank == i);
     }
     std::vector<cudaStream_t> streams(n);
     std::vector<float *> grad(n), sum(n), weights(n);
     std::vector<float> w0(P);
     for (int j = 0; j < P; j++)
         w0[j] = (float)(j % 17) * 0.25f;
-    for (int i = 0; i < n; i++) {
-        CHECK(cudaSetDevice(i));
+    for (int i = first; i < last; i++) {
+        CHECK(cudaSetDevice(L.device(i)));
         CHECK(cudaStreamCreate(&streams[i]));
         CHECK(cudaMalloc(&grad[i], P * sizeof(float)));
         CHECK(cudaMalloc(&sum[i], P * sizeof(float)));
@@ -61,14 +62,14 @@ int main()
         CHECK(cudaGetLastError());
     }
     NCHECK(ncclGroupStart());
-    for (int i = 0; i < n; i++)
+    for (int i = first; i < last; i++)
         NCHECK(ncclAllReduce(grad[i], sum[i], P, ncclFloat, ncclSum, comms[i], streams[i]));
-    for (int i = 0; i < n; i++)
+    for (int i = first; i < last; i++)
         NCHECK(ncclAllReduce(grad[i], grad[i], P, ncclFloat, ncclAvg, comms[i], streams[i]));
     NCHECK(ncclGroupEnd());
     const float lr = 0.5f;
-    for (int i = 0; i < n; i++) {
-        CHECK(cudaSetDevice(i));
+    for (int i = first; i < last; i++) {
+        CHECK(cudaSetDevice(L.device(i)));
         sgd_step<<<(P + 255) / 256, 256, 0, streams[i]>>>(weights[i], sum[i], lr, P);
         CHECK(cudaGetLastError());
     }
@@ -84,8 +85,8 @@ int main()
         want_w[j] = w0[j] - lr * acc;
     }
     std::vector<float> got(P);
-    for (int i = 0; i < n; i++) {
-        CHECK(cudaSetDevice(i));
+    for (int i = first; i < last; i++) {
+        CHECK(cudaSetDevice(L.device(i)));
         CHECK(cudaStreamSynchronize(streams[i]));
         CHECK(cudaMemcpy(got.data(), sum[i], P * sizeof(float), cudaMemcpyDeviceToHost));
         EXPECT(memcmp(got.data(), want_sum.data(), P * sizeof(float)) == 0);
@@ -95,13 +96,13 @@ int main()
         for (int j = 0; j < P; j++)
             EXPECT(close_to(got[j], want_w[j], 1e-6, 1e-6));
     }
-    for (int i = 0; i < n; i++) {
-        CHECK(cudaSetDevice(i));
+    for (int i = first; i < last; i++) {
+        CHECK(cudaSetDevice(L.device(i)));
         CHECK(cudaFree(grad[i]));
         CHECK(cudaFree(sum[i]));
         CHECK(cudaFree(weights[i]));
         CHECK(cudaStreamDestroy(streams[i]));
         NCHECK(ncclCommDestroy(comms[i]));
     }
-    return finish("nccl_allreduce");
+    return close_comms("nccl_allreduce");
 }

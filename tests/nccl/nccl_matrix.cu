@@ -3,7 +3,9 @@
 // ncclDataType_t x every reduction
 // (sum, prod, max, min, avg, and PreMulSum with the scalar on the host and
 // on the device, a different scalar per rank), on all the devices of the
-// process from one thread (ncclCommInitAll, ncclGroupStart/End). Each
+// process from one thread (ncclCommInitAll, ncclGroupStart/End; built with
+// -DNCCL_TEST_MPI, the devices of every process under mpirun: nccl_test.h's
+// open_comms). Each
 // rank's result is compared bit for bit with a reference computed here in
 // the documented order: rank 0 OP rank 1 OP ... left to right, each step
 // rounded to the element type (half, bfloat16, fp8 through CUDA's own
@@ -248,14 +250,14 @@ static int reported;
 
 int main()
 {
-    int n = device_count(2);
-    std::vector<ncclComm_t> comms(n);
-    NCHECK(ncclCommInitAll(comms.data(), n, NULL));
+    std::vector<ncclComm_t> comms;
+    rank_layout L = open_comms(comms, 2);
+    const int n = L.nranks, first = L.first, last = L.first + L.nlocal;
     std::vector<cudaStream_t> streams(n);
     std::vector<unsigned char *> send(n), recv(n), dscalar(n);
     const size_t bytes = COUNT * (size_t)n * 8;
-    for (int i = 0; i < n; i++) {
-        CHECK(cudaSetDevice(i));
+    for (int i = first; i < last; i++) {
+        CHECK(cudaSetDevice(L.device(i)));
         CHECK(cudaStreamCreate(&streams[i]));
         CHECK(cudaMalloc(&send[i], bytes));
         CHECK(cudaMalloc(&recv[i], bytes));
@@ -275,7 +277,8 @@ int main()
                     // inputs: send holds n blocks for ReduceScatter, AlltoAll and
                     // Scatter (its root's), one otherwise
                     size_t in_count = coll == REDUCESCATTER || coll == ALLTOALL || coll == SCATTER ? COUNT * n : COUNT;
-                    for (int r = 0; r < n; r++) {
+                    for (int r = first; r < last; r++) {
+                        CHECK(cudaSetDevice(L.device(r)));
                         for (size_t j = 0; j < in_count; j++)
                             store(t, host.data(), j, input_bits(t, r, j));
                         unsigned char *dst = send[r];
@@ -299,7 +302,7 @@ int main()
                         }
                     }
                     NCHECK(ncclGroupStart());
-                    for (int r = 0; r < n; r++) {
+                    for (int r = first; r < last; r++) {
                         unsigned char *in = inplace ? recv[r] : send[r];
                         switch (coll) {
                         case ALLREDUCE:
@@ -334,12 +337,12 @@ int main()
                     }
                     NCHECK(ncclGroupEnd());
                     if (op == PREMUL)
-                        for (int r = 0; r < n; r++)
+                        for (int r = first; r < last; r++)
                             NCHECK(ncclRedOpDestroy(ops[r], comms[r]));
-                    for (int r = 0; r < n; r++) {
+                    for (int r = first; r < last; r++) {
                         if ((coll == REDUCE || coll == GATHER) && r != root)
                             continue;
-                        CHECK(cudaSetDevice(r));
+                        CHECK(cudaSetDevice(L.device(r)));
                         CHECK(cudaStreamSynchronize(streams[r]));
                         size_t out_offset = inplace && (coll == REDUCESCATTER || (coll == SCATTER && r == broadcast_root))
                                                 ? (size_t)r * COUNT : 0;
@@ -382,12 +385,12 @@ int main()
     }
     printf("%d cases on %d ranks\n", cases, n);
     EXPECT(cases == 12 * (3 * 7 * 2 + 2 * 2 + 1 + 2 * 2));
-    for (int i = 0; i < n; i++) {
-        CHECK(cudaSetDevice(i));
+    for (int i = first; i < last; i++) {
+        CHECK(cudaSetDevice(L.device(i)));
         CHECK(cudaFree(send[i]));
         CHECK(cudaFree(recv[i]));
         CHECK(cudaFree(dscalar[i]));
         NCHECK(ncclCommDestroy(comms[i]));
     }
-    return finish("nccl_matrix");
+    return close_comms("nccl_matrix");
 }

@@ -203,6 +203,81 @@ check errors nccl_errors 2 \
     "kemu: ncclCommShrink is not supported yet" \
     "kemu: ncclBroadcast: CUDA error on device 0: cudaErrorIllegalAddress"
 
+check ring-split-2 nccl_ring_split 2
+check ring-split-5 nccl_ring_split 5
+
+# The same programs across processes (docs/multigpu.md, "Ranks across
+# processes and machines"): built with -DNCCL_TEST_MPI against Open MPI,
+# run as `mpirun --oversubscribe -n P kemu exec --devices D`; every process
+# must print PASS. Skipped (said) where kemu's libnccl was built without
+# Open MPI or mpirun/mpicc are missing.
+mpi_ready=
+if ! ldd "$library" 2>/dev/null | grep -q libmpi; then
+    echo "SKIP: the programs under mpirun (kemu's libnccl.so.2 was built without Open MPI: libopenmpi-dev)"
+elif ! command -v mpirun >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1; then
+    echo "SKIP: the programs under mpirun (mpirun or mpicc not found: openmpi-bin)"
+else
+    mpi_ready=1
+    # mpirun refuses root without these (CI runs as root); one slot per
+    # process whatever the cores
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fi
+
+# check_mpi NAME PROGRAM PROCESSES DEVICES [patterns...]: PROGRAM built for
+# MPI; each process prints PASS, stderr holds each pattern (!PATTERN: not)
+check_mpi() {
+    name=$1
+    program=$2
+    procs=$3
+    devices=$4
+    shift 4
+    [ -n "$mpi_ready" ] || return 0
+    selected "$name" || selected "$program" || return 0
+    if [ ! -x "$work/$program-mpi" ] &&
+        ! "$NVCC" -cudart shared -arch=sm_80 -Xcompiler -pthread -DNCCL_TEST_MPI $(mpicc --showme:compile) \
+            -I"$here" -I"$here/../cuda" -I"$nccl_include" -o "$work/$program-mpi" "$here/$program.cu" \
+            -L"$work/lib" -lnccl $(mpicc --showme:link) > "$work/$program-mpi.build" 2>&1; then
+        fail "$name" "nvcc failed"
+        cat "$work/$program-mpi.build"
+        return 0
+    fi
+    # shellcheck disable=SC2086
+    timeout "${KEMU_NCCL_EXEC_LIMIT:-300}" $exec_env mpirun --oversubscribe -n "$procs" \
+        "$KEMU" exec --devices $devices --timeout 120 -- "$work/$program-mpi" > "$work/$name.out" 2> "$work/$name.err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail "$name" "exit status $rc"
+        return 0
+    fi
+    passes=$(grep -c "^PASS" "$work/$name.out")
+    if [ "$passes" -ne "$procs" ] || grep -q "^FAIL" "$work/$name.out"; then
+        fail "$name" "$passes of $procs processes passed"
+        return 0
+    fi
+    for pattern in "$@"; do
+        case $pattern in
+        '!'*) ! grep -q -- "${pattern#!}" "$work/$name.err" || { fail "$name" "stderr holds: ${pattern#!}"; return 0; } ;;
+        *) grep -q -- "$pattern" "$work/$name.err" || { fail "$name" "stderr lacks: $pattern"; return 0; } ;;
+        esac
+    done
+    pass "$name"
+}
+
+check_mpi mpi-allreduce-2x1 nccl_allreduce 2 1
+check_mpi mpi-allreduce-2x2 nccl_allreduce 2 2
+check_mpi mpi-allreduce-4x1 nccl_allreduce 4 1
+check_mpi mpi-matrix-2x1 nccl_matrix 2 1
+check_mpi mpi-matrix-3x2 nccl_matrix 3 2
+check_mpi mpi-ring-split-2x1 nccl_ring_split 2 1
+check_mpi mpi-ring-split-4x1 nccl_ring_split 4 1
+check_mpi mpi-ring-split-3x2 nccl_ring_split 3 2
+check_mpi mpi-errors nccl_mpi_errors 2 1 \
+    "kemu: ncclAllReduce: the ranks' calls differ in count or datatype: rank 0 called ncclAllReduce(count 4" \
+    "kemu: ncclCommInitRank: MPI rank 1 joined rank 1 with nranks 3; the ranks that joined this id first said 2" \
+    "kemu: ncclCommInitRank: the communicator could not be made (see MPI rank 0's message)"
+# what NCCL wrote from another process counts as initialized
+check_mpi mpi-allreduce-initcheck nccl_allreduce 2 "1 --tool initcheck" "ERROR SUMMARY: 0 errors" "!ERROR SUMMARY: [1-9]"
+
 # kemu exec warns when a program links libnccl.so.2 and kemu's was not
 # built: a runtime directory without it ($KEMU_CUDART_DIR)
 if selected warn-unbuilt && [ -x "$work/nccl_allreduce" ]; then
