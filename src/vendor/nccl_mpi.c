@@ -1021,6 +1021,14 @@ static ncclResult_t mpi_wait(nccl_op *op)
                          comm->rank, missing);
             return ncclInvalidUsage;
         }
+        /* while bytes of this process's are on their way, MPI moves them
+         * only when polled: poll on (up to a millisecond, keeping the lock) */
+        if (sending) {
+            long long until = now_ns() + 1000000;
+            while (sending && now_ns() < until)
+                pump();
+            idle = 0;
+        }
         pthread_mutex_unlock(&lock);
         if (idle++ < 64) {
             sched_yield();

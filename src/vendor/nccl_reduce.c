@@ -207,9 +207,50 @@ static void reduce_small(const small_float *t, int op, const unsigned char (*sca
 #undef SMALL_ROUND
 }
 
+/* Sum and avg of the native types, the common case, rank by rank over
+ * chunks (the loops vectorize): each element still adds rank 0, then 1,
+ * ..., so the bits are the element-by-element loop's. A chunk is read
+ * whole before it is written, so out may be one of the inputs. */
+#define SUM_CHUNK 1024
+#define NATIVE_SUM(NAME, T, U)                                                                       \
+    static void sum_##NAME(int op, void *out, const void *const *inputs, int n, size_t count)       \
+    {                                                                                                \
+        T acc[SUM_CHUNK];                                                                            \
+        for (size_t at = 0; at < count; at += SUM_CHUNK) {                                           \
+            size_t m = count - at < SUM_CHUNK ? count - at : SUM_CHUNK;                              \
+            memcpy(acc, (const T *)inputs[0] + at, m * sizeof(T));                                   \
+            for (int r = 1; r < n; r++) {                                                            \
+                const T *in = (const T *)inputs[r] + at;                                             \
+                for (size_t k = 0; k < m; k++)                                                       \
+                    acc[k] = (T)((U)acc[k] + (U)in[k]);                                              \
+            }                                                                                        \
+            if (op == ncclAvg)                                                                       \
+                for (size_t k = 0; k < m; k++)                                                       \
+                    acc[k] = (T)(acc[k] / (T)n);                                                     \
+            memcpy((T *)out + at, acc, m * sizeof(T));                                               \
+        }                                                                                            \
+    }
+NATIVE_SUM(int32, int32_t, uint32_t)
+NATIVE_SUM(uint32, uint32_t, uint32_t)
+NATIVE_SUM(int64, int64_t, uint64_t)
+NATIVE_SUM(uint64, uint64_t, uint64_t)
+NATIVE_SUM(float32, float, float)
+NATIVE_SUM(float64, double, double)
+
 void nccl_reduce(int op, int datatype, const unsigned char (*scalars)[8], void *out, const void *const *inputs, int n,
                  size_t count)
 {
+    if ((op == ncclSum || op == ncclAvg) && n > 0) {
+        switch (datatype) {
+        case ncclInt32: sum_int32(op, out, inputs, n, count); return;
+        case ncclUint32: sum_uint32(op, out, inputs, n, count); return;
+        case ncclInt64: sum_int64(op, out, inputs, n, count); return;
+        case ncclUint64: sum_uint64(op, out, inputs, n, count); return;
+        case ncclFloat32: sum_float32(op, out, inputs, n, count); return;
+        case ncclFloat64: sum_float64(op, out, inputs, n, count); return;
+        default: break;
+        }
+    }
     switch (datatype) {
     case ncclInt8: reduce_int8(op, scalars, out, inputs, n, count); break;
     case ncclUint8: reduce_uint8(op, scalars, out, inputs, n, count); break;
