@@ -82,6 +82,18 @@ kemu_status kemu_device_create(const kemu_device_config *cfg, kemu_device **out,
  * Returns KEMU_ERR_INVALID_ARGUMENT for a NULL device. */
 kemu_status kemu_device_set_step_limit(kemu_device *dev, uint64_t warp_instructions, kemu_error *err);
 
+/* The fidelity report (docs/fidelity.md, "How far to trust a run"): with
+ * on = 1, every later launch on dev counts the thread-instructions it
+ * executes, filed per kernel as exact, approximate (with the bound
+ * measured on hardware), order-dependent (atomics), model-dependent
+ * (clocks, timers, SM ids) or refused; on = 0 stops and forgets.
+ * kemu_fidelity_report renders the launches so far: *text as lines
+ * starting "kemu: fidelity", *json as a JSON array with one object per
+ * kernel (either pointer may be NULL; free both with free()).
+ * KEMU_ERR_INVALID_ARGUMENT for a NULL device, or one without the report. */
+kemu_status kemu_device_set_fidelity_report(kemu_device *dev, int on, kemu_error *err);
+kemu_status kemu_fidelity_report(kemu_device *dev, char **text, char **json, kemu_error *err);
+
 /* Frees the device, its memory and every module loaded on it. */
 void kemu_device_destroy(kemu_device *dev);
 

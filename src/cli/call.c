@@ -24,7 +24,7 @@ int cli_call_main(int argc, char **argv);
 
 const char cli_call_usage[] =
     "usage: kemu call SPEC.json [--threads N] [--arch sm_XX] [--schedule MODE] [--timeout SECONDS]\n"
-    "                 [--progress|--no-progress]\n"
+    "                 [--progress|--no-progress] [--fidelity-report]\n"
     "                 [--out-dir DIR] [--tool TOOL[,TOOL...]] [checker options]\n"
     "                 [--backend emu|cuda|both] [--device N] [--ulps N] [--rtol X] [--atol X]\n"
     "\n"
@@ -224,6 +224,7 @@ int cli_call_main(int argc, char **argv)
     memset(&user_tolerance, 0, sizeof user_tolerance);
     double timeout = 0;
     int progress = -1; /* --progress 1, --no-progress 0, else: when stderr is a terminal */
+    int fidelity = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!dashdash && a[0] == '-' && a[1] == '-' && a[2]) {
@@ -239,7 +240,8 @@ int cli_call_main(int argc, char **argv)
                                                 "--report-file", "--racecheck-warp", "--racecheck-benign",
                                                 "--leak-check", "--backend", "--device", "--ulps", "--rtol",
                                                 "--atol", "--trace", "--trace-block", "--trace-warp",
-                                                "--trace-lines", "--progress", "--no-progress", NULL};
+                                                "--trace-lines", "--progress", "--no-progress", "--fidelity-report",
+                                                NULL};
             int is_known = 0;
             for (int q = 0; known[q]; q++)
                 is_known |= !strcmp(name, known[q]);
@@ -247,6 +249,10 @@ int cli_call_main(int argc, char **argv)
                 return cli_usage_error("call", "unknown option '%s'", name);
             if (!strcmp(name, "--progress") || !strcmp(name, "--no-progress")) {
                 progress = !strcmp(name, "--progress");
+                continue;
+            }
+            if (!strcmp(name, "--fidelity-report")) {
+                fidelity = 1;
                 continue;
             }
             const char *val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
@@ -344,6 +350,10 @@ int cli_call_main(int argc, char **argv)
         fprintf(stderr, "kemu call: error: %s\n", err.message);
         goto done;
     }
+    if (fidelity && kemu_device_set_fidelity_report(dev, 1, &err)) {
+        fprintf(stderr, "kemu call: error: %s\n", err.message);
+        goto done;
+    }
     if ((exit_code = cli_trace_begin(&checks)))
         goto done;
     exit_code = CLI_EXIT_USAGE;
@@ -351,6 +361,8 @@ int cli_call_main(int argc, char **argv)
         exit_code = call_on_gpu(&doc, dev, use_emu, device_ordinal, have_tolerance ? &user_tolerance : NULL,
                                 &result, &err);
         /* the checkers' report when the emulator ran */
+        if (use_emu && fidelity && (exit_code == CLI_EXIT_OK || exit_code == CLI_EXIT_FAIL))
+            cli_fidelity_print(dev, stdout);
         if (use_emu && (exit_code == CLI_EXIT_OK || exit_code == CLI_EXIT_FAIL))
             exit_code = cli_checks_exit_status(&checks, dev, "call", exit_code);
         goto done;
@@ -372,6 +384,8 @@ int cli_call_main(int argc, char **argv)
         print_summary(&doc, &result);
         exit_code = CLI_EXIT_OK;
     }
+    if (fidelity)
+        cli_fidelity_print(dev, stdout);
     exit_code = cli_checks_exit_status(&checks, dev, "call", exit_code);
 done:
     cli_trace_end(&checks);

@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "kemu/kemu.h"
+
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1
 #define CLI_EXIT_USAGE 2
@@ -41,6 +43,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * and tests stay clean. */
 #define CLI_PROGRESS_SECONDS 10.0
 double cli_progress_interval(int asked);
+/* --fidelity-report: prints the device's fidelity report (what the
+ * launches executed, by how exactly kemu reproduces the hardware) on out. */
+void cli_fidelity_print(kemu_device *dev, FILE *out);
 /* Looks a subcommand up by name. */
 const cli_command *cli_find_command(const char *name);
 

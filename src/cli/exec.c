@@ -435,6 +435,7 @@ int cli_exec_main(int argc, char **argv)
     int threads = 0, devices = 0, trace = 0, first = -1;
     double timeout = 0;
     int progress = -1; /* --progress 1, --no-progress 0, else: when stderr is a terminal */
+    int fidelity = 0; /* --fidelity-report */
     cli_checks checks;
     cli_checks_init(&checks, "exec");
     for (int i = 1; i < argc; i++) {
@@ -460,6 +461,10 @@ int cli_exec_main(int argc, char **argv)
         }
         if (!strcmp(name, "--progress") || !strcmp(name, "--no-progress")) {
             progress = !strcmp(name, "--progress");
+            continue;
+        }
+        if (!strcmp(name, "--fidelity-report")) {
+            fidelity = 1;
             continue;
         }
         static const char *const with_value[] = {"--arch", "--threads", "--devices", "--schedule", "--timeout", "--uninit",
@@ -688,6 +693,8 @@ int cli_exec_main(int argc, char **argv)
     }
     if (trace)
         setenv("KEMU_CUDART_TRACE", "1", 1);
+    if (fidelity)
+        setenv("KEMU_FIDELITY_REPORT", "1", 1);
     if (checks.trace_file) {
         setenv("KEMU_TRACE_FILE", checks.trace_file, 1);
         static const char *const names[3] = {"KEMU_TRACE_BLOCK", "KEMU_TRACE_WARP", "KEMU_TRACE_LINES"};

@@ -16,7 +16,7 @@ static const char run_usage[] =
     "                [--schedule MODE] [--uninit nan|zero|pattern] [--timeout SECONDS]\n"
     "                [--json] [--keep-outputs] [--progress|--no-progress] [--tool NAME]\n"
     "                [--backend emu|cuda|both] [--device N]\n"
-    "                [--ulps N] [--rtol R] [--atol A] [--] ARG...\n"
+    "                [--ulps N] [--rtol R] [--atol A] [--fidelity-report] [--] ARG...\n"
     "\n"
     "Runs one kernel of a PTX module on the emulator. One ARG per kernel parameter:\n"
     "  in:PATH.npy                 a device buffer initialized from a NumPy file\n"
@@ -38,6 +38,10 @@ static const char run_usage[] =
     "--progress prints a line on stderr every 10 s of a long launch (blocks done, warp-\n"
     "instructions per second); it is on by default when stderr is a terminal.\n"
     "--tool memcheck|racecheck|initcheck|synccheck runs checkers (see README).\n"
+    "--fidelity-report says, per kernel, how many of the executed instructions kemu computes\n"
+    "bit for bit as the hardware, approximately (with the bound measured on an H200), in an\n"
+    "order that depends on the threads (atomics), or as a model of the machine (clocks)\n"
+    "(docs/fidelity.md); with --json, as \"fidelity\".\n"
     "Exit status: 0 success, 1 the kernel faulted or the backends disagree, 2 usage, PTX\n"
     "or input error, 3 no usable GPU for --backend cuda|both.\n";
 
@@ -64,7 +68,8 @@ static const char compare_usage[] =
 static const char exec_usage[] =
     "usage: kemu exec [--arch sm_XX] [--devices N] [--threads N] [--schedule MODE] [--timeout SECONDS]\n"
     "                 [--progress] [--uninit nan|zero|pattern] [--dump-ptx DIR] [--trace] [--dap [HOST:]PORT]\n"
-    "                 [--tool memcheck|racecheck|initcheck|synccheck ...] [--] PROGRAM [ARG...]\n"
+    "                 [--tool memcheck|racecheck|initcheck|synccheck ...] [--fidelity-report]\n"
+    "                 [--] PROGRAM [ARG...]\n"
     "\n"
     "Runs an unmodified CUDA program on the emulator: its CUDA runtime library\n"
     "(libcudart.so.13 or .so.12) is replaced by kemu's, so its kernels run on the\n"
@@ -90,6 +95,8 @@ static const char exec_usage[] =
     "  --tool ...          run the checkers on every launch, with --log-file, --report-file,\n"
     "                      --error-exitcode, --print-limit, --leak-check, --racecheck-warp,\n"
     "                      --racecheck-benign as for `kemu run`\n"
+    "  --fidelity-report   at exit, say per kernel how exactly kemu reproduced the hardware\n"
+    "                      (as for `kemu run`)\n"
     "Options go before PROGRAM; everything after it is the program's.\n"
     "Exit status: the program's; 2 for usage errors and programs kemu cannot run\n"
     "(statically linked CUDA runtime, no CUDA at all); 3 when kemu's runtime library\n"
@@ -122,6 +129,17 @@ const cli_command *cli_find_command(const char *name)
         if (strcmp(c->name, name) == 0)
             return c;
     return NULL;
+}
+
+void cli_fidelity_print(kemu_device *dev, FILE *out)
+{
+    char *text = NULL;
+    kemu_error err;
+    if (kemu_fidelity_report(dev, &text, NULL, &err))
+        fprintf(stderr, "kemu: %s\n", err.message);
+    else
+        fputs(text, out);
+    free(text);
 }
 
 double cli_progress_interval(int asked)

@@ -116,7 +116,7 @@ int cli_run_main(int argc, char **argv)
     cli_checks_init(&checks, "run");
     const char *file = NULL, *kernel_name = NULL, *arch = NULL, *schedule = NULL;
     unsigned grid[3] = {1, 1, 1}, block[3] = {0, 0, 0}, cluster[3] = {0, 0, 0};
-    int have_block = 0, json = 0, keep = 0, threads = 0, cooperative = 0;
+    int have_block = 0, json = 0, keep = 0, threads = 0, cooperative = 0, fidelity = 0;
     unsigned long long shared = 0;
     double timeout = 0;
     int progress = -1; /* --progress 1, --no-progress 0, else: when stderr is a terminal */
@@ -145,7 +145,7 @@ int cli_run_main(int argc, char **argv)
                                                 "--racecheck-benign", "--leak-check", "--backend", "--device",
                                                 "--ulps", "--rtol", "--atol", "--cooperative", "--trace",
                                                 "--trace-block", "--trace-warp", "--trace-lines", "--progress",
-                                                "--no-progress", NULL};
+                                                "--no-progress", "--fidelity-report", NULL};
             int is_known = 0;
             for (int q = 0; known[q]; q++)
                 if (!strcmp(name, known[q]))
@@ -155,7 +155,8 @@ int cli_run_main(int argc, char **argv)
                 return cli_usage_error("run", "unknown option '%s'", name);
             }
             int flag = !strcmp(name, "--json") || !strcmp(name, "--keep-outputs") || !strcmp(name, "--cooperative") ||
-                       !strcmp(name, "--progress") || !strcmp(name, "--no-progress");
+                       !strcmp(name, "--progress") || !strcmp(name, "--no-progress") ||
+                       !strcmp(name, "--fidelity-report");
             if (!flag) {
                 if (eq) val = eq + 1;
                 else if (i + 1 < argc) val = argv[++i];
@@ -193,6 +194,7 @@ int cli_run_main(int argc, char **argv)
             } else if (!strcmp(name, "--json")) json = 1;
             else if (!strcmp(name, "--keep-outputs")) keep = 1;
             else if (!strcmp(name, "--cooperative")) cooperative = 1;
+            else if (!strcmp(name, "--fidelity-report")) fidelity = 1;
             else if (!strcmp(name, "--progress")) progress = 1;
             else if (!strcmp(name, "--no-progress")) progress = 0;
             else if (!strcmp(name, "--backend"))
@@ -242,6 +244,10 @@ int cli_run_main(int argc, char **argv)
         free(argtexts);
         return cli_usage_error("run", "the checkers run on the emulator; --tool needs --backend emu or both");
     }
+    if (fidelity && !use_emu) {
+        free(argtexts);
+        return cli_usage_error("run", "--fidelity-report is about the emulator's run; it needs --backend emu or both");
+    }
     if (threads == 0 && getenv("KEMU_THREADS"))
         threads = atoi(getenv("KEMU_THREADS"));
 
@@ -263,6 +269,10 @@ int cli_run_main(int argc, char **argv)
     }
     kemu_device_set_progress(dev, cli_progress_interval(progress));
     if (checks.config.tools && kemu_device_set_checks(dev, &checks.config, &err)) {
+        fprintf(stderr, "kemu run: error: %s\n", err.message);
+        goto done;
+    }
+    if (fidelity && kemu_device_set_fidelity_report(dev, 1, &err)) {
         fprintf(stderr, "kemu run: error: %s\n", err.message);
         goto done;
     }
@@ -458,6 +468,10 @@ int cli_run_main(int argc, char **argv)
                                                   "max", s.max, "mean", s.mean, "nan_count", (json_int_t)s.nan_count));
         }
         json_object_set_new(o, "outputs", jout);
+        char *fjson = NULL;
+        if (fidelity && !kemu_fidelity_report(dev, NULL, &fjson, &err))
+            json_object_set_new(o, "fidelity", json_loads(fjson, 0, NULL));
+        free(fjson);
         char *textj = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         if (textj)
             printf("%s\n", textj);
@@ -506,6 +520,8 @@ int cli_run_main(int argc, char **argv)
             fprintf(stderr, "  no outputs written (the GPU's memory cannot be read after a fault)\n");
         else if (faulted && !keep)
             fprintf(stderr, "  no outputs written (use --keep-outputs to write them anyway)\n");
+        if (fidelity)
+            cli_fidelity_print(dev, stdout);
     }
     if (use_emu && use_cuda) {
         if (result.emulator_faulted || result.gpu_faulted)

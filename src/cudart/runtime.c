@@ -452,6 +452,9 @@ cudaError_t cudart_device_at(int index, kemu_device **out)
     exec_set_device_runtime(dev, s->limits[cudaLimitDevRuntimePendingLaunchCount], CUDART_VERSION_NUMBER);
     kemu_device_set_progress(dev, s->progress);
     configure_checks(dev);
+    const char *fidelity = getenv("KEMU_FIDELITY_REPORT");
+    if (fidelity && *fidelity == '1')
+        kemu_device_set_fidelity_report(dev, 1, NULL);
     if (s->ndevices > 1)
         cudart_trace("device %d: %s", index, arch.name);
     else
@@ -564,6 +567,20 @@ __attribute__((destructor)) static void runtime_fini(void)
     for (int i = 0; i < cudart_global.ndevices; i++) {
         cudart_synchronize_device(i);
         report_checks_of(cudart_global.devs[i].device);
+    }
+    /* kemu exec --fidelity-report */
+    const char *fidelity = getenv("KEMU_FIDELITY_REPORT");
+    for (int i = 0; fidelity && *fidelity == '1' && i < cudart_global.ndevices; i++) {
+        char *text = NULL;
+        if (!cudart_global.devs[i].device ||
+            kemu_fidelity_report(cudart_global.devs[i].device, &text, NULL, NULL))
+            continue;
+        cudart_flush_printf();
+        fflush(stdout);
+        if (cudart_global.ndevices > 1)
+            fprintf(stderr, "kemu: device %d:\n", i);
+        fputs(text, stderr);
+        free(text);
     }
     cudart_unlock();
 }

@@ -7,6 +7,7 @@
  * for the lowest faulting block. */
 #include "config.h"
 #include "exec/exec.h"
+#include "exec/fidelity.h"
 #include "vm/vm.h"
 #include "check/check.h"
 
@@ -199,6 +200,7 @@ void kemu_device_destroy(kemu_device *d)
     free(d->natives);
     exec_device_release_clusters(d);
     check_session_destroy(d->checks);
+    exec_fidelity_free(d->fidelity);
     free(d->textures);
     free(d->peers);
     mem_space_destroy(&d->mem);

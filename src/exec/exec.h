@@ -62,6 +62,7 @@ struct kemu_device {
     int random_schedule;
     uint64_t schedule_seed;
     struct check_session *checks;    /* enabled checkers, or NULL */
+    struct exec_fidelity *fidelity;  /* the fidelity report (fidelity.c), or NULL */
     struct vm_texture *textures;     /* texture/surface objects by handle - 1 */
     int ntextures;
     /* set around one launch by kemu call: out-of-bounds loads return the

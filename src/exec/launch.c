@@ -5,6 +5,7 @@
  * order and the fault reported is the one of the lowest faulting block. */
 #include "config.h"
 #include "exec/exec.h"
+#include "exec/fidelity.h"
 #include "exec/devrt.h"
 #include "vm/vm.h"
 #include "check/check.h"
@@ -452,6 +453,8 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     dbg *debugger = dbg_active;
     if (debugger)
         L.hooks = dbg_launch_begin(debugger, &L, L.hooks, L.fault_hooks);
+    /* the fidelity report counts in front of them all */
+    exec_fidelity_launch *fidelity = dev->fidelity ? exec_fidelity_begin(dev->fidelity, &L, &L.hooks) : NULL;
     /* the livelock proof waits a wall-clock grace: not while a user may sit
      * at a stop, and not where a run must replay identically (Ctrl-C stops
      * a spinning kernel under the debugger) */
@@ -475,6 +478,7 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     uint64_t winstr = 0, tinstr = 0;
     int oom = 0;
     if (!outs || !nouts || !capouts) {
+        exec_fidelity_end(fidelity, &L);
         if (cdp_on) {
             check_cdp_free(cdp.race);
             exec_cdp_free(&cdp);
@@ -634,6 +638,7 @@ static kemu_status launch(kemu_kernel *k, const kemu_launch_config *cfg, void **
     int debugger_end = debugger ? dbg_launch_end(debugger, &L, best_fault.faulted ? &best_fault : NULL) : 0;
     if (dev->checks)
         check_launch_end(dev->checks, &L, best_fault.faulted ? &best_fault : NULL);
+    exec_fidelity_end(fidelity, &L);
     if (cdp_on)
         exec_cdp_grid_done(&cdp);
     dev->heap_used = L.heap_used;

@@ -338,6 +338,8 @@ check elementwise elementwise # nvcc 13 compresses PTX with zstd by default
 check elementwise_raw elementwise_raw
 check elementwise_lz4 elementwise_lz4
 check elementwise_rdc elementwise_rdc
+# kemu exec --fidelity-report: the report at exit, per kernel
+expect_message elementwise_fidelity elementwise 0 "kemu: fidelity of _Z" --fidelity-report --
 check elementwise_lineinfo elementwise_lineinfo
 check elementwise_multi elementwise_multi
 check elementwise_multi_sm80 elementwise_multi --arch sm_80

@@ -382,6 +382,113 @@ START_TEST(step_limit_bounds_launch)
 }
 END_TEST
 
+/* The number the fidelity report gives after `what` ("ex2.approx.f32 (line
+ * N): COUNT: ..."), or of a class line ("  approximate: COUNT (..."); -1
+ * when absent. */
+static long long fidelity_count(const char *text, const char *what)
+{
+    const char *at = strstr(text, what);
+    if (!at)
+        return -1;
+    at += strlen(what);
+    if (*at == ' ' && at[1] == '(') { /* an instruction: past "(line N)" */
+        at = strchr(at, ')');
+        if (!at)
+            return -1;
+        at++;
+    }
+    long long n = -1;
+    return sscanf(at, ": %lld", &n) == 1 ? n : -1;
+}
+
+/* The fidelity report counts what each thread executed: n threads each ran
+ * one ex2.approx, one sin.approx, one div.approx and one float atomic, one
+ * thread read the clock; the classes add up to the launch's
+ * thread-instructions; a second launch doubles every count; with racecheck
+ * on as well, the race is still found (the report passes every event on). */
+START_TEST(fidelity_report_counts)
+{
+    kemu_device *dev;
+    kemu_error err;
+    kemu_module *m;
+    kemu_kernel *k, *race;
+    ck_assert(kemu_device_create(NULL, &dev, &err) == KEMU_OK);
+    char *text = NULL;
+    ck_assert(kemu_fidelity_report(dev, &text, NULL, &err) == KEMU_ERR_INVALID_ARGUMENT); /* not on */
+    ck_assert(kemu_device_set_fidelity_report(dev, 1, &err) == KEMU_OK);
+    kemu_check_config cc;
+    memset(&cc, 0, sizeof cc);
+    cc.tools = KEMU_TOOL_RACECHECK;
+    ck_assert(kemu_device_set_checks(dev, &cc, &err) == KEMU_OK);
+    ck_assert_msg(kemu_module_load_ptx_file(dev, E2E_KERNELS_DIR "/fidelity.ptx", &m, &err) == KEMU_OK, "%s",
+                  err.message);
+    ck_assert(kemu_module_get_kernel(m, "fidelity_mix", &k, &err) == KEMU_OK);
+    ck_assert(kemu_module_get_kernel(m, "fidelity_race", &race, &err) == KEMU_OK);
+    const int n = 200;
+    uint64_t out, sum, clk;
+    ck_assert(kemu_malloc(dev, n * sizeof(float), KEMU_UNINIT_NAN, &out, &err) == KEMU_OK);
+    ck_assert(kemu_malloc(dev, sizeof(float), KEMU_UNINIT_NAN, &sum, &err) == KEMU_OK);
+    ck_assert(kemu_malloc(dev, sizeof(long long), KEMU_UNINIT_NAN, &clk, &err) == KEMU_OK);
+    float host[200];
+    for (int i = 0; i < n; i++)
+        host[i] = (float)i;
+    ck_assert(kemu_memcpy_htod(dev, out, host, sizeof host, &err) == KEMU_OK);
+    float zero = 0;
+    ck_assert(kemu_memcpy_htod(dev, sum, &zero, sizeof zero, &err) == KEMU_OK);
+    int nn = n;
+    void *args[] = {&out, &sum, &clk, &nn};
+    kemu_launch_config lc = {{2, 1, 1}, {128, 1, 1}, {0, 0, 0}, 0, 0}; /* 256 threads, 200 at work */
+    kemu_report r;
+    uint64_t lanes = 0;
+    for (int launch = 1; launch <= 2; launch++) {
+        ck_assert(kemu_launch(k, &lc, args, &r, &err) == KEMU_OK);
+        lanes += r.thread_instructions;
+        kemu_report_free(&r);
+        ck_assert(kemu_fidelity_report(dev, &text, NULL, &err) == KEMU_OK);
+        ck_assert_msg(strstr(text, launch == 1 ? "fidelity of fidelity_mix (1 launch," : "(2 launches,"), "%s",
+                      text);
+        ck_assert_int_eq(fidelity_count(text, "ex2.approx.f32"), launch * n);
+        ck_assert_int_eq(fidelity_count(text, "sin.approx.f32"), launch * n);
+        ck_assert_int_eq(fidelity_count(text, "div.approx.f32"), launch * n);
+        ck_assert_int_eq(fidelity_count(text, "atom.add.f32"), launch * n);
+        ck_assert_int_eq(fidelity_count(text, "%clock"), launch);
+        ck_assert_int_eq(fidelity_count(text, "  approximate"), 3 * launch * n);
+        ck_assert_int_eq(fidelity_count(text, "  order-dependent"), launch * n);
+        ck_assert_int_eq(fidelity_count(text, "  model-dependent"), launch);
+        long long exact = fidelity_count(text, "fitted to the H200)");
+        ck_assert_msg(exact > 0, "%s", text);
+        ck_assert_int_eq((uint64_t)(exact + 4 * launch * n + launch), lanes);
+        ck_assert_msg(!strstr(text, "refused"), "%s", text);
+        free(text);
+    }
+    /* the JSON form says the same */
+    char *json = NULL;
+    ck_assert(kemu_fidelity_report(dev, NULL, &json, &err) == KEMU_OK);
+    ck_assert_msg(strstr(json, "\"kernel\":\"fidelity_mix\"") && strstr(json, "\"approximate\":1200") &&
+                      strstr(json, "\"order_dependent\":400") && strstr(json, "\"model_dependent\":2"),
+                  "%s", json);
+    free(json);
+    /* racecheck still sees every access */
+    uint64_t word;
+    ck_assert(kemu_malloc(dev, sizeof(int), KEMU_UNINIT_NAN, &word, &err) == KEMU_OK);
+    void *rargs[] = {&word};
+    kemu_launch_config rc = {{1, 1, 1}, {64, 1, 1}, {0, 0, 0}, 0, 0};
+    ck_assert(kemu_launch(race, &rc, rargs, &r, &err) == KEMU_OK);
+    kemu_report_free(&r);
+    kemu_check_summary summary;
+    ck_assert(kemu_check_results(dev, 0, &summary, &err) == KEMU_OK);
+    ck_assert_msg(summary.errors >= 1, "%s", summary.text);
+    kemu_check_summary_free(&summary);
+    ck_assert(kemu_fidelity_report(dev, &text, NULL, &err) == KEMU_OK);
+    ck_assert_msg(strstr(text, "fidelity of fidelity_race (1 launch,"), "%s", text);
+    free(text);
+    /* off: forgotten */
+    ck_assert(kemu_device_set_fidelity_report(dev, 0, &err) == KEMU_OK);
+    ck_assert(kemu_fidelity_report(dev, &text, NULL, &err) == KEMU_ERR_INVALID_ARGUMENT);
+    kemu_device_destroy(dev);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("exec");
@@ -395,6 +502,7 @@ static Suite *suite(void)
     tcase_add_test(tc, call_depth_limit);
     tcase_add_test(tc, timeout_bounds_launch);
     tcase_add_test(tc, step_limit_bounds_launch);
+    tcase_add_test(tc, fidelity_report_counts);
     suite_add_tcase(s, tc);
     return s;
 }
