@@ -339,45 +339,64 @@ static unsigned tensor_group(int atype, unsigned K)
     }
 }
 
+/* One group's terms: the largest nominal exponent of its nonzero
+ * products (TENSOR_ZERO sums lie far below any real one), and their sum
+ * in units of 2^q truncated toward zero. Each term is below 2^27 units
+ * (a product's significand is below 4 and its exponent at most emax), so
+ * it converts exactly through int32; written without branches so that
+ * the common group of 16 vectorizes. */
+static inline int group_emax(const int16_t *xa, const int16_t *xb, unsigned n, int emax)
+{
+    for (unsigned k = 0; k < n; k++) {
+        int e = (int)xa[k] + (int)xb[k];
+        emax = e > emax ? e : emax;
+    }
+    return emax;
+}
+
+static inline int64_t group_sum(const float *a, const float *b, unsigned n, double down)
+{
+    int64_t sum = 0;
+    for (unsigned k = 0; k < n; k++)
+        sum += (int32_t)((double)a[k] * (double)b[k] * down);
+    return sum;
+}
+
 /* One element: sum over k of a[k] * b[k] plus acc, in groups of G as above
  * (a and b: exact f32 values of the elements; xa and xb: their
- * tensor_exponent). With to_f16, returns the f16 bits of the result in *h. */
+ * tensor_exponent; nonfinite: a or b holds an infinity or NaN). With
+ * to_f16, returns the f16 bits of the result in *h. */
 static float tensor_dot(const float *a, const float *b, const int16_t *xa, const int16_t *xb, unsigned K,
-                        unsigned G, float acc, int to_f16, uint16_t *h)
+                        unsigned G, float acc, int nonfinite, int to_f16, uint16_t *h)
 {
-    int special = !isfinite(acc);
-    for (unsigned k = 0; k < K && !special; k++)
-        special = xa[k] == TENSOR_NONFINITE || xb[k] == TENSOR_NONFINITE;
-    if (special) { /* IEEE: NaN and infinity as an FMA chain gives them */
+    if (nonfinite || !isfinite(acc)) { /* IEEE: NaN and infinity as an FMA chain gives them */
         for (unsigned k = 0; k < K; k++)
             acc = fmaf(a[k], b[k], acc);
         if (to_f16)
             *h = vm_f32_to_f16_flags(acc, VM_RN, 0);
         return acc;
     }
+    /* below this, a group held only zeros (a zero operand's exponent is
+     * TENSOR_ZERO, which no real exponent sum comes near) */
+    const int no_term = INT16_MIN / 2;
     for (unsigned k0 = 0; k0 < K; k0 += G) {
-        unsigned k1 = k0 + G < K ? k0 + G : K;
+        unsigned n = k0 + G < K ? G : K - k0;
         int16_t xacc = tensor_exponent(acc, -126);
         int emax = xacc == TENSOR_ZERO ? INT_MIN : xacc;
-        for (unsigned k = k0; k < k1; k++)
-            if (xa[k] != TENSOR_ZERO && xb[k] != TENSOR_ZERO && xa[k] + xb[k] > emax)
-                emax = xa[k] + xb[k];
-        if (emax == INT_MIN) { /* only zeros: IEEE's sign of zero */
-            for (unsigned k = k0; k < k1; k++)
+        emax = n == 16 ? group_emax(xa + k0, xb + k0, 16, emax) : group_emax(xa + k0, xb + k0, n, emax);
+        if (emax < no_term) { /* only zeros: IEEE's sign of zero */
+            for (unsigned k = k0; k < k0 + n; k++)
                 acc = fmaf(a[k], b[k], acc);
             continue;
         }
-        /* the terms in units of 2^q, truncated toward zero by the
-         * conversion: each is below 2^27 units (a product's significand is
-         * below 4), so the sum of 17 fits exactly; q is within -151..229,
-         * and the power-of-two scalings are exact */
+        /* the terms in units of 2^q: q is within -151..229, and the
+         * power-of-two scalings are exact */
         int q = emax - 25;
         double down = tensor_pow2(-q);
         int64_t sum = (int64_t)((double)acc * down);
-        for (unsigned k = k0; k < k1; k++)
-            sum += (int64_t)((double)a[k] * (double)b[k] * down);
+        sum += n == 16 ? group_sum(a + k0, b + k0, 16, down) : group_sum(a + k0, b + k0, n, down);
         double exact = (double)sum * tensor_pow2(q);
-        if (to_f16 && k1 == K) {
+        if (to_f16 && k0 + n == K) {
             *h = vm_f64_to_f16(exact, VM_RN);
             return vm_f16_to_f32(*h);
         }
@@ -386,6 +405,17 @@ static float tensor_dot(const float *a, const float *b, const int16_t *xa, const
     if (to_f16)
         *h = vm_f32_to_f16_flags(acc, VM_RN, 0);
     return acc;
+}
+
+/* Marks (1) the rows of n x K exponents x that hold an infinity or NaN. */
+static void nonfinite_rows(const int16_t *x, unsigned n, unsigned K, uint8_t *bad)
+{
+    for (unsigned r = 0; r < n; r++) {
+        int any = 0;
+        for (unsigned k = 0; k < K; k++)
+            any |= x[r * K + k] == TENSOR_NONFINITE;
+        bad[r] = (uint8_t)any;
+    }
 }
 
 /* The products below convert every operand once, then run the k loop on
@@ -439,19 +469,23 @@ static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int bt
             fb[j * K + k] = element_to_f32(btype, b[k * N + j]);
     unsigned G = tensor_group(atype, K);
     int16_t xa[MATRIX_MAX_ELEMENTS], xb[MATRIX_MAX_ELEMENTS];
+    uint8_t bad_a[MATRIX_MAX_ELEMENTS], bad_b[MATRIX_MAX_ELEMENTS];
     if (G) {
         int emin_a = format_emin(atype), emin_b = format_emin(btype);
         for (unsigned x = 0; x < M * K; x++)
             xa[x] = tensor_exponent(fa[x], emin_a);
         for (unsigned x = 0; x < N * K; x++)
             xb[x] = tensor_exponent(fb[x], emin_b);
+        nonfinite_rows(xa, M, K, bad_a);
+        nonfinite_rows(xb, N, K, bad_b);
     }
     for (unsigned i = 0; i < M; i++)
         for (unsigned j = 0; j < N; j++) {
             float acc = element_to_f32(ctype, c[i * N + j]);
             uint16_t h = 0;
             if (G) {
-                acc = tensor_dot(fa + i * K, fb + j * K, xa + i * K, xb + j * K, K, G, acc, dtype == PTX_T_F16, &h);
+                acc = tensor_dot(fa + i * K, fb + j * K, xa + i * K, xb + j * K, K, G, acc, bad_a[i] | bad_b[j],
+                                 dtype == PTX_T_F16, &h);
             } else {
                 for (unsigned k = 0; k < K; k++)
                     acc = fmaf(fa[i * K + k], fb[j * K + k], acc); /* a NaN stays a NaN: canonical below */
@@ -761,12 +795,15 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
     unsigned per_register = dtype == PTX_T_F16 ? 2 : 1;
     unsigned G = is_int ? 0 : tensor_group(atype, K);
     int16_t xa[16 * 32], xb[256 * 32];
+    uint8_t bad_a[16], bad_b[256];
     if (G) {
         int emin_a = format_emin(atype), emin_b = format_emin(btype);
         for (unsigned x = 0; x < 16 * K; x++)
             xa[x] = tensor_exponent(fa[x], emin_a);
         for (unsigned x = 0; x < N * K; x++)
             xb[x] = tensor_exponent(fb[x], emin_b);
+        nonfinite_rows(xa, 16, K, bad_a);
+        nonfinite_rows(xb, N, K, bad_b);
     }
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm), g = l >> 2, q = l & 3;
@@ -791,7 +828,7 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
                 uint16_t half = 0;
                 if (G) {
                     acc = tensor_dot(fa + row * K, fb + col * K, xa + row * K, xb + col * K, K, G, acc,
-                                     dtype == PTX_T_F16, &half);
+                                     bad_a[row] | bad_b[col], dtype == PTX_T_F16, &half);
                 } else {
                     for (unsigned k = 0; k < K; k++)
                         acc = fmaf(fa[row * K + k], fb[col * K + k], acc);
