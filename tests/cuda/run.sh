@@ -290,6 +290,7 @@ build device_api "$shared" device_api.cu
 build multigpu_shards "$shared" multigpu_shards.cu
 build peer_access "$shared" peer_access.cu
 build multigpu_threads "$shared -Xcompiler -pthread" multigpu_threads.cu
+build stream_race "$shared" stream_race.cu
 build memory_api "$shared" memory_api.cu
 build launch_api "$shared" launch_api.cu
 build texture "$shared" texture.cu
@@ -393,6 +394,18 @@ for mode in refused disabled; do
         fail "peer_access_$mode" "no kemu fault message naming the peer access on stderr"
 done
 check multigpu_threads multigpu_threads --devices 2 --timeout 120 --
+# racecheck across streams and devices (docs/checkers.md): planted missing
+# waits, and their fixed twins clean
+for mode in kernels_fixed memcpy_fixed legacy_blocking host_sync event_sync many; do
+    check "stream_race_$mode" stream_race --tool racecheck --error-exitcode 9 -- "$mode"
+done
+check stream_race_peer_fixed stream_race --devices 2 --tool racecheck --error-exitcode 9 -- peer_fixed
+expect_message stream_race_kernels_racy stream_race 9 "and Read access at _Z5twicePKiPii" --tool racecheck --error-exitcode 9 -- kernels_racy
+expect_message stream_race_memcpy_racy stream_race 9 "and Read access by cudaMemcpyAsync [RAW hazard]" --tool racecheck --error-exitcode 9 -- memcpy_racy
+expect_message stream_race_legacy_nonblocking stream_race 9 "between kernel '_Z4fillPiii' on the legacy default stream of device 0 and kernel '_Z5twicePKiPii' on non-blocking stream" --tool racecheck --error-exitcode 9 -- legacy_nonblocking
+expect_message stream_race_peer_racy stream_race 9 "(allocation #1 + 0 of device 1), between kernel '_Z4fillPiii' on stream 2 (cudaStreamGetId) of device 0 and kernel '_Z5twicePKiPii' on stream 1 (cudaStreamGetId) of device 1" --devices 2 --tool racecheck --error-exitcode 9 -- peer_racy
+# the same programs without racecheck: no finding, whatever the order
+check stream_race_kernels_racy_unchecked stream_race -- kernels_racy
 expect_message multigpu_devices_bad multigpu_shards 2 "--devices wants a number of devices from 1 to 16, got '0'" --devices 0 -- 2
 check memory_api memory_api
 check launch_api launch_api
