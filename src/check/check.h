@@ -105,6 +105,12 @@ void check_order_begin(check_session *s, const mem_space *mem, int device, const
 void check_order_access(uint64_t address, uint64_t size, int write);
 void check_order_end(void);
 int check_order_pending(void);
+/* The host waits for the pending operation after all (a copy into
+ * pageable host memory returns once it is done). */
+void check_order_host_waits(void);
+/* New memory at [address, +size) (an allocation, a pool's block reused):
+ * what earlier operations did there is forgotten. */
+void check_order_forget_range(uint64_t address, uint64_t size);
 void check_order_forget_stream(uint64_t key);
 /* cudaEventRecord, cudaStreamWaitEvent, cudaEventSynchronize, destroy. */
 void check_order_event_record(uint64_t event, const check_stream *stream);

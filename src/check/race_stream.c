@@ -472,6 +472,39 @@ int check_order_pending(void)
     return pending != NULL;
 }
 
+void check_order_host_waits(void)
+{
+    if (pending)
+        pending->host_waits = 1;
+}
+
+void check_order_forget_range(uint64_t address, uint64_t size)
+{
+    uint64_t end = address + size;
+    pthread_mutex_lock(&g.lock);
+    size_t k = 0;
+    for (size_t i = 0; i < g.nops; i++) {
+        order_op *o = g.ops[i];
+        size_t m = 0;
+        o->maxlen = 0;
+        for (size_t j = 0; j < o->nr; j++)
+            if (o->r[j].end <= address || o->r[j].start >= end) {
+                o->r[m++] = o->r[j];
+                if (o->r[j].end - o->r[j].start > o->maxlen)
+                    o->maxlen = o->r[j].end - o->r[j].start;
+            }
+        o->nr = m;
+        if (m)
+            g.ops[k++] = o;
+        else
+            op_free(o);
+    }
+    g.nops = k;
+    if (g.pruned_at > k)
+        g.pruned_at = k;
+    pthread_mutex_unlock(&g.lock);
+}
+
 /* The (function, pc) sites of a launch, so that each is described once. */
 typedef struct site_key {
     uint32_t fn, pc, site;

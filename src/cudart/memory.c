@@ -49,6 +49,8 @@ int cudart_allocation_add(uint64_t base, size_t size, int kind)
     s->nallocations++;
     if (kind != CUDART_MEM_REGISTERED && kind != CUDART_MEM_SYMBOL)
         s->bytes_allocated += size;
+    if (cudart_order_on()) /* new memory: earlier operations' accesses there are another object's */
+        check_order_forget_range(base, size);
     return 0;
 }
 
@@ -159,6 +161,8 @@ cudaError_t cudart_release(void *ptr, int kind1, int kind2, int synchronize)
     cudaError_t e = synchronize ? cudart_capture_unsafe() : cudaSuccess;
     if (!e)
         e = synchronize ? cudart_synchronize() : cudart_check_sticky();
+    if (!e && synchronize && cudart_order_on()) /* cudaFree waits for the device's work */
+        check_order_device_sync(cudart_current());
     if (!e && ptr) {
         e = cudart_device(&dev);
         /* the memory may be another device's, which any device's kernels may be reading */
@@ -434,6 +438,8 @@ static cudaError_t copy_bytes(kemu_device *dev, void *dst, const void *src, size
         check_order_access(s, n, 0);
     if (!dst_host)
         check_order_access(d, n, 1);
+    else if (!src_host) /* into pageable memory: the call returns once the copy is done */
+        check_order_host_waits();
     switch (kind) {
     case cudaMemcpyHostToHost:
         memmove(dst, src, n);
