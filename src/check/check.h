@@ -108,6 +108,13 @@ int check_order_pending(void);
 /* The host waits for the pending operation after all (a copy into
  * pageable host memory returns once it is done). */
 void check_order_host_waits(void);
+/* The pending operation is also one of `other` (ordered after its work,
+ * and its later work after it): a copy of a device's legacy stream that
+ * touches another device's memory is serialized with that device's
+ * legacy stream too, as CUDA serializes cudaMemcpyPeer. Whether the
+ * pending operation is of a legacy stream. */
+void check_order_also(const check_stream *other);
+int check_order_pending_legacy(void);
 /* New memory at [address, +size) (an allocation, a pool's block reused):
  * what earlier operations did there is forgotten. */
 void check_order_forget_range(uint64_t address, uint64_t size);

@@ -55,6 +55,9 @@ typedef struct order_op {
     size_t nr, capr;
     uint64_t maxlen;
     uint32_t *vc;            /* its clock (pending ops only) */
+    int also[4];             /* other streams it is ordered with both ways (a copy of the legacy stream that
+                              * touches another device's memory) */
+    int nalso;
 } order_op;
 
 typedef struct order_agent {
@@ -394,6 +397,8 @@ void check_order_end(void)
         compare(o);
     if (o->host_waits)
         join(g.host, o->vc);
+    for (int i = 0; i < o->nalso; i++)
+        join(g.vcs[o->also[i]], o->vc);
     free(o->vc);
     o->vc = NULL;
     if (o->nr && !util_grow(&g.ops, &g.capops, g.nops + 1, sizeof *g.ops)) {
@@ -470,6 +475,37 @@ void check_order_access(uint64_t address, uint64_t size, int write)
 int check_order_pending(void)
 {
     return pending != NULL;
+}
+
+void check_order_also(const check_stream *other)
+{
+    order_op *o = pending;
+    if (!o || o->nalso == 4)
+        return;
+    pthread_mutex_lock(&g.lock);
+    int a = agent_of(other->key, other->device, other->kind, other->name);
+    if (a >= 0 && a != o->agent) {
+        int known = 0;
+        for (int i = 0; i < o->nalso; i++)
+            known |= o->also[i] == a;
+        if (!known) {
+            issue(a);
+            join(o->vc, g.vcs[a]);
+            join(g.vcs[o->agent], g.vcs[a]);
+            o->also[o->nalso++] = a;
+        }
+    }
+    pthread_mutex_unlock(&g.lock);
+}
+
+int check_order_pending_legacy(void)
+{
+    if (!pending)
+        return 0;
+    pthread_mutex_lock(&g.lock);
+    int legacy = g.agents[pending->agent].kind == CHECK_STREAM_LEGACY;
+    pthread_mutex_unlock(&g.lock);
+    return legacy;
 }
 
 void check_order_host_waits(void)

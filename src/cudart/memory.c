@@ -434,6 +434,16 @@ static cudaError_t copy_bytes(kemu_device *dev, void *dst, const void *src, size
     cudart_wait_idle(busy);
     if (!ddev || !sdev)
         return cudaErrorInvalidValue;
+    if (cudart_order_on() && check_order_pending_legacy()) { /* serialized with the other devices' legacy streams */
+        int devs[2] = {dst_host ? -1 : cudart_device_of(dst), src_host ? -1 : cudart_device_of(src)};
+        for (int i = 0; i < 2; i++)
+            if (devs[i] >= 0 && devs[i] != cudart_current()) {
+                char name[128];
+                check_stream other;
+                cudart_order_stream(NULL, devs[i], &other, name, sizeof name);
+                check_order_also(&other);
+            }
+    }
     if (!src_host)
         check_order_access(s, n, 0);
     if (!dst_host)

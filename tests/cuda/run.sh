@@ -406,6 +406,15 @@ expect_message stream_race_legacy_nonblocking stream_race 9 "between kernel '_Z4
 expect_message stream_race_peer_racy stream_race 9 "(allocation #1 + 0 of device 1), between kernel '_Z4fillPiii' on stream 2 (cudaStreamGetId) of device 0 and kernel '_Z5twicePKiPii' on stream 1 (cudaStreamGetId) of device 1" --devices 2 --tool racecheck --error-exitcode 9 -- peer_racy
 # the same programs without racecheck: no finding, whatever the order
 check stream_race_kernels_racy_unchecked stream_race -- kernels_racy
+# programs with several streams, devices and host threads: clean under racecheck
+check streams_events_racecheck streams_events --tool racecheck --error-exitcode 9
+check host_threads_racecheck host_threads --tool racecheck --error-exitcode 9
+check multigpu_shards_racecheck multigpu_shards --devices 2 --tool racecheck --error-exitcode 9 -- 2
+check peer_access_racecheck peer_access --devices 2 --tool racecheck --error-exitcode 9 -- allowed
+check multigpu_threads_racecheck multigpu_threads --devices 2 --timeout 120 --tool racecheck --error-exitcode 9 --
+check graph_conditional_racecheck graph_conditional --tool racecheck --error-exitcode 9
+check memory_api_racecheck memory_api --tool racecheck --error-exitcode 9
+check launch_api_racecheck launch_api --tool racecheck --error-exitcode 9
 expect_message multigpu_devices_bad multigpu_shards 2 "--devices wants a number of devices from 1 to 16, got '0'" --devices 0 -- 2
 check memory_api memory_api
 check launch_api launch_api
