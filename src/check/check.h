@@ -108,6 +108,9 @@ int check_order_pending(void);
 /* The host waits for the pending operation after all (a copy into
  * pageable host memory returns once it is done). */
 void check_order_host_waits(void);
+/* The pending operation's accesses to [address, +size) are the runtime's
+ * own (the parameter buffers of device launches): not compared. */
+void check_order_ignore(uint64_t address, uint64_t size);
 /* The pending operation is also one of `other` (ordered after its work,
  * and its later work after it): a copy of a device's legacy stream that
  * touches another device's memory is serialized with that device's

@@ -508,6 +508,18 @@ int check_order_pending_legacy(void)
     return legacy;
 }
 
+void check_order_ignore(uint64_t address, uint64_t size)
+{
+    order_op *o = pending;
+    if (!o || !size)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < o->nr; i++)
+        if (o->r[i].end <= address || o->r[i].start >= address + size)
+            o->r[k++] = o->r[i];
+    o->nr = k;
+}
+
 void check_order_host_waits(void)
 {
     if (pending)

@@ -191,7 +191,7 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
     int depth = cudart_run_unlocked_begin(device);
     kemu_status st = kemu_launch(kr->kernels[device], &cfg, args, &report, &err);
     cudart_run_unlocked_end(device, depth);
-    cudart_order_end();
+    cudart_order_launch_end(kdev);
     append_printf(report.printf_output, report.printf_length);
     cudart_dev *d = &s->devs[device];
     if (st == KEMU_ERR_KERNEL_FAULT) {

@@ -358,6 +358,9 @@ struct check_stream;
 int cudart_order_on(void);
 void cudart_order_begin(cudaStream_t stream, int device, const char *what, int host_waits);
 void cudart_order_end(void);
+/* Ends a launch's operation on kemu device dev (the parameter buffers of
+ * its device launches are the runtime's, not the kernel's). */
+void cudart_order_launch_end(kemu_device *dev);
 void cudart_order_stream(cudaStream_t stream, int device, struct check_stream *out, char *name, size_t n);
 extern _Thread_local const char *cudart_copy_api;
 extern _Thread_local int cudart_copy_open;

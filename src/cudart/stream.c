@@ -108,6 +108,13 @@ void cudart_order_begin(cudaStream_t stream, int device, const char *what, int h
     check_order_begin(kd->checks, &kd->mem, st.device, &st, what, host_waits);
 }
 
+void cudart_order_launch_end(kemu_device *dev)
+{
+    if (cudart_order_on() && dev)
+        check_order_ignore(dev->cdp_pool_base, dev->cdp_pool_size);
+    cudart_order_end();
+}
+
 void cudart_order_end(void)
 {
     cudart_copy_open = 0;
