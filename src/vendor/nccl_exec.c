@@ -148,7 +148,7 @@ static void note_stream_ops(nccl_op **parts, int n, size_t block)
                                                                                                  : block;
     }
     if (devices && streams && ranges)
-        nccl_stream_ops(n, devices, streams, parts[0]->api, ranges);
+        nccl_stream_ops(n, devices, streams, kind == NCCL_OP_SEND ? "ncclSend/ncclRecv" : parts[0]->api, ranges);
     free(devices), free(streams), free(ranges);
 }
 
