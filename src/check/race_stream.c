@@ -55,6 +55,7 @@ typedef struct order_op {
     size_t nr, capr;
     uint64_t maxlen;
     uint32_t *vc;            /* its clock (pending ops only) */
+    size_t vcw;              /* entries vc holds */
     int also[4];             /* other streams it is ordered with both ways (a copy of the legacy stream that
                               * touches another device's memory) */
     int nalso;
@@ -187,6 +188,21 @@ static void issue(int a)
         if (x->kind == CHECK_STREAM_LEGACY ? y->kind == CHECK_STREAM_BLOCKING : y->kind == CHECK_STREAM_LEGACY)
             join(v, g.vcs[i]);
     }
+}
+
+/* Grows a pending operation's clock to the width of the others (streams
+ * made since it began). 0, or -1 out of memory. Locked. */
+static int op_fit(order_op *o)
+{
+    if (o->vcw >= g.width)
+        return 0;
+    uint32_t *v = realloc(o->vc, g.width * sizeof *v);
+    if (!v)
+        return -1;
+    memset(v + o->vcw, 0, (g.width - o->vcw) * sizeof *v);
+    o->vc = v;
+    o->vcw = g.width;
+    return 0;
 }
 
 /* ---- forgetting ---------------------------------------------------------------- */
@@ -393,6 +409,11 @@ void check_order_end(void)
     pending = NULL;
     compact(o);
     pthread_mutex_lock(&g.lock);
+    if (op_fit(o)) {
+        pthread_mutex_unlock(&g.lock);
+        op_free(o);
+        return;
+    }
     if (o->nr)
         compare(o);
     if (o->host_waits)
@@ -432,6 +453,7 @@ void check_order_begin(check_session *s, const mem_space *mem, int device, const
         g.vcs[a][a]++;
         o->agent = a;
         o->epoch = g.vcs[a][a];
+        o->vcw = g.width;
         memcpy(o->vc, g.vcs[a], g.width * sizeof *o->vc);
     }
     pthread_mutex_unlock(&g.lock);
@@ -484,7 +506,7 @@ void check_order_also(const check_stream *other)
         return;
     pthread_mutex_lock(&g.lock);
     int a = agent_of(other->key, other->device, other->kind, other->name);
-    if (a >= 0 && a != o->agent) {
+    if (a >= 0 && a != o->agent && !op_fit(o)) {
         int known = 0;
         for (int i = 0; i < o->nalso; i++)
             known |= o->also[i] == a;
@@ -705,15 +727,13 @@ void check_order_join(const check_stream *streams, int n)
 {
     check_order_end();
     pthread_mutex_lock(&g.lock);
-    uint32_t *all = clock_new();
-    int ok = all != NULL;
-    for (int i = 0; ok && i < n; i++) {
-        int a = stream_agent(&streams[i]);
-        if (a < 0)
-            ok = 0;
-        else
-            join(all, g.vcs[a]);
-    }
+    int ok = 1;
+    for (int i = 0; ok && i < n; i++) /* first every agent (the clocks may widen) */
+        ok = stream_agent(&streams[i]) >= 0;
+    uint32_t *all = ok ? clock_new() : NULL;
+    ok = all != NULL;
+    for (int i = 0; ok && i < n; i++)
+        join(all, g.vcs[agent_find(streams[i].key)]);
     for (int i = 0; ok && i < n; i++)
         join(g.vcs[agent_find(streams[i].key)], all);
     free(all);

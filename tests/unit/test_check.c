@@ -576,6 +576,37 @@ START_TEST(stream_order_model)
 }
 END_TEST
 
+/* Clocks widen as streams appear, also while an operation is pending
+ * (a legacy copy that reaches another device's legacy stream) and during
+ * a collective of new streams. */
+START_TEST(stream_order_many_streams)
+{
+    check_session *s = race_session();
+    check_stream st[80];
+    char names[80][32];
+    for (int i = 0; i < 80; i++) {
+        snprintf(names[i], sizeof names[i], "stream %d", i);
+        st[i] = (check_stream){1000 + (uint64_t)i, i % 4, CHECK_STREAM_NONBLOCKING, names[i]};
+    }
+    for (int i = 0; i < 15; i++)
+        stream_op(s, &st[i], "write", 0x1000 * (uint64_t)(i + 1), 0x1000 * (uint64_t)(i + 1) + 16, 1);
+    ck_assert_uint_eq(check_session_count(s), 0);
+    check_stream legacy0 = {1, 0, CHECK_STREAM_LEGACY, "legacy 0"};
+    check_order_begin(s, NULL, 0, &legacy0, "copy", 1);
+    for (int i = 15; i < 19; i++)
+        check_order_also(&st[i]); /* new streams: 15 + 1 + 4 agents, past the first width */
+    check_order_access(0x1000, 16, 0);
+    check_order_end();
+    ck_assert_uint_eq(check_session_count(s), 1); /* stream 0's write, unordered with the copy's read */
+    check_order_join(st + 19, 61);                   /* 61 new streams at once */
+    stream_op(s, &st[79], "read", 0x2000, 0x2010, 0); /* stream 1's write: still unordered */
+    ck_assert_uint_eq(check_session_count(s), 2);
+    stream_op(s, &st[18], "read", 0x1000, 0x1010, 0); /* after the copy (also), not after stream 0 */
+    ck_assert_uint_eq(check_session_count(s), 3);
+    check_session_destroy(s);
+}
+END_TEST
+
 /* Operations are forgotten once the host and every stream are ordered
  * after them: a long program synchronizing now and then keeps few. */
 START_TEST(stream_order_bounded)
@@ -673,6 +704,7 @@ static Suite *suite(void)
     tcase_add_test(tc, groups_merge);
     tcase_add_test(tc, stream_order_model);
     tcase_add_test(tc, stream_order_bounded);
+    tcase_add_test(tc, stream_order_many_streams);
     suite_add_tcase(s, tc);
     return s;
 }
