@@ -97,6 +97,7 @@ void cudart_order_stream(cudaStream_t stream, int device, struct check_stream *o
 
 void cudart_order_begin(cudaStream_t stream, int device, const char *what, int host_waits)
 {
+    cudart_copy_open = 0; /* a copy still pending ends here, not when the lock goes */
     if (!cudart_order_on() || device < 0 || device >= CUDART_MAX_DEVICES)
         return;
     kemu_device *kd = cudart_global.devs[device].device;
