@@ -406,6 +406,10 @@ expect_message stream_race_legacy_nonblocking stream_race 9 "between kernel '_Z4
 expect_message stream_race_peer_racy stream_race 9 "(allocation #1 + 0 of device 1), between kernel '_Z4fillPiii' on stream 2 (cudaStreamGetId) of device 0 and kernel '_Z5twicePKiPii' on stream 1 (cudaStreamGetId) of device 1" --devices 2 --tool racecheck --error-exitcode 9 -- peer_racy
 # the same programs without racecheck: no finding, whatever the order
 check stream_race_kernels_racy_unchecked stream_race -- kernels_racy
+# a graph's nodes are operations of its launch's stream (with 2 devices the
+# runtime's lock is released around each kernel node, after a copy node)
+check stream_race_graph_fixed stream_race --devices 2 --tool racecheck --error-exitcode 9 -- graph_fixed
+expect_message stream_race_graph_racy stream_race 9 "between kernel '_Z4fillPiii' on stream 1 (cudaStreamGetId) of device 0 and kernel '_Z5twicePKiPii' on stream 2" --devices 2 --tool racecheck --error-exitcode 9 -- graph_racy
 # programs with several streams, devices and host threads: clean under racecheck
 check streams_events_racecheck streams_events --tool racecheck --error-exitcode 9
 check host_threads_racecheck host_threads --tool racecheck --error-exitcode 9

@@ -17,6 +17,9 @@
 //   peer_racy / peer_fixed (2 devices): a kernel of device 0 writes device
 //     1's memory through peer access while a kernel of device 1 on another
 //     stream reads it, without / with an event
+//   graph_racy / graph_fixed: a graph (captured: a copy, then a kernel
+//     writing) launched on stream A, a kernel of stream B reading what the
+//     graph's kernel wrote, without / with an event after the graph
 //   many: 10000 launches on two streams ordered by events, synchronized
 //     every 100 (clean, and racecheck keeps little)
 #include <cstdio>
@@ -120,7 +123,28 @@ int main(int argc, char **argv)
         CHECK(cudaStreamCreateWithFlags(&sb, nonblocking ? cudaStreamNonBlocking : cudaStreamDefault));
         CHECK(cudaEventCreate(&written));
         CHECK(cudaDeviceSynchronize()); // the allocations are ordered before everything
-        if (!strncmp(mode, "legacy_", 7)) {
+        if (!strncmp(mode, "graph_", 6)) {
+            // the graph: a copy into b, then a kernel writing a, on stream A
+            cudaGraph_t graph;
+            cudaGraphExec_t exec;
+            std::vector<int> zeros(n, 0);
+            CHECK(cudaStreamBeginCapture(sa, cudaStreamCaptureModeGlobal));
+            CHECK(cudaMemcpyAsync(b, zeros.data(), n * sizeof(int), cudaMemcpyHostToDevice, sa));
+            fill<<<blocks, threads, 0, sa>>>(a, n, 9);
+            CHECK(cudaStreamEndCapture(sa, &graph));
+            CHECK(cudaGraphInstantiate(&exec, graph, 0));
+            CHECK(cudaGraphLaunch(exec, sa));
+            CHECK(cudaEventRecord(written, sa));
+            if (!strcmp(mode, "graph_fixed"))
+                CHECK(cudaStreamWaitEvent(sb, written, 0));
+            twice<<<blocks, threads, 0, sb>>>(a, b, n);
+            CHECK(cudaGetLastError());
+            CHECK(cudaStreamSynchronize(sb));
+            CHECK(cudaMemcpy(host.data(), b, n * sizeof(int), cudaMemcpyDeviceToHost));
+            bad = verify(host, 9, 2);
+            CHECK(cudaGraphExecDestroy(exec));
+            CHECK(cudaGraphDestroy(graph));
+        } else if (!strncmp(mode, "legacy_", 7)) {
             // the legacy stream writes; stream B reads
             fill<<<blocks, threads>>>(a, n, 3);
             CHECK(cudaGetLastError());
