@@ -404,8 +404,9 @@ expect_message stream_race_kernels_racy stream_race 9 "and Read access at _Z5twi
 expect_message stream_race_memcpy_racy stream_race 9 "and Read access by cudaMemcpyAsync [RAW hazard]" --tool racecheck --error-exitcode 9 -- memcpy_racy
 expect_message stream_race_legacy_nonblocking stream_race 9 "between kernel '_Z4fillPiii' on the legacy default stream of device 0 and kernel '_Z5twicePKiPii' on non-blocking stream" --tool racecheck --error-exitcode 9 -- legacy_nonblocking
 expect_message stream_race_peer_racy stream_race 9 "(allocation #1 + 0 of device 1), between kernel '_Z4fillPiii' on stream 2 (cudaStreamGetId) of device 0 and kernel '_Z5twicePKiPii' on stream 1 (cudaStreamGetId) of device 1" --devices 2 --tool racecheck --error-exitcode 9 -- peer_racy
-# the same programs without racecheck: no finding, whatever the order
-check stream_race_kernels_racy_unchecked stream_race -- kernels_racy
+# without racecheck the racy program passes under kemu (issue order); not
+# run natively, where a GPU may overlap its kernels
+[ "$native" != 1 ] && check stream_race_kernels_racy_unchecked stream_race -- kernels_racy
 # a graph's nodes are operations of its launch's stream (with 2 devices the
 # runtime's lock is released around each kernel node, after a copy node)
 check stream_race_graph_fixed stream_race --devices 2 --tool racecheck --error-exitcode 9 -- graph_fixed
