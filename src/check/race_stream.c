@@ -225,6 +225,8 @@ static void op_free(order_op *o)
 static void prune(void)
 {
     size_t n = g.nagents;
+    if (!n) /* no stream has taken work: nothing is kept */
+        return;
     uint32_t *floor = malloc((n ? n : 1) * sizeof *floor), *eff = malloc((g.width ? g.width : 1) * sizeof *eff);
     if (!floor || !eff) {
         free(floor), free(eff);
