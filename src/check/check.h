@@ -84,6 +84,60 @@ void check_cdp_mark(check_cdp *c, const vm_block *b, const vm_warp *w, int lane,
 void check_cdp_child_done(check_cdp *c, const uint64_t mark[4], check_cdp *child, const char *child_kernel);
 void check_cdp_free(check_cdp *c);
 
+/* racecheck across the operations of streams and devices (race_stream.c):
+ * the runtime names each stream (key: unique among live streams; the
+ * device; legacy, blocking or non-blocking; a name for reports) and tells
+ * which operations it issues, records and waits on. An operation begins on
+ * a stream (in session s, whose device's memory table is mem; host_waits:
+ * the host thread waits for it, as for a synchronous copy), collects its
+ * accesses (check_order_access for copies and sets; a launch's global
+ * accesses at check_launch_end) and ends; conflicts with operations it is
+ * not ordered after are racecheck errors of s. Every call ends the calling
+ * thread's pending operation first. All are no-ops without racecheck. */
+enum { CHECK_STREAM_LEGACY = 0, CHECK_STREAM_BLOCKING = 1, CHECK_STREAM_NONBLOCKING = 2 };
+typedef struct check_stream {
+    uint64_t key;
+    int device, kind;
+    const char *name;        /* "stream 0x1234 of device 0" */
+} check_stream;
+void check_order_begin(check_session *s, const mem_space *mem, int device, const check_stream *stream,
+                       const char *what, int host_waits);
+void check_order_access(uint64_t address, uint64_t size, int write);
+void check_order_end(void);
+int check_order_pending(void);
+/* The host waits for the pending operation after all (a copy into
+ * pageable host memory returns once it is done). */
+void check_order_host_waits(void);
+/* The pending operation's accesses to [address, +size) are the runtime's
+ * own (the parameter buffers of device launches): not compared. */
+void check_order_ignore(uint64_t address, uint64_t size);
+/* The pending operation is also one of `other` (ordered after its work,
+ * and its later work after it): a copy of a device's legacy stream that
+ * touches another device's memory is serialized with that device's
+ * legacy stream too, as CUDA serializes cudaMemcpyPeer. Whether the
+ * pending operation is of a legacy stream. */
+void check_order_also(const check_stream *other);
+int check_order_pending_legacy(void);
+/* New memory at [address, +size) (an allocation, a pool's block reused):
+ * what earlier operations did there is forgotten. */
+void check_order_forget_range(uint64_t address, uint64_t size);
+void check_order_forget_stream(uint64_t key);
+/* cudaEventRecord, cudaStreamWaitEvent, cudaEventSynchronize, destroy. */
+void check_order_event_record(uint64_t event, const check_stream *stream);
+void check_order_event_wait(const check_stream *stream, uint64_t event);
+void check_order_event_sync(uint64_t event);
+void check_order_forget_event(uint64_t event);
+/* The host waits for a stream (cudaStreamSynchronize) or every stream of
+ * a device (cudaDeviceSynchronize). */
+void check_order_stream_sync(const check_stream *stream);
+void check_order_device_sync(int device);
+/* A collective: each party's stream is after every party's work before it. */
+void check_order_join(const check_stream *streams, int n);
+/* A session goes (its device is reset): its operations are forgotten. */
+void check_order_forget_session(check_session *s);
+/* Operations kept (not yet ordered before every stream and the host). */
+size_t check_order_kept(void);
+
 void check_session_report(check_session *s, int print_limit, util_buffer *text, util_buffer *json, size_t *errors,
                           size_t *warnings);
 

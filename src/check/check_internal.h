@@ -260,6 +260,9 @@ void race_warp_sync(check_thread *t, vm_block *b, vm_warp *w, uint32_t active, u
 void race_fence(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask, int scope);
 /* After every thread finished: the analysis across clusters, into out. */
 void race_launch_end(check_launch *cl, check_groups *out);
+/* A launch of the calling thread's pending stream operation
+ * (race_stream.c) adds its global accesses to it. */
+void race_order_launch(check_launch *cl);
 /* The report text of a racecheck group; of a lifetime hazard (an access
  * to a peer's shared memory not ordered before the peer's exit). */
 char *race_render(const check_launch *cl, const check_group *g);

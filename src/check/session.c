@@ -31,6 +31,7 @@ void check_session_destroy(check_session *s)
 {
     if (!s)
         return;
+    check_order_forget_session(s);
     for (size_t i = 0; i < s->nfindings; i++) {
         free(s->findings[i].text);
         free(s->findings[i].json);
@@ -501,8 +502,10 @@ void check_launch_end(check_session *s, vm_launch *L, const vm_fault *fault)
                 h->v[i].freed = 2;
     }
     check_groups all = {0};
-    if (cl->tools & KEMU_TOOL_RACECHECK)
+    if (cl->tools & KEMU_TOOL_RACECHECK) {
         race_launch_end(cl, &all);
+        race_order_launch(cl);
+    }
     if (cl->tools & KEMU_TOOL_MEMCHECK)
         mem_launch_end(cl, fault);
     if (cl->tools & KEMU_TOOL_SYNCCHECK)

@@ -5,6 +5,7 @@
  * reset, limits, flags and version queries. */
 #include "config.h"
 #include "cudart/runtime.h"
+#include "check/check.h"
 #include "exec/call_support.h"
 
 #include <stdio.h>
@@ -492,6 +493,8 @@ CUDART_API cudaError_t cudaDeviceSynchronize(void)
     cudart_wait_idle(1u << cudart_current());
     if (!e)
         e = cudart_synchronize();
+    if (!e && cudart_order_on())
+        check_order_device_sync(cudart_current());
     if (!e)
         cudart_pools_release();
     cudart_unlock();
@@ -512,6 +515,7 @@ CUDART_API cudaError_t cudaDeviceReset(void)
     /* other devices' kernels may be reading its memory */
     cudart_wait_idle(~0u);
     cudart_synchronize();
+    cudart_order_end();
     cudart_report_checks(); /* the findings die with the device */
     if (d->device) {
         drv_forget_modules();

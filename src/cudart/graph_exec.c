@@ -218,8 +218,16 @@ CUDART_API cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream
         cudart_trace("graph launch: %zu nodes", e ? (size_t)0 : x->graph->nnodes);
         if (!e) {
             cudart_capture_bypass++;
+            cudaStream_t outer_stream = cudart_order_graph_stream;
+            int outer = cudart_order_graph;
+            if (!outer) { /* its nodes are operations of its stream (racecheck across streams) */
+                cudart_order_graph_stream = stream;
+                cudart_order_graph = 1;
+            }
             cudart_cond_assign_defaults(x->graph);
             e = cudart_graph_run(x->graph);
+            cudart_order_graph_stream = outer_stream;
+            cudart_order_graph = outer;
             cudart_capture_bypass--;
         }
     }

@@ -180,9 +180,18 @@ cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void 
                  b[2], shared);
     /* several devices: the lock is released while the kernel runs, so
      * host threads launching on other devices run theirs meanwhile */
+    if (cudart_order_on()) { /* racecheck across streams: the launch's accesses */
+        size_t n = strlen(kr->name) + 16;
+        char *what = malloc(n);
+        if (what)
+            snprintf(what, n, "kernel '%s'", kr->name);
+        cudart_order_begin(stream, device, what ? what : "a kernel", 0);
+        free(what);
+    }
     int depth = cudart_run_unlocked_begin(device);
     kemu_status st = kemu_launch(kr->kernels[device], &cfg, args, &report, &err);
     cudart_run_unlocked_end(device, depth);
+    cudart_order_launch_end(kdev);
     append_printf(report.printf_output, report.printf_length);
     cudart_dev *d = &s->devs[device];
     if (st == KEMU_ERR_KERNEL_FAULT) {

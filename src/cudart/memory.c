@@ -10,6 +10,7 @@
  * synchronous calls that CUDA forbids during a capture fail. */
 #include "config.h"
 #include "cudart/graph.h"
+#include "check/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,8 @@ int cudart_allocation_add(uint64_t base, size_t size, int kind)
     s->nallocations++;
     if (kind != CUDART_MEM_REGISTERED && kind != CUDART_MEM_SYMBOL)
         s->bytes_allocated += size;
+    if (cudart_order_on()) /* new memory: earlier operations' accesses there are another object's */
+        check_order_forget_range(base, size);
     return 0;
 }
 
@@ -158,6 +161,8 @@ cudaError_t cudart_release(void *ptr, int kind1, int kind2, int synchronize)
     cudaError_t e = synchronize ? cudart_capture_unsafe() : cudaSuccess;
     if (!e)
         e = synchronize ? cudart_synchronize() : cudart_check_sticky();
+    if (!e && synchronize && cudart_order_on()) /* cudaFree waits for the device's work */
+        check_order_device_sync(cudart_current());
     if (!e && ptr) {
         e = cudart_device(&dev);
         /* the memory may be another device's, which any device's kernels may be reading */
@@ -429,6 +434,22 @@ static cudaError_t copy_bytes(kemu_device *dev, void *dst, const void *src, size
     cudart_wait_idle(busy);
     if (!ddev || !sdev)
         return cudaErrorInvalidValue;
+    if (cudart_order_on() && check_order_pending_legacy()) { /* serialized with the other devices' legacy streams */
+        int devs[2] = {dst_host ? -1 : cudart_device_of(dst), src_host ? -1 : cudart_device_of(src)};
+        for (int i = 0; i < 2; i++)
+            if (devs[i] >= 0 && devs[i] != cudart_current()) {
+                char name[128];
+                check_stream other;
+                cudart_order_stream(NULL, devs[i], &other, name, sizeof name);
+                check_order_also(&other);
+            }
+    }
+    if (!src_host)
+        check_order_access(s, n, 0);
+    if (!dst_host)
+        check_order_access(d, n, 1);
+    else if (!src_host) /* into pageable memory: the call returns once the copy is done */
+        check_order_host_waits();
     switch (kind) {
     case cudaMemcpyHostToHost:
         memmove(dst, src, n);
@@ -487,7 +508,15 @@ cudaError_t cudart_begin_copy(kemu_device **dev, int synchronizing, cudaStream_t
         return cudart_capture_refuse(stream);
     if (r < 0)
         return e;
-    return synchronizing ? cudart_synchronize() : cudart_check_sticky();
+    e = synchronizing ? cudart_synchronize() : cudart_check_sticky();
+    if (!e && cudart_order_on()) {
+        cudart_order_begin(synchronizing ? NULL : stream, cudart_current(),
+                           cudart_copy_api ? cudart_copy_api : synchronizing ? "cudaMemcpy" : "cudaMemcpyAsync",
+                           synchronizing);
+        cudart_copy_open = 1;
+    }
+    cudart_copy_api = NULL;
+    return e;
 }
 
 /* The capture side of a copy or set: a synchronous one is refused when
@@ -521,9 +550,11 @@ static struct cudaMemcpy3DParms copy_params(void *dst, size_t dpitch, const void
     return p;
 }
 
-static cudaError_t memcpy_common(void *dst, const void *src, size_t n, int kind, int sync, cudaStream_t stream)
+static cudaError_t memcpy_common(void *dst, const void *src, size_t n, int kind, int sync, cudaStream_t stream,
+                                 const char *api)
 {
     cudart_lock();
+    cudart_copy_api = api;
     kemu_device *dev;
     int captured;
     struct cudaMemcpy3DParms p = copy_params(dst, n, src, n, n, 1, kind);
@@ -539,12 +570,12 @@ static cudaError_t memcpy_common(void *dst, const void *src, size_t n, int kind,
 
 CUDART_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, int kind)
 {
-    return memcpy_common(dst, src, count, kind, 1, NULL);
+    return memcpy_common(dst, src, count, kind, 1, NULL, "cudaMemcpy");
 }
 
 CUDART_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, int kind, cudaStream_t stream)
 {
-    return memcpy_common(dst, src, count, kind, 0, stream);
+    return memcpy_common(dst, src, count, kind, 0, stream, "cudaMemcpyAsync");
 }
 
 /* cudaMemcpyPeer: the devices must be valid; the pointers name their
@@ -563,7 +594,7 @@ CUDART_API cudaError_t cudaMemcpyPeer(void *dst, int dst_device, const void *src
 {
     if (peer_devices_valid(dst_device, src_device))
         return cudart_result(cudaErrorInvalidDevice);
-    return memcpy_common(dst, src, count, cudaMemcpyDeviceToDevice, 1, NULL);
+    return memcpy_common(dst, src, count, cudaMemcpyDeviceToDevice, 1, NULL, "cudaMemcpyPeer");
 }
 
 CUDART_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device, size_t count,
@@ -571,7 +602,7 @@ CUDART_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_device, const void
 {
     if (peer_devices_valid(dst_device, src_device))
         return cudart_result(cudaErrorInvalidDevice);
-    return memcpy_common(dst, src, count, cudaMemcpyDeviceToDevice, 0, stream);
+    return memcpy_common(dst, src, count, cudaMemcpyDeviceToDevice, 0, stream, "cudaMemcpyPeerAsync");
 }
 
 static cudaError_t memcpy2d_common(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -582,6 +613,7 @@ static cudaError_t memcpy2d_common(void *dst, size_t dpitch, const void *src, si
     int captured;
     struct cudaMemcpy3DParms p = copy_params(dst, dpitch, src, spitch, width, height, kind);
     cudaError_t e = capture_copy(sync, stream, cudaGraphNodeTypeMemcpy, &p, &captured);
+    cudart_copy_api = sync ? "cudaMemcpy2D" : "cudaMemcpy2DAsync";
     if (!e && !captured)
         e = cudart_begin_copy(&dev, sync, stream);
     if (!e && !captured)
@@ -614,6 +646,7 @@ static cudaError_t set_bytes(kemu_device *dev, void *dst, int value, size_t n)
         cudart_wait_idle(1u << cudart_device_of(dst));
         dev = cudart_kemu_device_of(dst);
     }
+    check_order_access((uint64_t)(uintptr_t)dst, n, 1);
     return kemu_memset(dev, (uint64_t)(uintptr_t)dst, value, n, NULL) ? cudaErrorInvalidValue : cudaSuccess;
 }
 
@@ -632,6 +665,7 @@ static cudaError_t memset_common(void *dst, size_t pitch, int value, size_t widt
         cudart_unlock();
         return cudart_result(e);
     }
+    cudart_copy_api = stream ? "cudaMemsetAsync" : "cudaMemset";
     if (!e)
         e = cudart_begin_copy(&dev, sync, stream);
     if (!e && height > 1 && width > pitch)

@@ -179,6 +179,8 @@ void cudart_lock(void)
 void cudart_unlock(void)
 {
     lock_depth--;
+    if (!lock_depth && cudart_copy_open) /* a copy or set has ended (racecheck across streams) */
+        cudart_order_end();
     pthread_mutex_unlock(&cudart_global.lock);
 }
 
@@ -564,6 +566,7 @@ __attribute__((destructor)) static void runtime_fini(void)
         return;
     cudart_lock();
     cudart_wait_idle(~0u);
+    cudart_order_end();
     for (int i = 0; i < cudart_global.ndevices; i++) {
         cudart_synchronize_device(i);
         report_checks_of(cudart_global.devs[i].device);

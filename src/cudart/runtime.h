@@ -345,6 +345,28 @@ cudaError_t cudart_kernel_resolve(cudart_kernel_record *kr);
 cudaError_t cudart_launch(cudart_kernel_record *kr, dim3 grid, dim3 block, void **args, size_t shared,
                           cudaStream_t stream, const unsigned *cluster, int cooperative);
 
+/* racecheck across streams (stream.c, src/check/race_stream.c): the
+ * calling thread's next stream operation on `stream` of `device` (what:
+ * "kernel 'name'", "cudaMemcpyAsync"; host_waits: a synchronous copy),
+ * its accesses (check_order_access) and its end. cudart_begin_copy begins
+ * one for copies and sets (named by cudart_copy_api when a caller sets
+ * it), which ends when the thread's outermost lock is released. A graph
+ * launch runs its nodes as operations of its own stream
+ * (cudart_order_graph_stream, set while it runs). No-ops without
+ * racecheck. Locked. */
+struct check_stream;
+int cudart_order_on(void);
+void cudart_order_begin(cudaStream_t stream, int device, const char *what, int host_waits);
+void cudart_order_end(void);
+/* Ends a launch's operation on kemu device dev (the parameter buffers of
+ * its device launches are the runtime's, not the kernel's). */
+void cudart_order_launch_end(kemu_device *dev);
+void cudart_order_stream(cudaStream_t stream, int device, struct check_stream *out, char *name, size_t n);
+extern _Thread_local const char *cudart_copy_api;
+extern _Thread_local int cudart_copy_open;
+extern _Thread_local cudaStream_t cudart_order_graph_stream;
+extern _Thread_local int cudart_order_graph;
+
 /* Whether a stream handle is valid (0, the legacy/per-thread handles, or a
  * live stream). Call locked. */
 int cudart_stream_valid(cudaStream_t stream);

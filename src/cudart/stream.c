@@ -8,7 +8,10 @@
  * emulated architecture's per-SM limits as the real runtime computes it. */
 #include "config.h"
 #include "cudart/graph.h"
+#include "check/check.h"
+#include "exec/exec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,6 +50,84 @@ static struct CUevent_st *event_of(cudaEvent_t event)
 {
     return event && cudart_ptrmap_get(&cudart_global.events, event) ? event : NULL;
 }
+
+/* ---- racecheck's view of the streams (src/check/race_stream.c) ----------------- */
+
+_Thread_local const char *cudart_copy_api;
+_Thread_local int cudart_copy_open;
+_Thread_local cudaStream_t cudart_order_graph_stream;
+_Thread_local int cudart_order_graph;
+
+int cudart_order_on(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *t = getenv("KEMU_TOOL");
+        on = t && strstr(t, "racecheck");
+    }
+    return on;
+}
+
+/* Keys: the legacy stream of device d (1 << 60 | d), the per-thread
+ * default stream of a host thread on device d (its record's address), a
+ * created stream (its handle). */
+void cudart_order_stream(cudaStream_t stream, int device, struct check_stream *out, char *name, size_t n)
+{
+    if (cudart_order_graph) /* a graph's nodes run on its launch's stream */
+        stream = cudart_order_graph_stream;
+    struct CUstream_st *r = cudart_stream_record(stream);
+    if (!r) {
+        out->key = 1ull << 60 | (uint64_t)device;
+        out->kind = CHECK_STREAM_LEGACY;
+        snprintf(name, n, "the legacy default stream of device %d", device);
+    } else if (stream == CUDART_STREAM_PER_THREAD) {
+        out->key = 2ull << 60 | (uint64_t)(uintptr_t)r << 4 | (uint64_t)device;
+        out->kind = CHECK_STREAM_BLOCKING;
+        snprintf(name, n, "the per-thread default stream of device %d", device);
+    } else {
+        device = r->device;
+        out->key = 3ull << 60 | (uint64_t)(uintptr_t)r;
+        out->kind = r->flags & CUDART_STREAM_NON_BLOCKING ? CHECK_STREAM_NONBLOCKING : CHECK_STREAM_BLOCKING;
+        snprintf(name, n, "%sstream %llu (cudaStreamGetId) of device %d",
+                 out->kind == CHECK_STREAM_NONBLOCKING ? "non-blocking " : "", r->id, device);
+    }
+    out->device = device;
+    out->name = name;
+}
+
+void cudart_order_begin(cudaStream_t stream, int device, const char *what, int host_waits)
+{
+    cudart_copy_open = 0; /* a copy still pending ends here, not when the lock goes */
+    if (!cudart_order_on() || device < 0 || device >= CUDART_MAX_DEVICES)
+        return;
+    kemu_device *kd = cudart_global.devs[device].device;
+    if (!kd || !kd->checks)
+        return;
+    char name[128];
+    check_stream st;
+    cudart_order_stream(stream, device, &st, name, sizeof name);
+    check_order_begin(kd->checks, &kd->mem, st.device, &st, what, host_waits);
+}
+
+void cudart_order_launch_end(kemu_device *dev)
+{
+    if (cudart_order_on() && dev)
+        check_order_ignore(dev->cdp_pool_base, dev->cdp_pool_size);
+    cudart_order_end();
+}
+
+void cudart_order_end(void)
+{
+    cudart_copy_open = 0;
+    if (cudart_order_on())
+        check_order_end();
+}
+
+/* The stream's order record for an event, stream or synchronization call. */
+#define ORDER_STREAM(stream, device, st)                                                                         \
+    char st##_name[128];                                                                                           \
+    check_stream st;                                                                                               \
+    cudart_order_stream(stream, device, &st, st##_name, sizeof st##_name)
 
 /* ---- streams ------------------------------------------------------------------ */
 
@@ -95,6 +176,8 @@ CUDART_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
     } else {
         cudart_ptrmap_remove(&cudart_global.streams, stream);
         cudart_capture_forget_stream(stream);
+        if (cudart_order_on())
+            check_order_forget_stream(3ull << 60 | (uint64_t)(uintptr_t)stream);
         stream->magic = 0;
         free(stream);
     }
@@ -111,6 +194,10 @@ CUDART_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
         int device = r ? r->device : cudart_current();
         cudart_wait_idle(1u << device);
         e = cudart_synchronize_device(device);
+        if (!e && cudart_order_on()) {
+            ORDER_STREAM(stream, device, st);
+            check_order_stream_sync(&st);
+        }
     }
     if (!e)
         cudart_pools_release();
@@ -131,6 +218,10 @@ CUDART_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t even
     int handled = 0;
     if (!e)
         e = cudart_capture_event_wait(stream, event, flags, &handled);
+    if (!e && !handled && cudart_order_on()) {
+        ORDER_STREAM(stream, cudart_current(), st);
+        check_order_event_wait(&st, (uint64_t)(uintptr_t)event);
+    }
     cudart_unlock();
     return cudart_result(e);
 }
@@ -389,6 +480,8 @@ CUDART_API cudaError_t cudaEventDestroy(cudaEvent_t event)
     if (ev) {
         cudart_ptrmap_remove(&cudart_global.events, ev);
         cudart_capture_forget_event(ev);
+        if (cudart_order_on())
+            check_order_forget_event((uint64_t)(uintptr_t)ev);
         ev->magic = 0;
         free(ev);
     }
@@ -409,6 +502,10 @@ CUDART_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t 
     if (!e && !handled) {
         ev->recorded = 1;
         ev->milliseconds = now_ms();
+        if (cudart_order_on()) {
+            ORDER_STREAM(stream, cudart_current(), st);
+            check_order_event_record((uint64_t)(uintptr_t)ev, &st);
+        }
     }
     cudart_unlock();
     return cudart_result(e);
@@ -427,6 +524,8 @@ CUDART_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
         struct CUevent_st *ev = event_of(event);
         cudart_wait_idle(1u << ev->device);
         e = cudart_synchronize_device(ev->device);
+        if (!e && cudart_order_on())
+            check_order_event_sync((uint64_t)(uintptr_t)ev);
     }
     if (!e)
         cudart_pools_release();

@@ -10,6 +10,9 @@
 #include <stdio.h>
 
 #include "cudart/runtime.h"
+#include "check/check.h"
+
+#include <stdlib.h>
 
 /* Starts a library call that works on `stream`, as a kernel launch would:
  * takes the runtime lock (held on success until __kemu_vendor_end), and
@@ -116,4 +119,37 @@ CUDART_API void __kemu_vendor_unsupported(const char *name);
 CUDART_API void __kemu_vendor_unsupported(const char *name)
 {
     cudart_warn_unsupported(name);
+}
+
+/* racecheck across streams: one library operation of n parties (an NCCL
+ * collective, a send/recv pair), party i on `streams[i]` of `devices[i]`,
+ * reading ranges[4i + 1] bytes at ranges[4i] and writing ranges[4i + 3]
+ * bytes at ranges[4i + 2] (0 bytes: none). Each party's part is an
+ * operation of its stream; afterwards every party's stream is ordered
+ * after every party's earlier work (the parties wait for each other).
+ * Nothing without racecheck. */
+CUDART_API void __kemu_vendor_stream_ops(int n, const int *devices, const cudaStream_t *streams, const char *api,
+                                         const uint64_t *ranges);
+CUDART_API void __kemu_vendor_stream_ops(int n, const int *devices, const cudaStream_t *streams, const char *api,
+                                         const uint64_t *ranges)
+{
+    if (!cudart_order_on() || n <= 0 || n > 4096)
+        return;
+    cudart_lock();
+    check_stream *st = calloc((size_t)n, sizeof *st);
+    char(*names)[128] = calloc((size_t)n, sizeof *names);
+    for (int i = 0; st && names && i < n; i++) {
+        char what[160];
+        snprintf(what, sizeof what, "%s (rank's part on device %d)", api ? api : "a library call", devices[i]);
+        cudart_order_begin(streams[i], devices[i], what, 0);
+        check_order_access(ranges[4 * i], ranges[4 * i + 1], 0);
+        check_order_access(ranges[4 * i + 2], ranges[4 * i + 3], 1);
+        check_order_end();
+        cudart_order_stream(streams[i], devices[i], &st[i], names[i], sizeof names[i]);
+    }
+    if (st && names)
+        check_order_join(st, n);
+    free(st);
+    free(names);
+    cudart_unlock();
 }

@@ -33,7 +33,9 @@ static struct {
     int (*note_host_write)(kemu_device *dev, uint64_t address, size_t size, kemu_error *err);
     int (*cuda_malloc)(void **p, size_t size);
     int (*cuda_free)(void *p);
-} door = {PTHREAD_ONCE_INIT, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    void (*stream_ops)(int n, const int *devices, const cudaStream_t *streams, const char *api,
+                       const uint64_t *ranges);
+} door = {PTHREAD_ONCE_INIT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 static void door_open(void)
 {
@@ -46,6 +48,7 @@ static void door_open(void)
     *(void **)&door.note_host_write = dlsym(RTLD_DEFAULT, "kemu_note_host_write");
     *(void **)&door.cuda_malloc = dlsym(RTLD_DEFAULT, "cudaMalloc");
     *(void **)&door.cuda_free = dlsym(RTLD_DEFAULT, "cudaFree");
+    *(void **)&door.stream_ops = dlsym(RTLD_DEFAULT, "__kemu_vendor_stream_ops");
 }
 
 /* 0 when kemu's runtime is there, else ncclSystemError (said once). */
@@ -80,6 +83,12 @@ void nccl_mark_written(int device, void *p, size_t bytes)
 {
     if (door.note_host_write && device >= 0 && device < 64 && entered_device[device] && bytes)
         door.note_host_write(entered_device[device], (uint64_t)(uintptr_t)p, bytes, NULL);
+}
+
+void nccl_stream_ops(int n, const int *devices, const cudaStream_t *streams, const char *api, const uint64_t *ranges)
+{
+    if (door.stream_ops)
+        door.stream_ops(n, devices, streams, api, ranges);
 }
 
 int nccl_device_range(const void *p, size_t bytes)

@@ -140,6 +140,36 @@ static void gather_scalars(nccl_op **parts, int n, unsigned char (*scalars)[8])
     }
 }
 
+/* Tells racecheck what each party of this process reads and writes, on
+ * its stream (another process's parts are its own process's business). */
+static void note_stream_ops(nccl_op **parts, int n, size_t block)
+{
+    int *devices = malloc((size_t)n * sizeof *devices);
+    cudaStream_t *streams = malloc((size_t)n * sizeof *streams);
+    uint64_t *ranges = calloc((size_t)n * 4, sizeof *ranges);
+    int kind = parts[0]->kind, root = parts[0]->root, local = 0;
+    size_t all = block * (size_t)(kind == NCCL_OP_SEND ? 1 : n);
+    for (int r = 0; devices && streams && ranges && r < n; r++) {
+        if (parts[r]->remote)
+            continue;
+        devices[local] = parts[r]->comm->device;
+        streams[local] = parts[r]->stream;
+        uint64_t *x = ranges + 4 * local++;
+        int is_root = r == root, sends = kind != NCCL_OP_SEND || r == 0, receives = kind != NCCL_OP_SEND || r == 1;
+        x[0] = (uint64_t)(uintptr_t)parts[r]->sendbuff;
+        x[1] = !sends || ((kind == NCCL_OP_BROADCAST || kind == NCCL_OP_SCATTER) && !is_root) ? 0
+               : kind == NCCL_OP_REDUCESCATTER || kind == NCCL_OP_ALLTOALL || kind == NCCL_OP_SCATTER ? all
+                                                                                                        : block;
+        x[2] = (uint64_t)(uintptr_t)parts[r]->recvbuff;
+        x[3] = !receives || ((kind == NCCL_OP_REDUCE || kind == NCCL_OP_GATHER) && !is_root) ? 0
+               : kind == NCCL_OP_ALLGATHER || kind == NCCL_OP_ALLTOALL || kind == NCCL_OP_GATHER ? all
+                                                                                                 : block;
+    }
+    if (devices && streams && ranges && local)
+        nccl_stream_ops(local, devices, streams, kind == NCCL_OP_SEND ? "ncclSend/ncclRecv" : parts[0]->api, ranges);
+    free(devices), free(streams), free(ranges);
+}
+
 void nccl_execute(nccl_op **parts, int n)
 {
     if (!parts_agree(parts, n)) {
@@ -170,6 +200,7 @@ void nccl_execute(nccl_op **parts, int n)
     }
     int nranks = first->kind == NCCL_OP_SEND ? 1 : n;
     size_t block = count * elem;
+    note_stream_ops(parts, n, block);
     size_t staged = first->kind == NCCL_OP_ALLTOALL ? (size_t)nranks * (size_t)nranks : (size_t)nranks;
     unsigned char *staging = block && staged > SIZE_MAX / block ? NULL : malloc(block * staged + 1);
     const void **inputs = malloc((size_t)n * sizeof *inputs);

@@ -201,6 +201,9 @@ void nccl_comm_free(struct ncclComm *comm);
 int nccl_device_begin(int device, cudaStream_t stream, const char *api);
 void nccl_device_end(void);
 void nccl_mark_written(int device, void *p, size_t bytes);
+/* racecheck across streams: party i (devices[i], streams[i]) reads
+ * ranges[4i + 1] bytes at ranges[4i], writes ranges[4i + 3] at ranges[4i + 2]. */
+void nccl_stream_ops(int n, const int *devices, const cudaStream_t *streams, const char *api, const uint64_t *ranges);
 /* 1 when [p, p + bytes) is memory a kernel reaches. */
 int nccl_device_range(const void *p, size_t bytes);
 

@@ -110,6 +110,7 @@ int main()
         CHECK(cudaDeviceEnablePeerAccess(1 - d, 0));
         CHECK(cudaMalloc(&flag[d], sizeof(int)));
         CHECK(cudaMemset(flag[d], 0, sizeof(int)));
+        CHECK(cudaDeviceSynchronize()); // the workers' non-blocking streams are not ordered after the set
     }
     worker w[2];
     pthread_t thread[2];

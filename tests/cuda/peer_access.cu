@@ -45,6 +45,7 @@ static void make_peer_buffers(int **in, int **out, int **counter, int *host)
     CHECK(cudaMemcpy(*in, host, N * sizeof(int), cudaMemcpyHostToDevice));
     CHECK(cudaMemset(*out, 0, N * sizeof(int)));
     CHECK(cudaMemset(*counter, 0, sizeof(int)));
+    CHECK(cudaDeviceSynchronize()); // device 0's kernels are not ordered after device 1's sets
     CHECK(cudaSetDevice(0));
 }
 

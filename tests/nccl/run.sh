@@ -165,6 +165,25 @@ check allreduce-8 nccl_allreduce 8
 # what NCCL wrote counts as initialized (the kernel after it reads it)
 check allreduce-initcheck nccl_allreduce "2 --tool initcheck" "ERROR SUMMARY: 0 errors" "!ERROR SUMMARY: [1-9]"
 [ -x "$work/nccl_allreduce_rpath" ] && check allreduce-rpath nccl_allreduce_rpath 2
+# racecheck across streams (docs/checkers.md "Streams, events and devices"):
+# event-ordered compute and communication streams are clean, a missing wait
+# before or after the collective is a race naming both sides; the other
+# programs stay clean under racecheck
+export NCCL_RACE_MODE=fixed
+check stream-race-fixed nccl_stream_race "2 --tool racecheck" "ERROR SUMMARY: 0 errors" "!ERROR SUMMARY: [1-9]"
+export NCCL_RACE_MODE=input_racy
+check stream-race-input nccl_stream_race "2 --tool racecheck" \
+    "Error: Race reported between Write access at _Z9gradientsPfii" \
+    "and Read access by ncclAllReduce (rank's part on device 1) \[RAW hazard\]"
+export NCCL_RACE_MODE=output_racy
+check stream-race-output nccl_stream_race "2 --tool racecheck" \
+    "Error: Race reported between Write access by ncclAllReduce (rank's part on device 0)" \
+    "and Read access at _Z5scalePKfPfi"
+unset NCCL_RACE_MODE
+check allreduce-racecheck nccl_allreduce "2 --tool racecheck" "ERROR SUMMARY: 0 errors" "!ERROR SUMMARY: [1-9]"
+check tensor-parallel-racecheck nccl_tensor_parallel "2 --tool racecheck" "ERROR SUMMARY: 0 errors" "!ERROR SUMMARY: [1-9]"
+check p2p-racecheck nccl_p2p "2 --tool racecheck" "ERROR SUMMARY: 0 errors" "!ERROR SUMMARY: [1-9]"
+check matrix-racecheck nccl_matrix "3 --tool racecheck" "ERROR SUMMARY: 0 errors" "!ERROR SUMMARY: [1-9]"
 check matrix-3 nccl_matrix 3
 check matrix-4 nccl_matrix 4
 check tensor-parallel-2 nccl_tensor_parallel 2
@@ -277,6 +296,8 @@ check_mpi mpi-errors nccl_mpi_errors 2 1 \
     "kemu: ncclCommInitRank: the communicator could not be made (see MPI rank 0's message)"
 # what NCCL wrote from another process counts as initialized
 check_mpi mpi-allreduce-initcheck nccl_allreduce 2 "1 --tool initcheck" "ERROR SUMMARY: 0 errors" "!ERROR SUMMARY: [1-9]"
+# and racecheck orders each process's kernels with the collectives
+check_mpi mpi-ring-split-racecheck nccl_ring_split 2 "2 --tool racecheck" "ERROR SUMMARY: 0 errors" "!ERROR SUMMARY: [1-9]"
 
 # kemu exec warns when a program links libnccl.so.2 and kemu's was not
 # built: a runtime directory without it ($KEMU_CUDART_DIR)

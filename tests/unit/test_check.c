@@ -3,8 +3,8 @@
  * writes (kemu_note_host_read/write), memcheck's leak, invalid and
  * double free reports and accesses to freed memory, register initcheck,
  * racecheck reports that are identical for every thread count and
- * schedule, the racecheck levels, and the finding groups that merge the
- * host threads' findings. Kernels come from tests/check/ (CHECK_KERNELS_DIR). */
+ * schedule, the racecheck levels, the finding groups that merge the
+ * host threads' findings, and racecheck's order across streams. Kernels come from tests/check/ (CHECK_KERNELS_DIR). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -490,6 +490,156 @@ START_TEST(no_tools_no_hooks)
 }
 END_TEST
 
+/* ---- racecheck across streams (race_stream.c) ------------------------------------------ */
+
+static check_session *race_session(void)
+{
+    kemu_check_config cfg = {KEMU_TOOL_RACECHECK, KEMU_CHECK_WARN, KEMU_CHECK_WARN, 0};
+    check_session *s = check_session_create(&cfg);
+    ck_assert_ptr_nonnull(s);
+    return s;
+}
+
+/* One operation of stream st touching [lo, hi). */
+static void stream_op(check_session *s, const check_stream *st, const char *what, uint64_t lo, uint64_t hi,
+                      int write)
+{
+    check_order_begin(s, NULL, st->device, st, what, 0);
+    check_order_access(lo, hi - lo, write);
+    check_order_end();
+}
+
+static int last_finding_has(check_session *s, const char *text)
+{
+    return s->nfindings && strstr(s->findings[s->nfindings - 1].text, text) != NULL;
+}
+
+START_TEST(stream_order_model)
+{
+    check_session *s = race_session();
+    check_stream a = {100, 0, CHECK_STREAM_BLOCKING, "stream A"}, b = {200, 0, CHECK_STREAM_NONBLOCKING, "stream B"};
+    check_stream legacy = {1, 0, CHECK_STREAM_LEGACY, "the legacy stream"};
+    check_stream other = {300, 1, CHECK_STREAM_BLOCKING, "stream C of device 1"};
+    /* unordered: one finding naming both sides, once per pair of sides */
+    stream_op(s, &a, "writeA", 0x1000, 0x1100, 1);
+    stream_op(s, &b, "readB", 0x10f0, 0x1200, 0);
+    ck_assert_uint_eq(check_session_count(s), 1);
+    ck_assert(last_finding_has(s, "Write access by writeA"));
+    ck_assert(last_finding_has(s, "and Read access by readB [RAW hazard]"));
+    ck_assert(last_finding_has(s, "between writeA on stream A and readB on stream B"));
+    stream_op(s, &b, "readB", 0x1000, 0x1010, 0);
+    ck_assert_uint_eq(check_session_count(s), 1);
+    /* reads of both sides, or disjoint bytes: nothing */
+    stream_op(s, &a, "readA", 0x1000, 0x1100, 0);
+    stream_op(s, &b, "writeB", 0x1100, 0x1200, 1);
+    ck_assert_uint_eq(check_session_count(s), 1);
+    /* an event orders B after A's work before the record, not after */
+    stream_op(s, &a, "writeA2", 0x2000, 0x2100, 1);
+    check_order_event_record(77, &a);
+    stream_op(s, &a, "writeA3", 0x2100, 0x2200, 1);
+    check_order_event_wait(&b, 77);
+    stream_op(s, &b, "readB2", 0x2000, 0x2100, 0);
+    ck_assert_uint_eq(check_session_count(s), 1);
+    stream_op(s, &b, "readB3", 0x2100, 0x2200, 0);
+    ck_assert_uint_eq(check_session_count(s), 2);
+    ck_assert(last_finding_has(s, "writeA3"));
+    /* the legacy stream orders blocking streams, not non-blocking ones */
+    stream_op(s, &legacy, "setL", 0x3000, 0x3100, 1);
+    stream_op(s, &a, "readA4", 0x3000, 0x3100, 0);
+    ck_assert_uint_eq(check_session_count(s), 2);
+    stream_op(s, &b, "readB4", 0x3000, 0x3100, 0);
+    ck_assert_uint_eq(check_session_count(s), 3);
+    stream_op(s, &a, "writeA5", 0x4000, 0x4100, 1);
+    stream_op(s, &legacy, "readL", 0x4000, 0x4100, 0);
+    ck_assert_uint_eq(check_session_count(s), 3);
+    /* the host waits for a stream: work issued afterwards is ordered */
+    stream_op(s, &b, "writeB6", 0x5000, 0x5100, 1);
+    check_order_stream_sync(&b);
+    stream_op(s, &a, "readA6", 0x5000, 0x5100, 0);
+    ck_assert_uint_eq(check_session_count(s), 3);
+    /* a collective orders its parties' streams after every party's work */
+    stream_op(s, &other, "writeC", 0x6000, 0x6100, 1);
+    check_stream parties[2] = {a, other};
+    check_order_join(parties, 2);
+    stream_op(s, &a, "readA7", 0x6000, 0x6100, 0);
+    ck_assert_uint_eq(check_session_count(s), 3);
+    /* another device's stream is like any other */
+    stream_op(s, &other, "writeC2", 0x7000, 0x7100, 1);
+    stream_op(s, &b, "readB8", 0x7000, 0x7100, 0);
+    ck_assert_uint_eq(check_session_count(s), 4);
+    /* new memory forgets what was done there before */
+    stream_op(s, &other, "writeC3", 0x8000, 0x8100, 1);
+    check_order_forget_range(0x8000, 0x100);
+    stream_op(s, &b, "readB9", 0x8000, 0x8100, 0);
+    ck_assert_uint_eq(check_session_count(s), 4);
+    check_session_destroy(s);
+}
+END_TEST
+
+/* Clocks widen as streams appear, also while an operation is pending
+ * (a legacy copy that reaches another device's legacy stream) and during
+ * a collective of new streams. */
+START_TEST(stream_order_many_streams)
+{
+    check_session *s = race_session();
+    check_stream st[80];
+    char names[80][32];
+    for (int i = 0; i < 80; i++) {
+        snprintf(names[i], sizeof names[i], "stream %d", i);
+        st[i] = (check_stream){1000 + (uint64_t)i, i % 4, CHECK_STREAM_NONBLOCKING, names[i]};
+    }
+    for (int i = 0; i < 15; i++)
+        stream_op(s, &st[i], "write", 0x1000 * (uint64_t)(i + 1), 0x1000 * (uint64_t)(i + 1) + 16, 1);
+    ck_assert_uint_eq(check_session_count(s), 0);
+    check_stream legacy0 = {1, 0, CHECK_STREAM_LEGACY, "legacy 0"};
+    check_order_begin(s, NULL, 0, &legacy0, "copy", 1);
+    for (int i = 15; i < 19; i++)
+        check_order_also(&st[i]); /* new streams: 15 + 1 + 4 agents, past the first width */
+    check_order_access(0x1000, 16, 0);
+    check_order_end();
+    ck_assert_uint_eq(check_session_count(s), 1); /* stream 0's write, unordered with the copy's read */
+    check_order_join(st + 19, 61);                   /* 61 new streams at once */
+    stream_op(s, &st[79], "read", 0x2000, 0x2010, 0); /* stream 1's write: still unordered */
+    ck_assert_uint_eq(check_session_count(s), 2);
+    stream_op(s, &st[18], "read", 0x1000, 0x1010, 0); /* after the copy (also), not after stream 0 */
+    ck_assert_uint_eq(check_session_count(s), 3);
+    check_session_destroy(s);
+}
+END_TEST
+
+/* Operations are forgotten once the host and every stream are ordered
+ * after them: a long program synchronizing now and then keeps few. */
+START_TEST(stream_order_bounded)
+{
+    check_session *s = race_session();
+    check_stream a = {100, 0, CHECK_STREAM_NONBLOCKING, "stream A"}, b = {200, 0, CHECK_STREAM_NONBLOCKING, "stream B"};
+    size_t most = 0;
+    for (int i = 0; i < 10000; i++) {
+        stream_op(s, &a, "write", 0x1000, 0x2000, 1);
+        check_order_event_record(1, &a);
+        check_order_event_wait(&b, 1);
+        stream_op(s, &b, "read", 0x1000, 0x2000, 0);
+        check_order_event_record(2, &b);
+        check_order_event_wait(&a, 2);
+        if (i % 100 == 99)
+            check_order_device_sync(0);
+        if (check_order_kept() > most)
+            most = check_order_kept();
+    }
+    ck_assert_uint_eq(check_session_count(s), 0);
+    ck_assert_uint_le(most, 200);
+    check_order_device_sync(0);
+    ck_assert_uint_eq(check_order_kept(), 0);
+    /* without synchronization, a stream's older operations wait for the others */
+    stream_op(s, &a, "write", 0x1000, 0x2000, 1);
+    stream_op(s, &b, "read", 0x1000, 0x2000, 0);
+    ck_assert_uint_eq(check_session_count(s), 1);
+    ck_assert_uint_eq(check_order_kept(), 2);
+    check_session_destroy(s);
+    ck_assert_uint_eq(check_order_kept(), 0);
+}
+END_TEST
+
 /* ---- finding groups --------------------------------------------------------------- */
 
 START_TEST(groups_merge)
@@ -552,6 +702,9 @@ static Suite *suite(void)
     tcase_add_test(tc, warp_race_free);
     tcase_add_test(tc, no_tools_no_hooks);
     tcase_add_test(tc, groups_merge);
+    tcase_add_test(tc, stream_order_model);
+    tcase_add_test(tc, stream_order_bounded);
+    tcase_add_test(tc, stream_order_many_streams);
     suite_add_tcase(s, tc);
     return s;
 }
