@@ -40,8 +40,7 @@ typedef struct cdp_pair {
 } cdp_pair;
 
 struct check_cdp {
-    vm_hooks hooks;              /* installed in the launch: records, then forwards to inner */
-    const vm_hooks *inner;
+    vm_hooks_chain chain;        /* first: installed in the launch; records, then forwards to the hooks before it */
     check_cdp *root;             /* the host launch's: keeps the pairs reported for the whole tree */
     uint64_t skip_base, skip_size; /* the device launches' parameter buffers: not recorded */
     check_session *s;
@@ -84,7 +83,7 @@ static uint32_t thread_linear(const vm_launch *L, const vm_warp *w, int lane)
 
 /* ---- the wrapper ---------------------------------------------------------- */
 
-#define INNER(c) ((const check_cdp *)(c))->inner
+#define INNER(c) ((const check_cdp *)(c))->chain.inner
 
 static void fw_block_begin(void *ctx, vm_block *b)
 {
@@ -109,8 +108,8 @@ static void fw_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uin
                       const vm_access_lanes *lanes, unsigned size)
 {
     check_cdp *c = ctx;
-    if (c->inner->access)
-        c->inner->access(c->inner->ctx, b, w, f, pc, kind, mask, lanes, size);
+    if (INNER(c)->access)
+        INNER(c)->access(INNER(c)->ctx, b, w, f, pc, kind, mask, lanes, size);
     const vm_launch *L = b->launch;
     uint32_t epoch = *epoch_of(b);
     uint64_t stamp = ++stamp_counter;
@@ -146,62 +145,6 @@ static void fw_barrier(void *ctx, vm_block *b, int id)
         INNER(ctx)->barrier(INNER(ctx)->ctx, b, id);
 }
 
-static void fw_warp_sync(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t active,
-                         uint32_t member)
-{
-    INNER(ctx)->warp_sync(INNER(ctx)->ctx, b, w, f, pc, active, member);
-}
-
-static void fw_fence(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask, int scope)
-{
-    INNER(ctx)->fence(INNER(ctx)->ctx, b, w, f, pc, mask, scope);
-}
-
-static void fw_cluster_barrier(void *ctx, vm_block *b)
-{
-    INNER(ctx)->cluster_barrier(INNER(ctx)->ctx, b);
-}
-
-static void fw_divergent_barrier(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int id,
-                                 uint32_t arrived, uint32_t missing)
-{
-    INNER(ctx)->divergent_barrier(INNER(ctx)->ctx, b, w, f, pc, id, arrived, missing);
-}
-
-static void fw_barrier_arrive(void *ctx, vm_block *b, vm_warp *w, int id)
-{
-    INNER(ctx)->barrier_arrive(INNER(ctx)->ctx, b, w, id);
-}
-
-static void fw_op(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask)
-{
-    INNER(ctx)->op(INNER(ctx)->ctx, b, w, f, pc, mask);
-}
-
-static void fw_bad_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, int space,
-                          uint32_t mask, const uint64_t *addr, int64_t imm, unsigned size)
-{
-    INNER(ctx)->bad_access(INNER(ctx)->ctx, b, w, f, pc, kind, space, mask, addr, imm, size);
-}
-
-static void fw_mapped_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind,
-                             uint32_t mask, const uint64_t *addr, unsigned size)
-{
-    INNER(ctx)->mapped_access(INNER(ctx)->ctx, b, w, f, pc, kind, mask, addr, size);
-}
-
-static void fw_heap_misuse(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int lane,
-                           const char *reason)
-{
-    INNER(ctx)->heap_misuse(INNER(ctx)->ctx, b, w, f, pc, lane, reason);
-}
-
-static void fw_fault(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t lane, int status,
-                     const char *message)
-{
-    INNER(ctx)->fault(INNER(ctx)->ctx, b, w, f, pc, lane, status, message);
-}
-
 check_cdp *check_cdp_begin(check_session *s, vm_launch *L, check_cdp *parent, uint64_t skip_base,
                            uint64_t skip_size)
 {
@@ -210,30 +153,18 @@ check_cdp *check_cdp_begin(check_session *s, vm_launch *L, check_cdp *parent, ui
     check_cdp *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    const vm_hooks *in = L->hooks;
-    c->inner = in;
     c->root = parent ? parent->root : c;
     c->skip_base = skip_base;
     c->skip_size = skip_size;
     c->s = s;
     c->L = L;
     pthread_mutex_init(&c->lock, NULL);
-    vm_hooks *h = &c->hooks;
-    h->ctx = c;
+    vm_hooks_chain_init(&c->chain, L->hooks);
+    vm_hooks *h = &c->chain.hooks;
     h->block_begin = fw_block_begin;
     h->block_end = fw_block_end;
     h->access = fw_access;
     h->barrier = fw_barrier;
-    h->warp_sync = in->warp_sync ? fw_warp_sync : NULL;
-    h->fence = in->fence ? fw_fence : NULL;
-    h->cluster_barrier = in->cluster_barrier ? fw_cluster_barrier : NULL;
-    h->divergent_barrier = in->divergent_barrier ? fw_divergent_barrier : NULL;
-    h->barrier_arrive = in->barrier_arrive ? fw_barrier_arrive : NULL;
-    h->op = in->op ? fw_op : NULL;
-    h->bad_access = in->bad_access ? fw_bad_access : NULL;
-    h->mapped_access = in->mapped_access ? fw_mapped_access : NULL;
-    h->heap_misuse = in->heap_misuse ? fw_heap_misuse : NULL;
-    h->fault = in->fault ? fw_fault : NULL;
     L->hooks = h;
     return c;
 }

@@ -2,7 +2,8 @@
  * of run, call and exec; docs/fidelity.md, "How far to trust a run"):
  * while it is on, every launch counts the thread-instructions it executes
  * at each pc (through the interpreter's op hook, in front of the checkers'
- * or the debugger's hooks, which it passes every event on to), and at the
+ * or the debugger's hooks, which it passes every event on to:
+ * vm_hooks_chain), and at the
  * launch's end files each executed instruction under what is known of how
  * exactly kemu reproduces the hardware there:
  *  - exact: results the PTX ISA defines bit for bit (integer, IEEE-rounded
@@ -58,9 +59,8 @@ struct exec_fidelity {
 
 /* One launch being counted (a device launch inside it has its own). */
 struct exec_fidelity_launch {
+    vm_hooks_chain chain; /* first: the hooks installed, passing events on to the launch's others */
     exec_fidelity *fid;
-    vm_hooks tee;
-    const vm_hooks *inner;
     const bc_module *mod;
     uint64_t **counts; /* lanes by function index, then pc */
     int nfunctions;
@@ -194,63 +194,15 @@ static int classify(const bc_op *op, char *what, size_t n, const char **note)
 
 /* ---- counting a launch ------------------------------------------------------ */
 
-#define INNER(f) ((exec_fidelity_launch *)(f))->inner
-static void t_block_begin(void *ctx, vm_block *b) { INNER(ctx)->block_begin(INNER(ctx)->ctx, b); }
-static void t_block_end(void *ctx, vm_block *b) { INNER(ctx)->block_end(INNER(ctx)->ctx, b); }
-static void t_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, uint32_t mask,
-                     const vm_access_lanes *lanes, unsigned size)
-{
-    INNER(ctx)->access(INNER(ctx)->ctx, b, w, f, pc, kind, mask, lanes, size);
-}
-static void t_barrier(void *ctx, vm_block *b, int id) { INNER(ctx)->barrier(INNER(ctx)->ctx, b, id); }
-static void t_warp_sync(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t active,
-                        uint32_t member)
-{
-    INNER(ctx)->warp_sync(INNER(ctx)->ctx, b, w, f, pc, active, member);
-}
-static void t_fence(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask, int scope)
-{
-    INNER(ctx)->fence(INNER(ctx)->ctx, b, w, f, pc, mask, scope);
-}
-static void t_cluster_barrier(void *ctx, vm_block *b) { INNER(ctx)->cluster_barrier(INNER(ctx)->ctx, b); }
-static void t_divergent_barrier(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int id,
-                                uint32_t arrived, uint32_t missing)
-{
-    INNER(ctx)->divergent_barrier(INNER(ctx)->ctx, b, w, f, pc, id, arrived, missing);
-}
-static void t_barrier_arrive(void *ctx, vm_block *b, vm_warp *w, int id)
-{
-    INNER(ctx)->barrier_arrive(INNER(ctx)->ctx, b, w, id);
-}
-static void t_bad_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind, int space,
-                         uint32_t mask, const uint64_t *addr, int64_t imm, unsigned size)
-{
-    INNER(ctx)->bad_access(INNER(ctx)->ctx, b, w, f, pc, kind, space, mask, addr, imm, size);
-}
-static void t_mapped_access(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int kind,
-                            uint32_t mask, const uint64_t *addr, unsigned size)
-{
-    INNER(ctx)->mapped_access(INNER(ctx)->ctx, b, w, f, pc, kind, mask, addr, size);
-}
-static void t_heap_misuse(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, int lane,
-                          const char *reason)
-{
-    INNER(ctx)->heap_misuse(INNER(ctx)->ctx, b, w, f, pc, lane, reason);
-}
-static void t_fault(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t lane, int status,
-                    const char *message)
-{
-    INNER(ctx)->fault(INNER(ctx)->ctx, b, w, f, pc, lane, status, message);
-}
-
 static void t_op(void *ctx, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask)
 {
     exec_fidelity_launch *fl = ctx;
     int i = f->fn->index;
     if (i >= 0 && i < fl->nfunctions && fl->mod->functions[i] == f->fn && pc < f->fn->ncode)
         __atomic_fetch_add(&fl->counts[i][pc], (uint64_t)__builtin_popcount(mask), __ATOMIC_RELAXED);
-    if (fl->inner && fl->inner->op)
-        fl->inner->op(fl->inner->ctx, b, w, f, pc, mask);
+    const vm_hooks *inner = fl->chain.inner;
+    if (inner && inner->op)
+        inner->op(inner->ctx, b, w, f, pc, mask);
 }
 
 exec_fidelity_launch *exec_fidelity_begin(exec_fidelity *fid, vm_launch *L, const vm_hooks **hooks)
@@ -271,30 +223,13 @@ exec_fidelity_launch *exec_fidelity_begin(exec_fidelity *fid, vm_launch *L, cons
         free(fl);
         return NULL;
     }
-    const vm_hooks *inner = *hooks;
     fl->fid = fid;
-    fl->inner = inner;
     fl->mod = L->mod;
     fl->nfunctions = n;
-    vm_hooks *h = &fl->tee;
-    h->ctx = fl;
+    /* every other event goes on to the hooks already there */
+    vm_hooks_chain_init(&fl->chain, *hooks);
+    vm_hooks *h = &fl->chain.hooks;
     h->op = t_op;
-    /* every other event goes on to the inner hooks, where there are any */
-#define TEE(name) h->name = inner && inner->name ? t_##name : NULL
-    TEE(block_begin);
-    TEE(block_end);
-    TEE(access);
-    TEE(barrier);
-    TEE(warp_sync);
-    TEE(fence);
-    TEE(cluster_barrier);
-    TEE(divergent_barrier);
-    TEE(barrier_arrive);
-    TEE(bad_access);
-    TEE(mapped_access);
-    TEE(heap_misuse);
-    TEE(fault);
-#undef TEE
     *hooks = h;
     return fl;
 }

@@ -93,4 +93,16 @@ typedef struct vm_hooks {
                   uint32_t lane, int status, const char *message);
 } vm_hooks;
 
+/* A wrapper around another hook table (the fidelity report, racecheck
+ * under dynamic parallelism): a struct whose first member is a
+ * vm_hooks_chain. vm_hooks_chain_init makes chain->hooks pass every event
+ * that `inner` (may be NULL) has on to it, with the wrapper as ctx, and
+ * leaves the others NULL; the wrapper then puts its own functions in the
+ * events it watches, calling inner itself. */
+typedef struct vm_hooks_chain {
+    vm_hooks hooks;
+    const vm_hooks *inner;
+} vm_hooks_chain;
+void vm_hooks_chain_init(vm_hooks_chain *chain, const vm_hooks *inner);
+
 #endif
