@@ -297,27 +297,29 @@ static int64_t element_to_int(int type, uint64_t bits)
  * operands, a group of zeros only (its sign), overflow (toward zero: the
  * largest finite value), fp8 inputs (an FMA chain, as before). */
 
-/* An element's nominal exponent in its format (a subnormal's: the format's
- * minimum), or TENSOR_ZERO, or TENSOR_NONFINITE for an infinity or NaN. The
- * callers work it out once per operand element. */
+/* The f16/bf16/tf32 operands of the model, decoded once per instruction.
+ * Element (i, k) of A is at i*K + k (rows in k order) and element (k, j) of
+ * B at k*N + j (as the registers and shared memory hold them), so that the
+ * tile loop below reads 8 columns of B with one load. Each element is its
+ * exact value f (for the IEEE paths), and f = m * 2^(x - frac) with m a
+ * signed integer significand (|m| < 2^(frac+1)) and x its nominal exponent
+ * (a subnormal's: the format's minimum), or TENSOR_ZERO for a zero (m = 0)
+ * or TENSOR_NONFINITE for an infinity or NaN. */
 #define TENSOR_ZERO INT16_MIN
 #define TENSOR_NONFINITE INT16_MAX
-static int16_t tensor_exponent(float x, int emin)
-{
-    uint32_t u = vm_f32_bits(x);
-    int biased = (int)((u >> 23) & 255);
-    if (biased == 255)
-        return TENSOR_NONFINITE;
-    if (!(u & 0x7fffffffu))
-        return TENSOR_ZERO;
-    int e = biased - 127;
-    return (int16_t)(e < emin ? emin : e);
-}
+typedef struct tensor_operand {
+    float *f;
+    int32_t *m, *x;
+} tensor_operand;
 
-/* 2^e as a double, e in [-1022, 1023] */
-static double tensor_pow2(int e)
+/* Fraction bits of a format's significand. */
+static int format_frac(int type)
 {
-    return vm_f64_from_bits((uint64_t)(e + 1023) << 52);
+    switch (type) {
+    case PTX_T_BF16: return 7;
+    case PTX_T_F32: return 23;
+    default: return 10; /* f16, tf32 */
+    }
 }
 
 static int format_emin(int type)
@@ -329,7 +331,66 @@ static int format_emin(int type)
     }
 }
 
-/* G, the products per group, or 0 where the model was not measured. */
+/* x (exact in a format of frac fraction bits and minimum exponent emin) as
+ * m and x above. */
+static inline void tensor_decode(float v, int frac, int emin, int32_t *m, int32_t *x)
+{
+    uint32_t u = vm_f32_bits(v);
+    int biased = (int)((u >> 23) & 255);
+    if (biased == 255) {
+        *m = 0;
+        *x = TENSOR_NONFINITE;
+        return;
+    }
+    if (!(u & 0x7fffffffu)) {
+        *m = 0;
+        *x = TENSOR_ZERO;
+        return;
+    }
+    int e = biased ? biased - 127 : -126, nominal = e < emin ? emin : e;
+    uint32_t significand = biased ? (u & 0x7fffffu) | 0x800000u : u & 0x7fffffu;
+    int drop = 23 - frac + (nominal - e); /* the bits below the format's unit: zero */
+    int32_t mag = drop > 31 ? 0 : (int32_t)(significand >> drop);
+    *m = (u >> 31) ? -mag : mag;
+    *x = nominal;
+}
+
+/* n operand elements: their m and x, and whether any is an infinity or NaN
+ * per row (A: rows of K) or column (B: columns of K x N). */
+static void tensor_decode_all(tensor_operand *o, unsigned n, int type)
+{
+    int frac = format_frac(type), emin = format_emin(type);
+    for (unsigned e = 0; e < n; e++)
+        tensor_decode(o->f[e], frac, emin, &o->m[e], &o->x[e]);
+}
+
+static void nonfinite_rows(const int32_t *x, unsigned rows, unsigned K, uint8_t *bad)
+{
+    for (unsigned r = 0; r < rows; r++) {
+        int any = 0;
+        for (unsigned k = 0; k < K; k++)
+            any |= x[r * K + k] == TENSOR_NONFINITE;
+        bad[r] = (uint8_t)any;
+    }
+}
+
+static void nonfinite_columns(const int32_t *x, unsigned K, unsigned N, uint8_t *bad)
+{
+    memset(bad, 0, N);
+    for (unsigned k = 0; k < K; k++)
+        for (unsigned j = 0; j < N; j++)
+            bad[j] |= x[k * N + j] == TENSOR_NONFINITE;
+}
+
+/* 2^e as a double, e in [-1022, 1023] */
+static double tensor_pow2(int e)
+{
+    return vm_f64_from_bits((uint64_t)(e + 1023) << 52);
+}
+
+/* G, the products per group, or 0 where the model was not measured. At most
+ * 16: the tile loop sums 8 terms below 2^27 (and the accumulator, below
+ * 2^26) in an int32. */
 static unsigned tensor_group(int atype, unsigned K)
 {
     switch (atype) {
@@ -339,63 +400,57 @@ static unsigned tensor_group(int atype, unsigned K)
     }
 }
 
-/* One group's terms: the largest nominal exponent of its nonzero
- * products (TENSOR_ZERO sums lie far below any real one), and their sum
- * in units of 2^q truncated toward zero. Each term is below 2^27 units
- * (a product's significand is below 4 and its exponent at most emax), so
- * it converts exactly through int32; written without branches so that
- * the common group of 16 vectorizes. */
-static inline int group_emax(const int16_t *xa, const int16_t *xb, unsigned n, int emax)
+/* A term in units of 2^q (q = emax - 25): the significand product p,
+ * whose unit lies `shift` bits above 2^q when its nominal exponent is emax,
+ * d = emax - its nominal exponent, truncated toward zero in magnitude. For
+ * a product of two significands of frac_a and frac_b fraction bits,
+ * shift = 25 - frac_a - frac_b (the term stays below 2^27); for the f32
+ * accumulator, 2. Exactly trunc(value * 2^-q). */
+static inline int32_t tensor_term(int32_t p, int d, int shift)
 {
-    for (unsigned k = 0; k < n; k++) {
-        int e = (int)xa[k] + (int)xb[k];
-        emax = e > emax ? e : emax;
-    }
-    return emax;
+    uint32_t mag = (uint32_t)(p < 0 ? -p : p) << shift;
+    mag = d > 31 ? 0 : mag >> d;
+    return p < 0 ? -(int32_t)mag : (int32_t)mag;
 }
 
-static inline int64_t group_sum(const float *a, const float *b, unsigned n, double down)
-{
-    int64_t sum = 0;
-    for (unsigned k = 0; k < n; k++)
-        sum += (int32_t)((double)a[k] * (double)b[k] * down);
-    return sum;
-}
+/* below this, a group held only zeros (a zero operand's exponent is
+ * TENSOR_ZERO, which no real exponent sum comes near) */
+#define TENSOR_NO_TERM (INT16_MIN / 2)
 
-/* One element: sum over k of a[k] * b[k] plus acc, in groups of G as above
- * (a and b: exact f32 values of the elements; xa and xb: their
- * tensor_exponent; nonfinite: a or b holds an infinity or NaN). With
- * to_f16, returns the f16 bits of the result in *h. */
-static float tensor_dot(const float *a, const float *b, const int16_t *xa, const int16_t *xb, unsigned K,
-                        unsigned G, float acc, int nonfinite, int to_f16, uint16_t *h)
+/* One element (i, j): sum over k of A(i,k) * B(k,j) plus acc, in groups of
+ * G as above (nonfinite: row i of A or column j of B holds an infinity or
+ * NaN). With to_f16, returns the f16 bits of the result in *h. */
+static float tensor_dot(const tensor_operand *A, const tensor_operand *B, unsigned i, unsigned j, unsigned N,
+                        unsigned K, unsigned G, int shift, float acc, int nonfinite, int to_f16, uint16_t *h)
 {
+    const float *fa = A->f + i * K, *fb = B->f + j;
+    const int32_t *ma = A->m + i * K, *xa = A->x + i * K, *mb = B->m + j, *xb = B->x + j;
     if (nonfinite || !isfinite(acc)) { /* IEEE: NaN and infinity as an FMA chain gives them */
         for (unsigned k = 0; k < K; k++)
-            acc = fmaf(a[k], b[k], acc);
+            acc = fmaf(fa[k], fb[k * N], acc);
         if (to_f16)
             *h = vm_f32_to_f16_flags(acc, VM_RN, 0);
         return acc;
     }
-    /* below this, a group held only zeros (a zero operand's exponent is
-     * TENSOR_ZERO, which no real exponent sum comes near) */
-    const int no_term = INT16_MIN / 2;
     for (unsigned k0 = 0; k0 < K; k0 += G) {
         unsigned n = k0 + G < K ? G : K - k0;
-        int16_t xacc = tensor_exponent(acc, -126);
-        int emax = xacc == TENSOR_ZERO ? INT_MIN : xacc;
-        emax = n == 16 ? group_emax(xa + k0, xb + k0, 16, emax) : group_emax(xa + k0, xb + k0, n, emax);
-        if (emax < no_term) { /* only zeros: IEEE's sign of zero */
+        int32_t am, ax;
+        tensor_decode(acc, 23, -126, &am, &ax);
+        int emax = ax == TENSOR_ZERO ? INT_MIN : ax;
+        for (unsigned k = k0; k < k0 + n; k++) {
+            int e = xa[k] + xb[k * N];
+            emax = e > emax ? e : emax;
+        }
+        if (emax < TENSOR_NO_TERM) { /* only zeros: IEEE's sign of zero */
             for (unsigned k = k0; k < k0 + n; k++)
-                acc = fmaf(a[k], b[k], acc);
+                acc = fmaf(fa[k], fb[k * N], acc);
             continue;
         }
-        /* the terms in units of 2^q: q is within -151..229, and the
-         * power-of-two scalings are exact */
-        int q = emax - 25;
-        double down = tensor_pow2(-q);
-        int64_t sum = (int64_t)((double)acc * down);
-        sum += n == 16 ? group_sum(a + k0, b + k0, 16, down) : group_sum(a + k0, b + k0, n, down);
-        double exact = (double)sum * tensor_pow2(q);
+        int64_t sum = tensor_term(am, emax - ax, 2);
+        for (unsigned k = k0; k < k0 + n; k++)
+            sum += tensor_term(ma[k] * mb[k * N], emax - (xa[k] + xb[k * N]), shift);
+        /* q = emax - 25 lies within -277..229: the scaling is exact */
+        double exact = (double)sum * tensor_pow2(emax - 25);
         if (to_f16 && k0 + n == K) {
             *h = vm_f64_to_f16(exact, VM_RN);
             return vm_f16_to_f32(*h);
@@ -407,15 +462,180 @@ static float tensor_dot(const float *a, const float *b, const int16_t *xa, const
     return acc;
 }
 
-/* Marks (1) the rows of n x K exponents x that hold an infinity or NaN. */
-static void nonfinite_rows(const int16_t *x, unsigned n, unsigned K, uint8_t *bad)
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* The term of tensor_term for 8 lanes (vpsrlvd shifts a count above 31 to
+ * zero; d is never negative where the term counts). */
+__attribute__((target("avx2"))) static inline __m256i tensor_term8(__m256i p, __m256i d, __m128i shift)
 {
-    for (unsigned r = 0; r < n; r++) {
-        int any = 0;
-        for (unsigned k = 0; k < K; k++)
-            any |= x[r * K + k] == TENSOR_NONFINITE;
-        bad[r] = (uint8_t)any;
+    __m256i mag = _mm256_srlv_epi32(_mm256_sll_epi32(_mm256_abs_epi32(p), shift), d);
+    return _mm256_sign_epi32(mag, p);
+}
+
+/* 4 sums s0 + s1 (int32 lanes) times 2^q (q: int32 lanes) as doubles: exact,
+ * the sums lying below 2^32 and q within -277..229. */
+__attribute__((target("avx2"))) static inline __m256d tensor_exact4(__m128i s0, __m128i s1, __m128i q)
+{
+    __m256i scale = _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(q), _mm256_set1_epi64x(1023)), 52);
+    __m256d sum = _mm256_add_pd(_mm256_cvtepi32_pd(s0), _mm256_cvtepi32_pd(s1));
+    return _mm256_mul_pd(sum, _mm256_castsi256_pd(scale));
+}
+
+/* 8 group sums (s0 + s1 in units of 2^(emax - 25)) rounded toward zero to
+ * f32, as vm_f64_to_f32(.., VM_RZ) does: the nearest f32, one step toward
+ * zero where it lies farther out (an overflow to infinity steps back to
+ * the largest finite value). */
+__attribute__((target("avx2"))) static inline __m256 tensor_round8(__m256i s0, __m256i s1, __m256i emax)
+{
+    const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
+    const __m256i pick = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    __m256i q = _mm256_sub_epi32(emax, _mm256_set1_epi32(25));
+    __m256d x[2];
+    __m128 f[2];
+    __m128i farther[2];
+    for (int half = 0; half < 2; half++) {
+        __m128i a = half ? _mm256_extracti128_si256(s0, 1) : _mm256_castsi256_si128(s0);
+        __m128i b = half ? _mm256_extracti128_si256(s1, 1) : _mm256_castsi256_si128(s1);
+        __m128i e = half ? _mm256_extracti128_si256(q, 1) : _mm256_castsi256_si128(q);
+        x[half] = tensor_exact4(a, b, e);
+        f[half] = _mm256_cvtpd_ps(x[half]);
+        __m256d back = _mm256_cvtps_pd(f[half]);
+        __m256d out = _mm256_cmp_pd(_mm256_and_pd(back, abs_mask), _mm256_and_pd(x[half], abs_mask), _CMP_GT_OQ);
+        farther[half] = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(out), pick));
     }
+    __m256i bits = _mm256_castps_si256(_mm256_set_m128(f[1], f[0]));
+    __m256i step = _mm256_set_m128i(farther[1], farther[0]); /* -1 where a step back is due */
+    return _mm256_castsi256_ps(_mm256_add_epi32(bits, step));
+}
+
+/* D (M x N) = A*B + C as tensor_dot computes it, 8 columns at a time: the
+ * exponents, significand products and truncated terms of a group in AVX2
+ * lanes; the rounding of each group's sum per element. Elements that take
+ * an IEEE path (an infinity or NaN, a group of zeros only) are done by
+ * tensor_dot. N is a multiple of 8. */
+__attribute__((target("avx2"))) static void tensor_tile_avx2(const tensor_operand *A, const tensor_operand *B,
+                                                            const uint8_t *bad_a, const uint8_t *bad_b, unsigned M,
+                                                            unsigned N, unsigned K, unsigned G, int shift,
+                                                            const float *c, int to_f16, float *d, uint16_t *h)
+{
+    const __m128i sh = _mm_cvtsi32_si128(shift), sh_acc = _mm_cvtsi32_si128(2);
+    const __m256i ones8 = _mm256_set1_epi32(255), frac_mask = _mm256_set1_epi32(0x7fffff),
+                  hidden = _mm256_set1_epi32(0x800000), bias = _mm256_set1_epi32(127),
+                  subnormal_x = _mm256_set1_epi32(-126), zero_x = _mm256_set1_epi32(TENSOR_ZERO),
+                  below = _mm256_set1_epi32(-(1 << 30)), no_term = _mm256_set1_epi32(TENSOR_NO_TERM),
+                  zero = _mm256_setzero_si256();
+    for (unsigned i = 0; i < M; i++) {
+        const int32_t *ma = A->m + i * K, *xa = A->x + i * K;
+        for (unsigned j0 = 0; j0 < N; j0 += 8) {
+            float acc[8];
+            uint16_t h16[8] = {0};
+            unsigned special = 0;
+            memcpy(acc, c + i * N + j0, sizeof acc);
+            for (unsigned l = 0; l < 8; l++)
+                if (bad_a[i] | bad_b[j0 + l] || !isfinite(acc[l]))
+                    special |= 1u << l;
+            for (unsigned k0 = 0; k0 < K && special != 0xff; k0 += G) {
+                unsigned n = k0 + G < K ? G : K - k0;
+                /* the accumulator as m and x */
+                __m256i bits = _mm256_loadu_si256((const __m256i *)acc);
+                __m256i biased = _mm256_and_si256(_mm256_srli_epi32(bits, 23), ones8);
+                __m256i normal = _mm256_cmpgt_epi32(biased, zero);
+                __m256i am = _mm256_or_si256(_mm256_and_si256(bits, frac_mask), _mm256_and_si256(normal, hidden));
+                __m256i ax = _mm256_blendv_epi8(subnormal_x, _mm256_sub_epi32(biased, bias), normal);
+                __m256i is_zero = _mm256_cmpeq_epi32(am, zero);
+                ax = _mm256_blendv_epi8(ax, zero_x, is_zero);
+                __m256i neg = _mm256_srai_epi32(bits, 31);
+                am = _mm256_sub_epi32(_mm256_xor_si256(am, neg), neg);
+                __m256i emax = _mm256_blendv_epi8(ax, below, is_zero);
+                for (unsigned k = k0; k < k0 + n; k++) {
+                    __m256i e = _mm256_add_epi32(_mm256_set1_epi32(xa[k]),
+                                                 _mm256_loadu_si256((const __m256i *)(B->x + k * N + j0)));
+                    emax = _mm256_max_epi32(emax, e);
+                }
+                special |= (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(no_term, emax)));
+                __m256i s0 = tensor_term8(am, _mm256_sub_epi32(emax, ax), sh_acc), s1 = zero;
+                for (unsigned k = k0; k < k0 + n; k++) {
+                    __m256i p = _mm256_mullo_epi32(_mm256_set1_epi32(ma[k]),
+                                                   _mm256_loadu_si256((const __m256i *)(B->m + k * N + j0)));
+                    __m256i e = _mm256_add_epi32(_mm256_set1_epi32(xa[k]),
+                                                 _mm256_loadu_si256((const __m256i *)(B->x + k * N + j0)));
+                    __m256i t = tensor_term8(p, _mm256_sub_epi32(emax, e), sh);
+                    if ((k - k0) & 1)
+                        s1 = _mm256_add_epi32(s1, t);
+                    else
+                        s0 = _mm256_add_epi32(s0, t);
+                }
+                int last = k0 + n == K;
+                if (!(to_f16 && last)) {
+                    _mm256_storeu_ps(acc, tensor_round8(s0, s1, emax));
+                    continue;
+                }
+                int32_t sum0[8], sum1[8], ex[8];
+                _mm256_storeu_si256((__m256i *)sum0, s0);
+                _mm256_storeu_si256((__m256i *)sum1, s1);
+                _mm256_storeu_si256((__m256i *)ex, emax);
+                for (unsigned l = 0; l < 8; l++) {
+                    if (special & (1u << l))
+                        continue;
+                    double exact = (double)((int64_t)sum0[l] + sum1[l]) * tensor_pow2(ex[l] - 25);
+                    if (to_f16 && last) {
+                        h16[l] = vm_f64_to_f16(exact, VM_RN);
+                        acc[l] = vm_f16_to_f32(h16[l]);
+                    } else
+                        acc[l] = vm_f64_to_f32(exact, VM_RZ);
+                }
+            }
+            for (unsigned l = 0; l < 8; l++) {
+                unsigned x = i * N + j0 + l;
+                if (special & (1u << l))
+                    d[x] = tensor_dot(A, B, i, j0 + l, N, K, G, shift, c[x], bad_a[i] | bad_b[j0 + l], to_f16, &h[x]);
+                else {
+                    d[x] = acc[l];
+                    h[x] = h16[l];
+                }
+            }
+        }
+    }
+}
+#endif
+
+/* Whether the tile loop may use AVX2: the host has it and
+ * KEMU_TENSOR_PORTABLE (read once; for tests of the portable loop) is unset
+ * or 0. Both loops give the same bits. */
+static int tensor_use_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int use = -1;
+    if (use < 0) {
+        const char *p = getenv("KEMU_TENSOR_PORTABLE");
+        use = __builtin_cpu_supports("avx2") && !(p && *p && strcmp(p, "0"));
+    }
+    return use;
+#else
+    return 0;
+#endif
+}
+
+/* D (M x N, d and with to_f16 also h) = A*B + C (c) for f16/bf16/tf32
+ * operands in the tensor-core model, G products per group. */
+static void tensor_tile(const tensor_operand *A, const tensor_operand *B, int atype, int btype, unsigned M,
+                        unsigned N, unsigned K, unsigned G, const float *c, int to_f16, float *d, uint16_t *h)
+{
+    uint8_t bad_a[64], bad_b[256];
+    nonfinite_rows(A->x, M, K, bad_a);
+    nonfinite_columns(B->x, K, N, bad_b);
+    int shift = 25 - format_frac(atype) - format_frac(btype);
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (N % 8 == 0 && tensor_use_avx2()) {
+        tensor_tile_avx2(A, B, bad_a, bad_b, M, N, K, G, shift, c, to_f16, d, h);
+        return;
+    }
+#endif
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j = 0; j < N; j++)
+            d[i * N + j] = tensor_dot(A, B, i, j, N, K, G, shift, c[i * N + j], bad_a[i] | bad_b[j], to_f16,
+                                      &h[i * N + j]);
 }
 
 /* The products below convert every operand once, then run the k loop on
@@ -461,47 +681,44 @@ static void multiply_int8(unsigned M, unsigned N, unsigned K, int atype, int bty
 static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int btype, int ctype, int dtype,
                            const uint64_t *a, const uint64_t *b, const uint64_t *c, int satfinite, uint64_t *d)
 {
-    float fa[MATRIX_MAX_ELEMENTS], fb[MATRIX_MAX_ELEMENTS];
+    float fa[MATRIX_MAX_ELEMENTS], fb[MATRIX_MAX_ELEMENTS], fc[MATRIX_MAX_ELEMENTS], fd[MATRIX_MAX_ELEMENTS];
+    uint16_t hd[MATRIX_MAX_ELEMENTS];
     for (unsigned x = 0; x < M * K; x++)
         fa[x] = element_to_f32(atype, a[x]);
-    for (unsigned k = 0; k < K; k++)
-        for (unsigned j = 0; j < N; j++)
-            fb[j * K + k] = element_to_f32(btype, b[k * N + j]);
+    for (unsigned x = 0; x < K * N; x++)
+        fb[x] = element_to_f32(btype, b[x]);
+    for (unsigned x = 0; x < M * N; x++)
+        fc[x] = element_to_f32(ctype, c[x]);
     unsigned G = tensor_group(atype, K);
-    int16_t xa[MATRIX_MAX_ELEMENTS], xb[MATRIX_MAX_ELEMENTS];
-    uint8_t bad_a[MATRIX_MAX_ELEMENTS], bad_b[MATRIX_MAX_ELEMENTS];
     if (G) {
-        int emin_a = format_emin(atype), emin_b = format_emin(btype);
-        for (unsigned x = 0; x < M * K; x++)
-            xa[x] = tensor_exponent(fa[x], emin_a);
-        for (unsigned x = 0; x < N * K; x++)
-            xb[x] = tensor_exponent(fb[x], emin_b);
-        nonfinite_rows(xa, M, K, bad_a);
-        nonfinite_rows(xb, N, K, bad_b);
-    }
-    for (unsigned i = 0; i < M; i++)
-        for (unsigned j = 0; j < N; j++) {
-            float acc = element_to_f32(ctype, c[i * N + j]);
-            uint16_t h = 0;
-            if (G) {
-                acc = tensor_dot(fa + i * K, fb + j * K, xa + i * K, xb + j * K, K, G, acc, bad_a[i] | bad_b[j],
-                                 dtype == PTX_T_F16, &h);
-            } else {
+        int32_t ma[MATRIX_MAX_ELEMENTS], xa[MATRIX_MAX_ELEMENTS], mb[MATRIX_MAX_ELEMENTS], xb[MATRIX_MAX_ELEMENTS];
+        tensor_operand A = {fa, ma, xa}, B = {fb, mb, xb};
+        tensor_decode_all(&A, M * K, atype);
+        tensor_decode_all(&B, K * N, btype);
+        tensor_tile(&A, &B, atype, btype, M, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
+    } else {
+        for (unsigned i = 0; i < M; i++)
+            for (unsigned j = 0; j < N; j++) {
+                float acc = fc[i * N + j];
                 for (unsigned k = 0; k < K; k++)
-                    acc = fmaf(fa[i * K + k], fb[j * K + k], acc); /* a NaN stays a NaN: canonical below */
-                if (dtype == PTX_T_F16)
-                    h = vm_f32_to_f16_flags(acc, VM_RN, 0);
+                    acc = fmaf(fa[i * K + k], fb[k * N + j], acc); /* a NaN stays a NaN: canonical below */
+                fd[i * N + j] = acc;
+                hd[i * N + j] = dtype == PTX_T_F16 ? vm_f32_to_f16_flags(acc, VM_RN, 0) : 0;
             }
-            if (dtype == PTX_T_F16) {
-                if (satfinite && (h & 0x7fff) == 0x7c00)
-                    h = (uint16_t)((h & 0x8000) | 0x7bff);
-                d[i * N + j] = h;
-            } else {
-                if (satfinite && (acc == INFINITY || acc == -INFINITY))
-                    acc = acc > 0 ? FLT_MAX : -FLT_MAX;
-                d[i * N + j] = vm_f32_bits(vm_canon_f32(acc));
-            }
+    }
+    for (unsigned x = 0; x < M * N; x++) {
+        if (dtype == PTX_T_F16) {
+            uint16_t h = hd[x];
+            if (satfinite && (h & 0x7fff) == 0x7c00)
+                h = (uint16_t)((h & 0x8000) | 0x7bff);
+            d[x] = h;
+        } else {
+            float acc = fd[x];
+            if (satfinite && (acc == INFINITY || acc == -INFINITY))
+                acc = acc > 0 ? FLT_MAX : -FLT_MAX;
+            d[x] = vm_f32_bits(vm_canon_f32(acc));
         }
+    }
 }
 
 /* D = A*B + C for wmma.mma and mma.sync. */
@@ -667,34 +884,49 @@ static uint32_t wgmma_address(const wgmma_desc *d, int mn_major, unsigned s, uns
 }
 
 /* Reads a rows x cols operand (element (i, j) at rows-index i, cols-index
- * j; `mn_is_row` says which index is the M/N one) from shared memory. The
- * 16-byte chunk of the last element is resolved once for its neighbours. */
+ * j; `mn_is_row` says which index is the M/N one) from shared memory. Along
+ * the contiguous index (K for a K-major operand, M/N for an MN-major one)
+ * 16/s elements share a 16-byte chunk that swizzling moves as a whole: the
+ * address is worked out and resolved once per chunk. */
 static int wgmma_read(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const wgmma_desc *d, int mn_major,
-                      unsigned s, unsigned rows, unsigned cols, unsigned mn_offset, int mn_is_row, uint64_t *out)
+                      unsigned s, unsigned rows, unsigned cols, unsigned mn_offset, int mn_is_row, uint32_t *out)
 {
-    uint32_t chunk = 0xffffffffu;
-    uint8_t *host = NULL;
     if (d->base_offset)
         return vm_fault_at(b, w, f, pc, 0, 719,
                            "wgmma.mma_async: a matrix descriptor with base offset %u (bits 49-51) is not "
                            "implemented; kemu runs descriptors whose swizzled tiles start at an address aligned to "
                            "the swizzle pattern (base offset 0)", d->base_offset);
-    for (unsigned i = 0; i < rows; i++)
-        for (unsigned j = 0; j < cols; j++) {
-            unsigned mn = (mn_is_row ? i : j) + mn_offset, k = mn_is_row ? j : i;
-            uint32_t a = wgmma_address(d, mn_major, s, mn, k);
-            if ((a & ~15u) != chunk) {
-                uint64_t addr[VM_WARP] = {0};
-                uint8_t *ptrs[VM_WARP];
-                addr[0] = a & ~15u;
-                if (vm_resolve(b, w, f, pc, BC_SPACE_SHARED, 1u, addr, 0, 16, VM_ACCESS_LOAD, ptrs))
-                    return -1;
-                chunk = a & ~15u;
-                host = ptrs[0];
+    unsigned n_mn = mn_is_row ? rows : cols, n_k = mn_is_row ? cols : rows;
+    unsigned n_outer = mn_major ? n_k : n_mn, n_inner = mn_major ? n_mn : n_k;
+    for (unsigned o = 0; o < n_outer; o++)
+        for (unsigned in0 = 0, run; in0 < n_inner; in0 += run) {
+            unsigned mn = mn_major ? in0 : o, k = mn_major ? o : in0;
+            uint32_t a = wgmma_address(d, mn_major, s, mn + mn_offset, k);
+            uint64_t addr[VM_WARP] = {0};
+            uint8_t *ptrs[VM_WARP];
+            addr[0] = a & ~15u;
+            if (vm_resolve(b, w, f, pc, BC_SPACE_SHARED, 1u, addr, 0, 16, VM_ACCESS_LOAD, ptrs))
+                return -1;
+            const uint8_t *host = ptrs[0] + (a & 15u);
+            run = (16 - (a & 15u)) / s; /* a chunk starts at a multiple of 16 bytes */
+            if (run > n_inner - in0)
+                run = n_inner - in0;
+            /* out index of element t of the run: x0 + t * step */
+            unsigned mn_step = mn_major ? 1 : 0, k_step = mn_major ? 0 : 1;
+            unsigned x0 = mn_is_row ? mn * cols + k : k * cols + mn;
+            unsigned step = mn_is_row ? mn_step * cols + k_step : k_step * cols + mn_step;
+            for (unsigned t = 0; t < run; t++) {
+                uint32_t v;
+                if (s == 2) {
+                    uint16_t v16;
+                    memcpy(&v16, host + 2 * t, 2);
+                    v = v16;
+                } else if (s == 4)
+                    memcpy(&v, host + 4 * t, 4);
+                else
+                    v = host[t];
+                out[x0 + t * step] = v;
             }
-            uint64_t v = 0;
-            memcpy(&v, host + (a & 15u), s);
-            out[i * cols + j] = v;
         }
     return 0;
 }
@@ -736,7 +968,7 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
         bs = 1;
     const uint32_t *list = f->fn->lists + op->list;
     uint64_t *R = f->regs;
-    uint64_t a[16 * 32], bm[32 * 256];
+    uint32_t a[16 * 32], bm[32 * 256];
     /* A: this warp's 16 rows */
     if (op->mode & WGMMA_A_REGISTERS) {
         unsigned p = 4 / as;
@@ -746,7 +978,7 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
                 uint64_t v = SLOT(R, list[nd + j])[l];
                 for (unsigned h = 0; h < p; h++) {
                     unsigned row = g + 8 * (j & 1), k = p * q + h + 4 * p * (j >> 1);
-                    a[row * K + k] = (v >> (h * as * 8)) & ((1ull << (as * 8)) - 1);
+                    a[row * K + k] = (uint32_t)((v >> (h * as * 8)) & ((1ull << (as * 8)) - 1));
                 }
             }
         }
@@ -770,74 +1002,79 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
             scale_d = !scale_d;
     }
     int satfinite = (op->flags & BC_F_SATFINITE) != 0;
-    int is_int = atype == PTX_T_S8 || atype == PTX_T_U8;
-    /* the operands as numbers: floats, or integers for s8/u8 (one storage) */
-    union {
-        float f[16 * 32 + 256 * 32];
-        int32_t i[16 * 32 + 256 * 32];
-    } ops;
-    float *fa = ops.f, *fb = ops.f + 16 * 32;
-    int32_t *ia = ops.i, *ib = ops.i + 16 * 32;
-    float sa = (op->mode & WGMMA_NEG_A) ? -1.0f : 1.0f, sb = (op->mode & WGMMA_NEG_B) ? -1.0f : 1.0f;
-    for (unsigned x = 0; x < 16 * K; x++) {
-        if (is_int)
-            ia[x] = (int32_t)element_to_int(atype, a[x]);
-        else
-            fa[x] = sa * wgmma_element_f32(atype, a[x]);
-    }
-    for (unsigned k = 0; k < K; k++)
-        for (unsigned j = 0; j < N; j++) {
-            if (is_int)
-                ib[j * K + k] = (int32_t)element_to_int(btype, bm[k * N + j]);
-            else
-                fb[j * K + k] = sb * wgmma_element_f32(btype, bm[k * N + j]);
-        }
     unsigned per_register = dtype == PTX_T_F16 ? 2 : 1;
-    unsigned G = is_int ? 0 : tensor_group(atype, K);
-    int16_t xa[16 * 32], xb[256 * 32];
-    uint8_t bad_a[16], bad_b[256];
-    if (G) {
-        int emin_a = format_emin(atype), emin_b = format_emin(btype);
+    if (atype == PTX_T_S8 || atype == PTX_T_U8) {
+        int32_t ia[16 * 32], ib[256 * 32];
         for (unsigned x = 0; x < 16 * K; x++)
-            xa[x] = tensor_exponent(fa[x], emin_a);
-        for (unsigned x = 0; x < N * K; x++)
-            xb[x] = tensor_exponent(fb[x], emin_b);
-        nonfinite_rows(xa, 16, K, bad_a);
-        nonfinite_rows(xb, N, K, bad_b);
+            ia[x] = (int32_t)element_to_int(atype, a[x]);
+        for (unsigned k = 0; k < K; k++)
+            for (unsigned j = 0; j < N; j++)
+                ib[j * K + k] = (int32_t)element_to_int(btype, bm[k * N + j]);
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            unsigned l = (unsigned)__builtin_ctz(mm), g = l >> 2, q = l & 3;
+            for (unsigned e = 0; e < nd; e++) {
+                unsigned row = g + 8 * ((e >> 1) & 1), col = 8 * (e >> 2) + 2 * q + (e & 1);
+                int64_t acc = scale_d ? (int32_t)(uint32_t)SLOT(R, list[e])[l] : 0;
+                for (unsigned k = 0; k < K; k++)
+                    acc += (int64_t)ia[row * K + k] * ib[col * K + k];
+                if (satfinite)
+                    acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
+                SLOT(R, list[e])[l] = (uint32_t)acc;
+            }
+        }
+        return 0;
     }
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        unsigned l = (unsigned)__builtin_ctz(mm), g = l >> 2, q = l & 3;
+    /* the operands as numbers (B in k order, as read), D's old values as C */
+    float fa[16 * 32], fb[32 * 256], fc[16 * 256], fd[16 * 256];
+    uint16_t hd[16 * 256];
+    float sa = (op->mode & WGMMA_NEG_A) ? -1.0f : 1.0f, sb = (op->mode & WGMMA_NEG_B) ? -1.0f : 1.0f;
+    for (unsigned x = 0; x < 16 * K; x++)
+        fa[x] = sa * wgmma_element_f32(atype, a[x]);
+    for (unsigned x = 0; x < K * N; x++)
+        fb[x] = sb * wgmma_element_f32(btype, bm[x]);
+    for (unsigned l = 0; l < VM_WARP; l++) {
+        unsigned g = l >> 2, q = l & 3;
         for (unsigned r = 0; r < nd; r++) {
-            uint64_t old = SLOT(R, list[r])[l], out = 0;
+            uint64_t old = SLOT(R, list[r])[l];
             for (unsigned h = 0; h < per_register; h++) {
                 unsigned e = r * per_register + h;
                 unsigned row = g + 8 * ((e >> 1) & 1), col = 8 * (e >> 2) + 2 * q + (e & 1);
-                if (is_int) {
-                    int64_t acc = scale_d ? (int32_t)(uint32_t)old : 0;
-                    for (unsigned k = 0; k < K; k++)
-                        acc += (int64_t)ia[row * K + k] * ib[col * K + k];
-                    if (satfinite)
-                        acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
-                    out = (uint32_t)acc;
-                    continue;
-                }
                 float acc = 0.0f;
                 if (scale_d)
                     acc = dtype == PTX_T_F16 ? vm_f16_to_f32((uint16_t)(old >> (16 * h)))
                                              : vm_f32_from_bits((uint32_t)old);
-                uint16_t half = 0;
-                if (G) {
-                    acc = tensor_dot(fa + row * K, fb + col * K, xa + row * K, xb + col * K, K, G, acc,
-                                     bad_a[row] | bad_b[col], dtype == PTX_T_F16, &half);
-                } else {
-                    for (unsigned k = 0; k < K; k++)
-                        acc = fmaf(fa[row * K + k], fb[col * K + k], acc);
-                    half = vm_f32_to_f16_flags(acc, VM_RN, 0);
-                }
+                fc[row * N + col] = acc;
+            }
+        }
+    }
+    unsigned G = tensor_group(atype, K);
+    if (G) {
+        int32_t ma[16 * 32], xa[16 * 32], mb[32 * 256], xb[32 * 256];
+        tensor_operand A = {fa, ma, xa}, B = {fb, mb, xb};
+        tensor_decode_all(&A, 16 * K, atype);
+        tensor_decode_all(&B, K * N, btype);
+        tensor_tile(&A, &B, atype, btype, 16, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
+    } else { /* fp8: an FMA chain in k order */
+        for (unsigned i = 0; i < 16; i++)
+            for (unsigned j = 0; j < N; j++) {
+                float acc = fc[i * N + j];
+                for (unsigned k = 0; k < K; k++)
+                    acc = fmaf(fa[i * K + k], fb[k * N + j], acc);
+                fd[i * N + j] = acc;
+                hd[i * N + j] = vm_f32_to_f16_flags(acc, VM_RN, 0);
+            }
+    }
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        unsigned l = (unsigned)__builtin_ctz(mm), g = l >> 2, q = l & 3;
+        for (unsigned r = 0; r < nd; r++) {
+            uint64_t out = 0;
+            for (unsigned h = 0; h < per_register; h++) {
+                unsigned e = r * per_register + h;
+                unsigned x = (g + 8 * ((e >> 1) & 1)) * N + 8 * (e >> 2) + 2 * q + (e & 1);
                 if (dtype == PTX_T_F16)
-                    out |= (uint64_t)half << (16 * h);
+                    out |= (uint64_t)hd[x] << (16 * h);
                 else
-                    out = vm_f32_bits(vm_canon_f32(acc));
+                    out = vm_f32_bits(vm_canon_f32(fd[x]));
             }
             SLOT(R, list[r])[l] = out;
         }
