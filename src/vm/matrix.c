@@ -301,14 +301,16 @@ static int64_t element_to_int(int type, uint64_t bits)
  * Element (i, k) of A is at i*K + k (rows in k order) and element (k, j) of
  * B at k*N + j (as the registers and shared memory hold them), so that the
  * tile loop below reads 8 columns of B with one load. Each element is its
- * exact value f (for the IEEE paths), and f = m * 2^(x - frac) with m a
- * signed integer significand (|m| < 2^(frac+1)) and x its nominal exponent
- * (a subnormal's: the format's minimum), or TENSOR_ZERO for a zero (m = 0)
- * or TENSOR_NONFINITE for an infinity or NaN. */
+ * bits in the format (raw, the sign flipped by `flip`), and a signed
+ * integer significand m and nominal exponent x with value m * 2^(x - frac)
+ * (a subnormal's x: the format's minimum), x being TENSOR_ZERO for a zero
+ * (m = 0) and TENSOR_NONFINITE for an infinity or NaN. */
 #define TENSOR_ZERO INT16_MIN
 #define TENSOR_NONFINITE INT16_MAX
 typedef struct tensor_operand {
-    float *f;
+    const uint32_t *raw;
+    uint32_t flip;
+    int type;
     int32_t *m, *x;
 } tensor_operand;
 
@@ -322,14 +324,7 @@ static int format_frac(int type)
     }
 }
 
-static int format_emin(int type)
-{
-    switch (type) {
-    case PTX_T_F16: case PTX_T_E5M2: return -14;
-    case PTX_T_E4M3: return -6;
-    default: return -126;
-    }
-}
+
 
 /* x (exact in a format of frac fraction bits and minimum exponent emin) as
  * m and x above. */
@@ -355,13 +350,48 @@ static inline void tensor_decode(float v, int frac, int emin, int32_t *m, int32_
     *x = nominal;
 }
 
-/* n operand elements: their m and x, and whether any is an infinity or NaN
- * per row (A: rows of K) or column (B: columns of K x N). */
-static void tensor_decode_all(tensor_operand *o, unsigned n, int type)
+/* One element's bits v as m and x: the exponent field (v >> es) & em, the
+ * fraction (v >> fs) & fm, the sign bit sb, the bias. */
+static inline void tensor_decode_bits(uint32_t v, int es, uint32_t em, int fs, uint32_t fm, int sb, int bias,
+                                      int32_t *m, int32_t *x)
 {
-    int frac = format_frac(type), emin = format_emin(type);
-    for (unsigned e = 0; e < n; e++)
-        tensor_decode(o->f[e], frac, emin, &o->m[e], &o->x[e]);
+    uint32_t e = (v >> es) & em, fraction = (v >> fs) & fm;
+    int32_t mag = (int32_t)(e ? fraction | (fm + 1) : fraction);
+    int32_t nominal = e ? (int32_t)e - bias : 1 - bias;
+    if (e == em) {
+        mag = 0;
+        nominal = TENSOR_NONFINITE;
+    } else if (!mag)
+        nominal = TENSOR_ZERO;
+    *m = (v >> sb) & 1 ? -mag : mag;
+    *x = nominal;
+}
+
+/* The n elements of an operand: m and x from raw. */
+static void tensor_decode_all(tensor_operand *o, unsigned n)
+{
+    const uint32_t *r = o->raw;
+    uint32_t flip = o->flip;
+    switch (o->type) {
+    case PTX_T_F16:
+        for (unsigned e = 0; e < n; e++)
+            tensor_decode_bits(r[e] ^ flip, 10, 31, 0, 0x3ff, 15, 15, &o->m[e], &o->x[e]);
+        break;
+    case PTX_T_BF16:
+        for (unsigned e = 0; e < n; e++)
+            tensor_decode_bits(r[e] ^ flip, 7, 255, 0, 0x7f, 15, 127, &o->m[e], &o->x[e]);
+        break;
+    default: /* tf32: the f32 bits, the low 13 fraction bits ignored */
+        for (unsigned e = 0; e < n; e++)
+            tensor_decode_bits(r[e] ^ flip, 23, 255, 13, 0x3ff, 31, 127, &o->m[e], &o->x[e]);
+        break;
+    }
+}
+
+/* An element's exact value (for the IEEE paths). */
+static inline float tensor_value(const tensor_operand *o, unsigned e)
+{
+    return element_to_f32(o->type, o->raw[e] ^ o->flip);
 }
 
 static void nonfinite_rows(const int32_t *x, unsigned rows, unsigned K, uint8_t *bad)
@@ -423,11 +453,10 @@ static inline int32_t tensor_term(int32_t p, int d, int shift)
 static float tensor_dot(const tensor_operand *A, const tensor_operand *B, unsigned i, unsigned j, unsigned N,
                         unsigned K, unsigned G, int shift, float acc, int nonfinite, int to_f16, uint16_t *h)
 {
-    const float *fa = A->f + i * K, *fb = B->f + j;
     const int32_t *ma = A->m + i * K, *xa = A->x + i * K, *mb = B->m + j, *xb = B->x + j;
     if (nonfinite || !isfinite(acc)) { /* IEEE: NaN and infinity as an FMA chain gives them */
         for (unsigned k = 0; k < K; k++)
-            acc = fmaf(fa[k], fb[k * N], acc);
+            acc = fmaf(tensor_value(A, i * K + k), tensor_value(B, k * N + j), acc);
         if (to_f16)
             *h = vm_f32_to_f16_flags(acc, VM_RN, 0);
         return acc;
@@ -443,7 +472,7 @@ static float tensor_dot(const tensor_operand *A, const tensor_operand *B, unsign
         }
         if (emax < TENSOR_NO_TERM) { /* only zeros: IEEE's sign of zero */
             for (unsigned k = k0; k < k0 + n; k++)
-                acc = fmaf(fa[k], fb[k * N], acc);
+                acc = fmaf(tensor_value(A, i * K + k), tensor_value(B, k * N + j), acc);
             continue;
         }
         int64_t sum = tensor_term(am, emax - ax, 2);
@@ -619,13 +648,13 @@ static int tensor_use_avx2(void)
 
 /* D (M x N, d and with to_f16 also h) = A*B + C (c) for f16/bf16/tf32
  * operands in the tensor-core model, G products per group. */
-static void tensor_tile(const tensor_operand *A, const tensor_operand *B, int atype, int btype, unsigned M,
-                        unsigned N, unsigned K, unsigned G, const float *c, int to_f16, float *d, uint16_t *h)
+static void tensor_tile(const tensor_operand *A, const tensor_operand *B, unsigned M, unsigned N, unsigned K,
+                        unsigned G, const float *c, int to_f16, float *d, uint16_t *h)
 {
     uint8_t bad_a[64], bad_b[256];
     nonfinite_rows(A->x, M, K, bad_a);
     nonfinite_columns(B->x, K, N, bad_b);
-    int shift = 25 - format_frac(atype) - format_frac(btype);
+    int shift = 25 - format_frac(A->type) - format_frac(B->type);
 #if defined(__x86_64__) && defined(__GNUC__)
     if (N % 8 == 0 && tensor_use_avx2()) {
         tensor_tile_avx2(A, B, bad_a, bad_b, M, N, K, G, shift, c, to_f16, d, h);
@@ -681,22 +710,28 @@ static void multiply_int8(unsigned M, unsigned N, unsigned K, int atype, int bty
 static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int btype, int ctype, int dtype,
                            const uint64_t *a, const uint64_t *b, const uint64_t *c, int satfinite, uint64_t *d)
 {
-    float fa[MATRIX_MAX_ELEMENTS], fb[MATRIX_MAX_ELEMENTS], fc[MATRIX_MAX_ELEMENTS], fd[MATRIX_MAX_ELEMENTS];
+    float fc[MATRIX_MAX_ELEMENTS], fd[MATRIX_MAX_ELEMENTS];
     uint16_t hd[MATRIX_MAX_ELEMENTS];
-    for (unsigned x = 0; x < M * K; x++)
-        fa[x] = element_to_f32(atype, a[x]);
-    for (unsigned x = 0; x < K * N; x++)
-        fb[x] = element_to_f32(btype, b[x]);
     for (unsigned x = 0; x < M * N; x++)
         fc[x] = element_to_f32(ctype, c[x]);
     unsigned G = tensor_group(atype, K);
     if (G) {
+        uint32_t ra[MATRIX_MAX_ELEMENTS], rb[MATRIX_MAX_ELEMENTS];
         int32_t ma[MATRIX_MAX_ELEMENTS], xa[MATRIX_MAX_ELEMENTS], mb[MATRIX_MAX_ELEMENTS], xb[MATRIX_MAX_ELEMENTS];
-        tensor_operand A = {fa, ma, xa}, B = {fb, mb, xb};
-        tensor_decode_all(&A, M * K, atype);
-        tensor_decode_all(&B, K * N, btype);
-        tensor_tile(&A, &B, atype, btype, M, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
+        for (unsigned x = 0; x < M * K; x++)
+            ra[x] = (uint32_t)a[x];
+        for (unsigned x = 0; x < K * N; x++)
+            rb[x] = (uint32_t)b[x];
+        tensor_operand A = {ra, 0, atype, ma, xa}, B = {rb, 0, btype, mb, xb};
+        tensor_decode_all(&A, M * K);
+        tensor_decode_all(&B, K * N);
+        tensor_tile(&A, &B, M, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
     } else {
+        float fa[MATRIX_MAX_ELEMENTS], fb[MATRIX_MAX_ELEMENTS];
+        for (unsigned x = 0; x < M * K; x++)
+            fa[x] = element_to_f32(atype, a[x]);
+        for (unsigned x = 0; x < K * N; x++)
+            fb[x] = element_to_f32(btype, b[x]);
         for (unsigned i = 0; i < M; i++)
             for (unsigned j = 0; j < N; j++) {
                 float acc = fc[i * N + j];
@@ -898,12 +933,12 @@ static int wgmma_read(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const w
                            "the swizzle pattern (base offset 0)", d->base_offset);
     unsigned n_mn = mn_is_row ? rows : cols, n_k = mn_is_row ? cols : rows;
     unsigned n_outer = mn_major ? n_k : n_mn, n_inner = mn_major ? n_mn : n_k;
+    uint64_t addr[VM_WARP] = {0};
+    uint8_t *ptrs[VM_WARP];
     for (unsigned o = 0; o < n_outer; o++)
         for (unsigned in0 = 0, run; in0 < n_inner; in0 += run) {
             unsigned mn = mn_major ? in0 : o, k = mn_major ? o : in0;
             uint32_t a = wgmma_address(d, mn_major, s, mn + mn_offset, k);
-            uint64_t addr[VM_WARP] = {0};
-            uint8_t *ptrs[VM_WARP];
             addr[0] = a & ~15u;
             if (vm_resolve(b, w, f, pc, BC_SPACE_SHARED, 1u, addr, 0, 16, VM_ACCESS_LOAD, ptrs))
                 return -1;
@@ -1002,7 +1037,6 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
             scale_d = !scale_d;
     }
     int satfinite = (op->flags & BC_F_SATFINITE) != 0;
-    unsigned per_register = dtype == PTX_T_F16 ? 2 : 1;
     if (atype == PTX_T_S8 || atype == PTX_T_U8) {
         int32_t ia[16 * 32], ib[256 * 32];
         for (unsigned x = 0; x < 16 * K; x++)
@@ -1024,37 +1058,50 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
         }
         return 0;
     }
-    /* the operands as numbers (B in k order, as read), D's old values as C */
-    float fa[16 * 32], fb[32 * 256], fc[16 * 256], fd[16 * 256];
+    /* D's old values as C */
+    float fc[16 * 256], fd[16 * 256];
     uint16_t hd[16 * 256];
-    float sa = (op->mode & WGMMA_NEG_A) ? -1.0f : 1.0f, sb = (op->mode & WGMMA_NEG_B) ? -1.0f : 1.0f;
-    for (unsigned x = 0; x < 16 * K; x++)
-        fa[x] = sa * wgmma_element_f32(atype, a[x]);
-    for (unsigned x = 0; x < K * N; x++)
-        fb[x] = sb * wgmma_element_f32(btype, bm[x]);
-    for (unsigned l = 0; l < VM_WARP; l++) {
-        unsigned g = l >> 2, q = l & 3;
+    /* element e of lane l: row g + 8 * ((e / 2) % 2), column 8 * (e / 4) +
+     * 2q + e % 2, at index lane_at[l] + element_at(e) of the 16 x N tile */
+    unsigned lane_at[VM_WARP];
+    for (unsigned l = 0; l < VM_WARP; l++)
+        lane_at[l] = (l >> 2) * N + 2 * (l & 3);
+#define WGMMA_ELEMENT_AT(e) (8 * (((e) >> 1) & 1) * N + 8 * ((e) >> 2) + ((e) & 1))
+    if (!scale_d)
+        memset(fc, 0, 16 * N * sizeof fc[0]);
+    else if (dtype == PTX_T_F16)
         for (unsigned r = 0; r < nd; r++) {
-            uint64_t old = SLOT(R, list[r])[l];
-            for (unsigned h = 0; h < per_register; h++) {
-                unsigned e = r * per_register + h;
-                unsigned row = g + 8 * ((e >> 1) & 1), col = 8 * (e >> 2) + 2 * q + (e & 1);
-                float acc = 0.0f;
-                if (scale_d)
-                    acc = dtype == PTX_T_F16 ? vm_f16_to_f32((uint16_t)(old >> (16 * h)))
-                                             : vm_f32_from_bits((uint32_t)old);
-                fc[row * N + col] = acc;
+            const uint64_t *v = SLOT(R, list[r]);
+            unsigned lo = WGMMA_ELEMENT_AT(2 * r), hi = WGMMA_ELEMENT_AT(2 * r + 1);
+            for (unsigned l = 0; l < VM_WARP; l++) {
+                fc[lane_at[l] + lo] = vm_f16_to_f32((uint16_t)v[l]);
+                fc[lane_at[l] + hi] = vm_f16_to_f32((uint16_t)(v[l] >> 16));
             }
         }
-    }
+    else
+        for (unsigned r = 0; r < nd; r++) {
+            const uint64_t *v = SLOT(R, list[r]);
+            unsigned at = WGMMA_ELEMENT_AT(r);
+            for (unsigned l = 0; l < VM_WARP; l++)
+                fc[lane_at[l] + at] = vm_f32_from_bits((uint32_t)v[l]);
+        }
     unsigned G = tensor_group(atype, K);
     if (G) {
+        /* the operands' signs flipped by imm-scale-a/b = -1 */
+        uint32_t sign = atype == PTX_T_TF32 ? 0x80000000u : 0x8000u;
         int32_t ma[16 * 32], xa[16 * 32], mb[32 * 256], xb[32 * 256];
-        tensor_operand A = {fa, ma, xa}, B = {fb, mb, xb};
-        tensor_decode_all(&A, 16 * K, atype);
-        tensor_decode_all(&B, K * N, btype);
-        tensor_tile(&A, &B, atype, btype, 16, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
+        tensor_operand A = {a, (op->mode & WGMMA_NEG_A) ? sign : 0, atype, ma, xa},
+                       B = {bm, (op->mode & WGMMA_NEG_B) ? sign : 0, btype, mb, xb};
+        tensor_decode_all(&A, 16 * K);
+        tensor_decode_all(&B, K * N);
+        tensor_tile(&A, &B, 16, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
     } else { /* fp8: an FMA chain in k order */
+        float fa[16 * 32], fb[32 * 256];
+        float sa = (op->mode & WGMMA_NEG_A) ? -1.0f : 1.0f, sb = (op->mode & WGMMA_NEG_B) ? -1.0f : 1.0f;
+        for (unsigned x = 0; x < 16 * K; x++)
+            fa[x] = sa * wgmma_element_f32(atype, a[x]);
+        for (unsigned x = 0; x < K * N; x++)
+            fb[x] = sb * wgmma_element_f32(btype, bm[x]);
         for (unsigned i = 0; i < 16; i++)
             for (unsigned j = 0; j < N; j++) {
                 float acc = fc[i * N + j];
@@ -1064,21 +1111,17 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
                 hd[i * N + j] = vm_f32_to_f16_flags(acc, VM_RN, 0);
             }
     }
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        unsigned l = (unsigned)__builtin_ctz(mm), g = l >> 2, q = l & 3;
-        for (unsigned r = 0; r < nd; r++) {
-            uint64_t out = 0;
-            for (unsigned h = 0; h < per_register; h++) {
-                unsigned e = r * per_register + h;
-                unsigned x = (g + 8 * ((e >> 1) & 1)) * N + 8 * (e >> 2) + 2 * q + (e & 1);
-                if (dtype == PTX_T_F16)
-                    out |= (uint64_t)hd[x] << (16 * h);
-                else
-                    out = vm_f32_bits(vm_canon_f32(fd[x]));
-            }
-            SLOT(R, list[r])[l] = out;
+    for (unsigned r = 0; r < nd; r++) {
+        uint64_t *v = SLOT(R, list[r]);
+        if (dtype == PTX_T_F16) {
+            unsigned lo = WGMMA_ELEMENT_AT(2 * r), hi = WGMMA_ELEMENT_AT(2 * r + 1);
+            LANES(m, v[l] = (uint64_t)hd[lane_at[l] + lo] | (uint64_t)hd[lane_at[l] + hi] << 16);
+        } else {
+            unsigned at = WGMMA_ELEMENT_AT(r);
+            LANES(m, v[l] = vm_f32_bits(vm_canon_f32(fd[lane_at[l] + at])));
         }
     }
+#undef WGMMA_ELEMENT_AT
     return 0;
 }
 

@@ -8,7 +8,8 @@
 #   expect     lines that must each appear in stdout+stderr (grep -F)
 #   check      optional shell commands run afterwards in the same
 #              directory (e.g. kemu compare on the outputs); must exit 0
-# Adding a case means adding files, not code.
+# Adding a case means adding files, not code. E2E_ONLY=PATTERN (a shell
+# pattern, e.g. 'frontend-triton-*') runs only the cases whose name matches.
 set -u
 : "${KEMU:=$(pwd)/src/kemu}" "${top_srcdir:=.}"
 SRC=$(cd "$top_srcdir" && pwd)
@@ -17,6 +18,7 @@ pass=0 fail=0
 for dir in "$SRC"/tests/e2e/cases/*/; do
     [ -f "$dir/cmd" ] || continue
     name=$(basename "$dir")
+    case "$name" in ${E2E_ONLY:-*}) ;; *) continue ;; esac
     CASE=${dir%/}
     export CASE
     tmp=$(mktemp -d)
