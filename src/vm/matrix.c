@@ -312,6 +312,7 @@ typedef struct tensor_operand {
     uint32_t flip;
     int type;
     int32_t *m, *x;
+    int nonfinite; /* any element is an infinity or NaN (tensor_decode_all) */
 } tensor_operand;
 
 /* Fraction bits of a format's significand. */
@@ -367,25 +368,84 @@ static inline void tensor_decode_bits(uint32_t v, int es, uint32_t em, int fs, u
     *x = nominal;
 }
 
-/* The n elements of an operand: m and x from raw. */
-static void tensor_decode_all(tensor_operand *o, unsigned n)
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* tensor_decode_bits for 8 elements; returns a mask of the nonfinite ones. */
+__attribute__((target("avx2"))) static inline int tensor_decode8(const uint32_t *r, uint32_t flip, int es,
+                                                                 uint32_t em, int fs, uint32_t fm, int sb, int bias,
+                                                                 int32_t *m, int32_t *x)
+{
+    __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)r), _mm256_set1_epi32((int)flip));
+    __m256i e = _mm256_and_si256(_mm256_srli_epi32(v, es), _mm256_set1_epi32((int)em));
+    __m256i fraction = _mm256_and_si256(_mm256_srli_epi32(v, fs), _mm256_set1_epi32((int)fm));
+    __m256i subnormal = _mm256_cmpeq_epi32(e, _mm256_setzero_si256());
+    __m256i mag = _mm256_or_si256(fraction, _mm256_andnot_si256(subnormal, _mm256_set1_epi32((int)fm + 1)));
+    __m256i nominal = _mm256_blendv_epi8(_mm256_sub_epi32(e, _mm256_set1_epi32(bias)),
+                                         _mm256_set1_epi32(1 - bias), subnormal);
+    __m256i nonfinite = _mm256_cmpeq_epi32(e, _mm256_set1_epi32((int)em));
+    mag = _mm256_andnot_si256(nonfinite, mag);
+    nominal = _mm256_blendv_epi8(nominal, _mm256_set1_epi32(TENSOR_ZERO),
+                                 _mm256_cmpeq_epi32(mag, _mm256_setzero_si256()));
+    nominal = _mm256_blendv_epi8(nominal, _mm256_set1_epi32(TENSOR_NONFINITE), nonfinite);
+    __m256i neg = _mm256_srai_epi32(_mm256_slli_epi32(v, 31 - sb), 31);
+    _mm256_storeu_si256((__m256i *)m, _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg));
+    _mm256_storeu_si256((__m256i *)x, nominal);
+    return _mm256_movemask_ps(_mm256_castsi256_ps(nonfinite));
+}
+
+__attribute__((target("avx2"))) static int tensor_decode_avx2(tensor_operand *o, unsigned n)
 {
     const uint32_t *r = o->raw;
     uint32_t flip = o->flip;
+    int any = 0;
     switch (o->type) {
     case PTX_T_F16:
-        for (unsigned e = 0; e < n; e++)
-            tensor_decode_bits(r[e] ^ flip, 10, 31, 0, 0x3ff, 15, 15, &o->m[e], &o->x[e]);
+        for (unsigned e = 0; e < n; e += 8)
+            any |= tensor_decode8(r + e, flip, 10, 31, 0, 0x3ff, 15, 15, o->m + e, o->x + e);
         break;
     case PTX_T_BF16:
-        for (unsigned e = 0; e < n; e++)
-            tensor_decode_bits(r[e] ^ flip, 7, 255, 0, 0x7f, 15, 127, &o->m[e], &o->x[e]);
+        for (unsigned e = 0; e < n; e += 8)
+            any |= tensor_decode8(r + e, flip, 7, 255, 0, 0x7f, 15, 127, o->m + e, o->x + e);
         break;
-    default: /* tf32: the f32 bits, the low 13 fraction bits ignored */
-        for (unsigned e = 0; e < n; e++)
-            tensor_decode_bits(r[e] ^ flip, 23, 255, 13, 0x3ff, 31, 127, &o->m[e], &o->x[e]);
+    default:
+        for (unsigned e = 0; e < n; e += 8)
+            any |= tensor_decode8(r + e, flip, 23, 255, 13, 0x3ff, 31, 127, o->m + e, o->x + e);
         break;
     }
+    return any != 0;
+}
+#endif
+
+static int tensor_use_avx2(void);
+
+/* The n elements of an operand: m, x and nonfinite from raw. */
+static void tensor_decode_all(tensor_operand *o, unsigned n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (n % 8 == 0 && tensor_use_avx2()) {
+        o->nonfinite = tensor_decode_avx2(o, n);
+        return;
+    }
+#endif
+    const uint32_t *r = o->raw;
+    uint32_t flip = o->flip;
+    for (unsigned e = 0; e < n; e++)
+        switch (o->type) {
+        case PTX_T_F16:
+            tensor_decode_bits(r[e] ^ flip, 10, 31, 0, 0x3ff, 15, 15, &o->m[e], &o->x[e]);
+            break;
+        case PTX_T_BF16:
+            tensor_decode_bits(r[e] ^ flip, 7, 255, 0, 0x7f, 15, 127, &o->m[e], &o->x[e]);
+            break;
+        default: /* tf32: the f32 bits, the low 13 fraction bits ignored */
+            tensor_decode_bits(r[e] ^ flip, 23, 255, 13, 0x3ff, 31, 127, &o->m[e], &o->x[e]);
+            break;
+        }
+    int any = 0;
+    for (unsigned e = 0; e < n; e++)
+        any |= o->x[e] == TENSOR_NONFINITE;
+    o->nonfinite = any;
 }
 
 /* An element's exact value (for the IEEE paths). */
@@ -492,8 +552,6 @@ static float tensor_dot(const tensor_operand *A, const tensor_operand *B, unsign
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-
 /* The term of tensor_term for 8 lanes (vpsrlvd shifts a count above 31 to
  * zero; d is never negative where the term counts). */
 __attribute__((target("avx2"))) static inline __m256i tensor_term8(__m256i p, __m256i d, __m128i shift)
@@ -652,8 +710,14 @@ static void tensor_tile(const tensor_operand *A, const tensor_operand *B, unsign
                         unsigned G, const float *c, int to_f16, float *d, uint16_t *h)
 {
     uint8_t bad_a[64], bad_b[256];
-    nonfinite_rows(A->x, M, K, bad_a);
-    nonfinite_columns(B->x, K, N, bad_b);
+    if (A->nonfinite)
+        nonfinite_rows(A->x, M, K, bad_a);
+    else
+        memset(bad_a, 0, M);
+    if (B->nonfinite)
+        nonfinite_columns(B->x, K, N, bad_b);
+    else
+        memset(bad_b, 0, N);
     int shift = 25 - format_frac(A->type) - format_frac(B->type);
 #if defined(__x86_64__) && defined(__GNUC__)
     if (N % 8 == 0 && tensor_use_avx2()) {
@@ -722,7 +786,7 @@ static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int bt
             ra[x] = (uint32_t)a[x];
         for (unsigned x = 0; x < K * N; x++)
             rb[x] = (uint32_t)b[x];
-        tensor_operand A = {ra, 0, atype, ma, xa}, B = {rb, 0, btype, mb, xb};
+        tensor_operand A = {ra, 0, atype, ma, xa, 0}, B = {rb, 0, btype, mb, xb, 0};
         tensor_decode_all(&A, M * K);
         tensor_decode_all(&B, K * N);
         tensor_tile(&A, &B, M, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
@@ -1090,8 +1154,8 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
         /* the operands' signs flipped by imm-scale-a/b = -1 */
         uint32_t sign = atype == PTX_T_TF32 ? 0x80000000u : 0x8000u;
         int32_t ma[16 * 32], xa[16 * 32], mb[32 * 256], xb[32 * 256];
-        tensor_operand A = {a, (op->mode & WGMMA_NEG_A) ? sign : 0, atype, ma, xa},
-                       B = {bm, (op->mode & WGMMA_NEG_B) ? sign : 0, btype, mb, xb};
+        tensor_operand A = {a, (op->mode & WGMMA_NEG_A) ? sign : 0, atype, ma, xa, 0},
+                       B = {bm, (op->mode & WGMMA_NEG_B) ? sign : 0, btype, mb, xb, 0};
         tensor_decode_all(&A, 16 * K);
         tensor_decode_all(&B, K * N);
         tensor_tile(&A, &B, 16, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
