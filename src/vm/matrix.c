@@ -596,89 +596,114 @@ __attribute__((target("avx2"))) static inline __m256 tensor_round8(__m256i s0, _
     return _mm256_castsi256_ps(_mm256_add_epi32(bits, step));
 }
 
+/* One group of n products for 8 columns j0.. (ma, xa: row i of A from k0;
+ * bm, bx: B from row k0 and column j0): the largest nominal exponent of the
+ * terms and the accumulator's (emax), and the terms truncated to units of
+ * 2^(emax - 25), summed in two int32 halves (each below 2^31: at most 8
+ * products below 2^27 and the accumulator below 2^26). */
+__attribute__((target("avx2"), always_inline)) static inline void
+tensor_group8(const int32_t *ma, const int32_t *xa, const int32_t *bm, const int32_t *bx, unsigned N, unsigned n,
+              __m256 acc, __m128i shift, __m256i *emax_out, __m256i *s0_out, __m256i *s1_out)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    /* the accumulator as m and x (an f32: 23 fraction bits, emin -126) */
+    __m256i bits = _mm256_castps_si256(acc);
+    __m256i biased = _mm256_and_si256(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(255));
+    __m256i normal = _mm256_cmpgt_epi32(biased, zero);
+    __m256i am = _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x7fffff)),
+                                 _mm256_and_si256(normal, _mm256_set1_epi32(0x800000)));
+    __m256i ax = _mm256_blendv_epi8(_mm256_set1_epi32(-126), _mm256_sub_epi32(biased, _mm256_set1_epi32(127)),
+                                    normal);
+    __m256i is_zero = _mm256_cmpeq_epi32(am, zero);
+    ax = _mm256_blendv_epi8(ax, _mm256_set1_epi32(TENSOR_ZERO), is_zero);
+    __m256i neg = _mm256_srai_epi32(bits, 31);
+    am = _mm256_sub_epi32(_mm256_xor_si256(am, neg), neg);
+    /* a zero accumulator takes no part in emax */
+    __m256i emax = _mm256_blendv_epi8(ax, _mm256_set1_epi32(-(1 << 30)), is_zero);
+    for (unsigned k = 0; k < n; k++)
+        emax = _mm256_max_epi32(emax, _mm256_add_epi32(_mm256_set1_epi32(xa[k]),
+                                                       _mm256_loadu_si256((const __m256i *)(bx + k * N))));
+    __m256i s0 = tensor_term8(am, _mm256_sub_epi32(emax, ax), _mm_cvtsi32_si128(2)), s1 = zero;
+    for (unsigned k = 0; k < n; k++) {
+        __m256i p = _mm256_mullo_epi32(_mm256_set1_epi32(ma[k]), _mm256_loadu_si256((const __m256i *)(bm + k * N)));
+        __m256i e = _mm256_add_epi32(_mm256_set1_epi32(xa[k]), _mm256_loadu_si256((const __m256i *)(bx + k * N)));
+        __m256i t = tensor_term8(p, _mm256_sub_epi32(emax, e), shift);
+        if (k & 1)
+            s1 = _mm256_add_epi32(s1, t);
+        else
+            s0 = _mm256_add_epi32(s0, t);
+    }
+    *emax_out = emax;
+    *s0_out = s0;
+    *s1_out = s1;
+}
+
 /* D (M x N) = A*B + C as tensor_dot computes it, 8 columns at a time: the
  * exponents, significand products and truncated terms of a group in AVX2
- * lanes; the rounding of each group's sum per element. Elements that take
- * an IEEE path (an infinity or NaN, a group of zeros only) are done by
- * tensor_dot. N is a multiple of 8. */
+ * lanes, and the f32 rounding of the group sums (an f16 D's rounding per
+ * element). Elements that take an IEEE path (an infinity or NaN, a group
+ * of zeros only) are done by tensor_dot. N is a multiple of 8. */
 __attribute__((target("avx2"))) static void tensor_tile_avx2(const tensor_operand *A, const tensor_operand *B,
                                                             const uint8_t *bad_a, const uint8_t *bad_b, unsigned M,
                                                             unsigned N, unsigned K, unsigned G, int shift,
                                                             const float *c, int to_f16, float *d, uint16_t *h)
 {
-    const __m128i sh = _mm_cvtsi32_si128(shift), sh_acc = _mm_cvtsi32_si128(2);
-    const __m256i ones8 = _mm256_set1_epi32(255), frac_mask = _mm256_set1_epi32(0x7fffff),
-                  hidden = _mm256_set1_epi32(0x800000), bias = _mm256_set1_epi32(127),
-                  subnormal_x = _mm256_set1_epi32(-126), zero_x = _mm256_set1_epi32(TENSOR_ZERO),
-                  below = _mm256_set1_epi32(-(1 << 30)), no_term = _mm256_set1_epi32(TENSOR_NO_TERM),
-                  zero = _mm256_setzero_si256();
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    const __m256i no_term = _mm256_set1_epi32(TENSOR_NO_TERM), exp_mask = _mm256_set1_epi32(0x7f800000);
     for (unsigned i = 0; i < M; i++) {
         const int32_t *ma = A->m + i * K, *xa = A->x + i * K;
         for (unsigned j0 = 0; j0 < N; j0 += 8) {
-            float acc[8];
+            __m256 acc = _mm256_loadu_ps(c + i * N + j0);
             uint16_t h16[8] = {0};
-            unsigned special = 0;
-            memcpy(acc, c + i * N + j0, sizeof acc);
-            for (unsigned l = 0; l < 8; l++)
-                if (bad_a[i] | bad_b[j0 + l] || !isfinite(acc[l]))
-                    special |= 1u << l;
+            /* lanes for tensor_dot: an infinity or NaN in the operands or C */
+            unsigned special = bad_a[i] ? 0xffu : 0;
+            if (B->nonfinite)
+                for (unsigned l = 0; l < 8; l++)
+                    special |= (unsigned)bad_b[j0 + l] << l;
+            __m256i bits = _mm256_castps_si256(acc);
+            special |= (unsigned)_mm256_movemask_ps(
+                _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(bits, exp_mask), exp_mask)));
             for (unsigned k0 = 0; k0 < K && special != 0xff; k0 += G) {
                 unsigned n = k0 + G < K ? G : K - k0;
-                /* the accumulator as m and x */
-                __m256i bits = _mm256_loadu_si256((const __m256i *)acc);
-                __m256i biased = _mm256_and_si256(_mm256_srli_epi32(bits, 23), ones8);
-                __m256i normal = _mm256_cmpgt_epi32(biased, zero);
-                __m256i am = _mm256_or_si256(_mm256_and_si256(bits, frac_mask), _mm256_and_si256(normal, hidden));
-                __m256i ax = _mm256_blendv_epi8(subnormal_x, _mm256_sub_epi32(biased, bias), normal);
-                __m256i is_zero = _mm256_cmpeq_epi32(am, zero);
-                ax = _mm256_blendv_epi8(ax, zero_x, is_zero);
-                __m256i neg = _mm256_srai_epi32(bits, 31);
-                am = _mm256_sub_epi32(_mm256_xor_si256(am, neg), neg);
-                __m256i emax = _mm256_blendv_epi8(ax, below, is_zero);
-                for (unsigned k = k0; k < k0 + n; k++) {
-                    __m256i e = _mm256_add_epi32(_mm256_set1_epi32(xa[k]),
-                                                 _mm256_loadu_si256((const __m256i *)(B->x + k * N + j0)));
-                    emax = _mm256_max_epi32(emax, e);
-                }
+                __m256i emax, s0, s1;
+                if (n == 16)
+                    tensor_group8(ma + k0, xa + k0, B->m + k0 * N + j0, B->x + k0 * N + j0, N, 16, acc, sh, &emax,
+                                  &s0, &s1);
+                else
+                    tensor_group8(ma + k0, xa + k0, B->m + k0 * N + j0, B->x + k0 * N + j0, N, n, acc, sh, &emax,
+                                  &s0, &s1);
                 special |= (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(no_term, emax)));
-                __m256i s0 = tensor_term8(am, _mm256_sub_epi32(emax, ax), sh_acc), s1 = zero;
-                for (unsigned k = k0; k < k0 + n; k++) {
-                    __m256i p = _mm256_mullo_epi32(_mm256_set1_epi32(ma[k]),
-                                                   _mm256_loadu_si256((const __m256i *)(B->m + k * N + j0)));
-                    __m256i e = _mm256_add_epi32(_mm256_set1_epi32(xa[k]),
-                                                 _mm256_loadu_si256((const __m256i *)(B->x + k * N + j0)));
-                    __m256i t = tensor_term8(p, _mm256_sub_epi32(emax, e), sh);
-                    if ((k - k0) & 1)
-                        s1 = _mm256_add_epi32(s1, t);
-                    else
-                        s0 = _mm256_add_epi32(s0, t);
-                }
-                int last = k0 + n == K;
-                if (!(to_f16 && last)) {
-                    _mm256_storeu_ps(acc, tensor_round8(s0, s1, emax));
+                if (!(to_f16 && k0 + n == K)) {
+                    acc = tensor_round8(s0, s1, emax);
                     continue;
                 }
+                /* the last group of an f16 D: rounded once, to nearest */
                 int32_t sum0[8], sum1[8], ex[8];
+                float out[8];
                 _mm256_storeu_si256((__m256i *)sum0, s0);
                 _mm256_storeu_si256((__m256i *)sum1, s1);
                 _mm256_storeu_si256((__m256i *)ex, emax);
                 for (unsigned l = 0; l < 8; l++) {
-                    if (special & (1u << l))
-                        continue;
                     double exact = (double)((int64_t)sum0[l] + sum1[l]) * tensor_pow2(ex[l] - 25);
-                    if (to_f16 && last) {
-                        h16[l] = vm_f64_to_f16(exact, VM_RN);
-                        acc[l] = vm_f16_to_f32(h16[l]);
-                    } else
-                        acc[l] = vm_f64_to_f32(exact, VM_RZ);
+                    h16[l] = (special & (1u << l)) ? 0 : vm_f64_to_f16(exact, VM_RN);
+                    out[l] = vm_f16_to_f32(h16[l]);
                 }
+                acc = _mm256_loadu_ps(out);
             }
+            if (!special) {
+                _mm256_storeu_ps(d + i * N + j0, acc);
+                if (to_f16)
+                    memcpy(h + i * N + j0, h16, sizeof h16);
+                continue;
+            }
+            float out[8];
+            _mm256_storeu_ps(out, acc);
             for (unsigned l = 0; l < 8; l++) {
                 unsigned x = i * N + j0 + l;
                 if (special & (1u << l))
                     d[x] = tensor_dot(A, B, i, j0 + l, N, K, G, shift, c[x], bad_a[i] | bad_b[j0 + l], to_f16, &h[x]);
                 else {
-                    d[x] = acc[l];
+                    d[x] = out[l];
                     h[x] = h16[l];
                 }
             }
