@@ -1029,7 +1029,10 @@ static int wgmma_read(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const w
             unsigned mn = mn_major ? in0 : o, k = mn_major ? o : in0;
             uint32_t a = wgmma_address(d, mn_major, s, mn + mn_offset, k);
             addr[0] = a & ~15u;
-            if (vm_resolve(b, w, f, pc, BC_SPACE_SHARED, 1u, addr, 0, 16, VM_ACCESS_LOAD, ptrs))
+            uintptr_t base;
+            if (vm_resolve_span(b, BC_SPACE_SHARED, addr[0], 16, 16, &base)) /* no checker watches */
+                ptrs[0] = (uint8_t *)(base + (uintptr_t)addr[0]);
+            else if (vm_resolve(b, w, f, pc, BC_SPACE_SHARED, 1u, addr, 0, 16, VM_ACCESS_LOAD, ptrs))
                 return -1;
             const uint8_t *host = ptrs[0] + (a & 15u);
             run = (16 - (a & 15u)) / s; /* a chunk starts at a multiple of 16 bytes */
