@@ -620,10 +620,12 @@ tensor_group8(const int32_t *ma, const int32_t *xa, const int32_t *bm, const int
     am = _mm256_sub_epi32(_mm256_xor_si256(am, neg), neg);
     /* a zero accumulator takes no part in emax */
     __m256i emax = _mm256_blendv_epi8(ax, _mm256_set1_epi32(-(1 << 30)), is_zero);
+#pragma GCC unroll 16
     for (unsigned k = 0; k < n; k++)
         emax = _mm256_max_epi32(emax, _mm256_add_epi32(_mm256_set1_epi32(xa[k]),
                                                        _mm256_loadu_si256((const __m256i *)(bx + k * N))));
     __m256i s0 = tensor_term8(am, _mm256_sub_epi32(emax, ax), _mm_cvtsi32_si128(2)), s1 = zero;
+#pragma GCC unroll 16
     for (unsigned k = 0; k < n; k++) {
         __m256i p = _mm256_mullo_epi32(_mm256_set1_epi32(ma[k]), _mm256_loadu_si256((const __m256i *)(bm + k * N)));
         __m256i e = _mm256_add_epi32(_mm256_set1_epi32(xa[k]), _mm256_loadu_si256((const __m256i *)(bx + k * N)));
@@ -638,6 +640,61 @@ tensor_group8(const int32_t *ma, const int32_t *xa, const int32_t *bm, const int
     *s1_out = s1;
 }
 
+/* tensor_group8 for f16 operands, the terms in f32: a product of two f16
+ * values is exact in f32 (22 significant bits, exponents -48..32), and so
+ * are its scaling by 2^-q (q = emax - 25 lies within -53..102, so B's
+ * elements scaled stay at or above 2^-126) and the product's truncation by
+ * vcvttps2dq, for every term at or above one unit; a smaller one truncates
+ * to 0 however it rounds. The same holds for the accumulator (an f32 whose
+ * exponent is at most emax). An element whose emax lies below -102 (only
+ * an accumulator that small, the products zero) is left to tensor_dot. fa: row i of A from k0 as floats; fb: B from
+ * row k0 and column j0. */
+__attribute__((target("avx2"), always_inline)) static inline void
+tensor_group8_f16(const float *fa, const int32_t *xa, const float *fb, const int32_t *bx, unsigned N, unsigned n,
+                  __m256 acc, __m256i *emax_out, __m256i *s0_out, __m256i *s1_out)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i bits = _mm256_castps_si256(acc);
+    __m256i biased = _mm256_and_si256(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(255));
+    __m256i ax = _mm256_max_epi32(_mm256_sub_epi32(biased, _mm256_set1_epi32(127)), _mm256_set1_epi32(-126));
+    __m256i is_zero = _mm256_cmpeq_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x7fffffff)), zero);
+    __m256i emax = _mm256_blendv_epi8(ax, _mm256_set1_epi32(-(1 << 30)), is_zero);
+#pragma GCC unroll 16
+    for (unsigned k = 0; k < n; k++)
+        emax = _mm256_max_epi32(emax, _mm256_add_epi32(_mm256_set1_epi32(xa[k]),
+                                                       _mm256_loadu_si256((const __m256i *)(bx + k * N))));
+    /* 2^-q = 2^(25 - emax) */
+    __m256 scale = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(152), emax), 23));
+    __m256i s0 = _mm256_cvttps_epi32(_mm256_mul_ps(acc, scale)), s1 = zero;
+#pragma GCC unroll 16
+    for (unsigned k = 0; k < n; k++) {
+        __m256 b = _mm256_mul_ps(_mm256_loadu_ps(fb + k * N), scale);
+        __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_set1_ps(fa[k]), b));
+        if (k & 1)
+            s1 = _mm256_add_epi32(s1, t);
+        else
+            s0 = _mm256_add_epi32(s0, t);
+    }
+    *emax_out = emax;
+    *s0_out = s0;
+    *s1_out = s1;
+}
+
+/* An f16 operand's n elements as floats, from m and x (exact; a zero or an
+ * infinity or NaN as 0: those take tensor_dot). */
+__attribute__((target("avx2"))) static void tensor_floats_f16(const tensor_operand *o, unsigned n, float *f)
+{
+    for (unsigned e = 0; e < n; e += 8) {
+        __m256i m = _mm256_loadu_si256((const __m256i *)(o->m + e));
+        __m256i x = _mm256_loadu_si256((const __m256i *)(o->x + e));
+        __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(TENSOR_NONFINITE), x);
+        /* 2^(x - 10), x within -14..15 */
+        __m256i p = _mm256_slli_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(127 - 10)), 23);
+        __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(m), _mm256_castsi256_ps(p));
+        _mm256_storeu_ps(f + e, _mm256_and_ps(v, _mm256_castsi256_ps(finite)));
+    }
+}
+
 /* D (M x N) = A*B + C as tensor_dot computes it, 8 columns at a time: the
  * exponents, significand products and truncated terms of a group in AVX2
  * lanes, and the f32 rounding of the group sums (an f16 D's rounding per
@@ -649,7 +706,15 @@ __attribute__((target("avx2"))) static void tensor_tile_avx2(const tensor_operan
                                                             const float *c, int to_f16, float *d, uint16_t *h)
 {
     const __m128i sh = _mm_cvtsi32_si128(shift);
-    const __m256i no_term = _mm256_set1_epi32(TENSOR_NO_TERM), exp_mask = _mm256_set1_epi32(0x7f800000);
+    const __m256i no_term = _mm256_set1_epi32(TENSOR_NO_TERM), exp_mask = _mm256_set1_epi32(0x7f800000),
+                  f32_floor = _mm256_set1_epi32(-102);
+    /* f16 x f16: the terms in f32 (tensor_group8_f16) */
+    float fa[MATRIX_MAX_ELEMENTS], fb[32 * 256];
+    int in_f32 = A->type == PTX_T_F16 && B->type == PTX_T_F16 && M * K <= MATRIX_MAX_ELEMENTS && K * N <= 32 * 256;
+    if (in_f32) {
+        tensor_floats_f16(A, M * K, fa);
+        tensor_floats_f16(B, K * N, fb);
+    }
     for (unsigned i = 0; i < M; i++) {
         const int32_t *ma = A->m + i * K, *xa = A->x + i * K;
         for (unsigned j0 = 0; j0 < N; j0 += 8) {
@@ -666,13 +731,22 @@ __attribute__((target("avx2"))) static void tensor_tile_avx2(const tensor_operan
             for (unsigned k0 = 0; k0 < K && special != 0xff; k0 += G) {
                 unsigned n = k0 + G < K ? G : K - k0;
                 __m256i emax, s0, s1;
-                if (n == 16)
+                if (in_f32 && n == 16)
+                    tensor_group8_f16(fa + i * K + k0, xa + k0, fb + k0 * N + j0, B->x + k0 * N + j0, N, 16, acc,
+                                      &emax, &s0, &s1);
+                else if (in_f32)
+                    tensor_group8_f16(fa + i * K + k0, xa + k0, fb + k0 * N + j0, B->x + k0 * N + j0, N, n, acc,
+                                      &emax, &s0, &s1);
+                else if (n == 16)
                     tensor_group8(ma + k0, xa + k0, B->m + k0 * N + j0, B->x + k0 * N + j0, N, 16, acc, sh, &emax,
                                   &s0, &s1);
                 else
                     tensor_group8(ma + k0, xa + k0, B->m + k0 * N + j0, B->x + k0 * N + j0, N, n, acc, sh, &emax,
                                   &s0, &s1);
-                special |= (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(no_term, emax)));
+                /* a group of zeros only; in f32, also a scale 2^(25 - emax) beyond
+                 * f32 (an accumulator below 2^-102 with zero products) */
+                special |= (unsigned)_mm256_movemask_ps(
+                    _mm256_castsi256_ps(_mm256_cmpgt_epi32(in_f32 ? f32_floor : no_term, emax)));
                 if (!(to_f16 && k0 + n == K)) {
                     acc = tensor_round8(s0, s1, emax);
                     continue;
@@ -1042,6 +1116,17 @@ static int wgmma_read(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const w
             unsigned mn_step = mn_major ? 1 : 0, k_step = mn_major ? 0 : 1;
             unsigned x0 = mn_is_row ? mn * cols + k : k * cols + mn;
             unsigned step = mn_is_row ? mn_step * cols + k_step : k_step * cols + mn_step;
+            if (s == 2 && run == 8) { /* f16/bf16: a whole chunk */
+                uint16_t v16[8];
+                memcpy(v16, host, sizeof v16);
+                if (step == 1) /* along the output's rows */
+                    for (unsigned t = 0; t < 8; t++)
+                        out[x0 + t] = v16[t];
+                else
+                    for (unsigned t = 0; t < 8; t++)
+                        out[x0 + t * step] = v16[t];
+                continue;
+            }
             for (unsigned t = 0; t < run; t++) {
                 uint32_t v;
                 if (s == 2) {
@@ -1080,6 +1165,51 @@ static float wgmma_element_f32(int type, uint64_t bits)
         return fp8_to_f32(type, (uint8_t)bits);
     return element_to_f32(type, bits);
 }
+
+/* Where element e of a D fragment lies in the warp's 16 x N tile, less
+ * lane l's offset (l / 4) * N + 2 * (l % 4). */
+static inline unsigned wgmma_element_at(unsigned e, unsigned N)
+{
+    return 8 * ((e >> 1) & 1) * N + 8 * (e >> 2) + (e & 1);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* An f32 D's registers (nd of them, N/2) as the 16 x N tile c, and back
+ * (every lane; NaNs canonical): registers 2i and 2i+1 of lanes 4g .. 4g+3
+ * hold 8 consecutive elements of row g (+ 8 for registers 4i+2, 4i+3),
+ * interleaved. */
+__attribute__((target("avx2"))) static void wgmma_gather_f32(uint64_t *R, const uint32_t *list, unsigned nd,
+                                                            unsigned N, float *c)
+{
+    for (unsigned r = 0; r + 1 < nd; r += 2) {
+        const uint64_t *v0 = SLOT(R, list[r]), *v1 = SLOT(R, list[r + 1]);
+        float *row = c + wgmma_element_at(r, N);
+        for (unsigned g = 0; g < 8; g++) {
+            __m256i lo = _mm256_loadu_si256((const __m256i *)(v0 + 4 * g));
+            __m256i hi = _mm256_slli_epi64(_mm256_loadu_si256((const __m256i *)(v1 + 4 * g)), 32);
+            _mm256_storeu_si256((__m256i *)(row + g * N), _mm256_blend_epi32(lo, hi, 0xaa));
+        }
+    }
+}
+
+__attribute__((target("avx2"))) static void wgmma_scatter_f32(uint64_t *R, const uint32_t *list, unsigned nd,
+                                                             unsigned N, const float *d)
+{
+    const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32((int)VM_F32_CANONICAL_NAN));
+    const __m256i low = _mm256_set1_epi64x(0xffffffffll);
+    for (unsigned r = 0; r + 1 < nd; r += 2) {
+        uint64_t *v0 = SLOT(R, list[r]), *v1 = SLOT(R, list[r + 1]);
+        const float *row = d + wgmma_element_at(r, N);
+        for (unsigned g = 0; g < 8; g++) {
+            __m256 x = _mm256_loadu_ps(row + g * N);
+            x = _mm256_blendv_ps(x, canon, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+            __m256i bits = _mm256_castps_si256(x);
+            _mm256_storeu_si256((__m256i *)(v0 + 4 * g), _mm256_and_si256(bits, low));
+            _mm256_storeu_si256((__m256i *)(v1 + 4 * g), _mm256_srli_epi64(bits, 32));
+        }
+    }
+}
+#endif
 
 static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
 {
@@ -1158,7 +1288,7 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
     unsigned lane_at[VM_WARP];
     for (unsigned l = 0; l < VM_WARP; l++)
         lane_at[l] = (l >> 2) * N + 2 * (l & 3);
-#define WGMMA_ELEMENT_AT(e) (8 * (((e) >> 1) & 1) * N + 8 * ((e) >> 2) + ((e) & 1))
+#define WGMMA_ELEMENT_AT(e) wgmma_element_at(e, N)
     if (!scale_d)
         memset(fc, 0, 16 * N * sizeof fc[0]);
     else if (dtype == PTX_T_F16)
@@ -1170,6 +1300,10 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
                 fc[lane_at[l] + hi] = vm_f16_to_f32((uint16_t)(v[l] >> 16));
             }
         }
+#if defined(__x86_64__) && defined(__GNUC__)
+    else if (tensor_use_avx2())
+        wgmma_gather_f32(R, list, nd, N, fc);
+#endif
     else
         for (unsigned r = 0; r < nd; r++) {
             const uint64_t *v = SLOT(R, list[r]);
@@ -1203,6 +1337,12 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
                 hd[i * N + j] = vm_f32_to_f16_flags(acc, VM_RN, 0);
             }
     }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (dtype != PTX_T_F16 && m == VM_FULL && tensor_use_avx2()) {
+        wgmma_scatter_f32(R, list, nd, N, fd);
+        return 0;
+    }
+#endif
     for (unsigned r = 0; r < nd; r++) {
         uint64_t *v = SLOT(R, list[r]);
         if (dtype == PTX_T_F16) {

@@ -918,6 +918,10 @@ static void pack_fragment(const mma_case *c, spec_fn spec, const char *t, unsign
         }
 }
 
+/* C values for the next run_mma_case, where set (cycled) */
+static const uint64_t *fixed_c_values;
+static unsigned fixed_c_count;
+
 static void run_mma_case(const mma_case *c, const uint64_t *fixed_a)
 {
     char name[128];
@@ -929,7 +933,7 @@ static void run_mma_case(const mma_case *c, const uint64_t *fixed_a)
     for (unsigned i = 0; i < c->m * c->k; i++) a[i] = fixed_a ? fixed_a[i] : random_element(c->atype);
     for (unsigned i = 0; i < c->k * c->n; i++) b[i] = random_element(c->btype);
     for (unsigned i = 0; i < c->m * c->n; i++) {
-        cm[i] = random_element(c->ctype);
+        cm[i] = fixed_c_count ? fixed_c_values[i % fixed_c_count] : random_element(c->ctype);
         if (c->satfinite)
             cm[i] = (uint32_t)(i % 2 ? INT32_MAX - (int32_t)(random32() % 1000) : INT32_MIN + (int32_t)(random32() % 1000));
     }
@@ -1042,6 +1046,35 @@ START_TEST(mma_sync_special_values)
     run_mma_case(&c, a);
     mma_case h = {16, 8, 16, ".f16", ".f16", ".f16", ".f16", 0};
     run_mma_case(&h, a);
+}
+END_TEST
+
+/* Accumulators far from the products: tiny (subnormal and near the f32
+ * minimum), huge (up to FLT_MAX), zeros of both signs, added to rows of A
+ * that are zero (the group's exponent is then the accumulator's alone) and
+ * to random rows, for each operand type; the f16 x f16 loop works on f32
+ * products and must hand such elements to the exact one. */
+START_TEST(mma_sync_extreme_accumulators)
+{
+    static const uint64_t cvals[] = {0x00000001u, 0x00400000u, 0x00800000u, 0x01000001u, 0x80800001u, 0x0d000000u,
+                                     0x7f7fffffu, 0xff7fffffu, 0x7b000000u, 0x80000000u, 0x00000000u, 0x3f800000u,
+                                     0x2a800003u, 0x33000001u, 0xb3800000u, 0x06800000u};
+    fixed_c_values = cvals;
+    fixed_c_count = sizeof cvals / sizeof cvals[0];
+    static const char *types[] = {".f16", ".bf16"};
+    for (int t = 0; t < 2; t++) {
+        uint64_t a[256];
+        for (int i = 0; i < 256; i++)
+            a[i] = i < 4 * 16 ? (i % 2 ? 0x8000u : 0) : random_element(types[t]);
+        mma_case c = {16, 8, 16, ".f32", types[t], types[t], ".f32", 0};
+        run_mma_case(&c, a);
+    }
+    uint64_t a8[128];
+    for (int i = 0; i < 128; i++)
+        a8[i] = i < 4 * 8 ? 0 : random_element(".tf32");
+    mma_case c8 = {16, 8, 8, ".f32", ".tf32", ".tf32", ".f32", 0};
+    run_mma_case(&c8, a8);
+    fixed_c_count = 0;
 }
 END_TEST
 
@@ -1790,6 +1823,7 @@ static Suite *suite(void)
     tcase_add_test(tc, mma_sync_float);
     tcase_add_test(tc, mma_sync_int8);
     tcase_add_test(tc, mma_sync_special_values);
+    tcase_add_test(tc, mma_sync_extreme_accumulators);
     tcase_add_test(tc, ldmatrix_layouts);
     tcase_add_test(tc, stmatrix_layouts);
     tcase_add_test(tc, matrix_faults);
