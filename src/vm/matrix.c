@@ -299,14 +299,23 @@ static int64_t element_to_int(int type, uint64_t bits)
 
 /* The f16/bf16/tf32 operands of the model, decoded once per instruction.
  * Element (i, k) of A is at i*K + k (rows in k order) and element (k, j) of
- * B at k*N + j (as the registers and shared memory hold them), so that the
- * tile loop below reads 8 columns of B with one load. Each element is its
+ * B at tensor_b_at(k, j, K): B in blocks of 8 columns, each block K rows of
+ * 8, so that the tile loop below reads 8 columns of B with one load, each
+ * k at a constant offset. Each element is its
  * bits in the format (raw, the sign flipped by `flip`), and a signed
  * integer significand m and nominal exponent x with value m * 2^(x - frac)
  * (a subnormal's x: the format's minimum), x being TENSOR_ZERO for a zero
  * (m = 0) and TENSOR_NONFINITE for an infinity or NaN. */
 #define TENSOR_ZERO INT16_MIN
 #define TENSOR_NONFINITE INT16_MAX
+static inline unsigned tensor_b_at(unsigned k, unsigned j, unsigned K)
+{
+    return ((j >> 3) * K + k) * 8 + (j & 7);
+}
+
+/* Elements of a K x N B in that layout (N rounded up to 8). */
+#define TENSOR_B_SIZE(K, N) ((K) * (((N) + 7) & ~7u))
+
 typedef struct tensor_operand {
     const uint32_t *raw;
     uint32_t flip;
@@ -469,7 +478,7 @@ static void nonfinite_columns(const int32_t *x, unsigned K, unsigned N, uint8_t 
     memset(bad, 0, N);
     for (unsigned k = 0; k < K; k++)
         for (unsigned j = 0; j < N; j++)
-            bad[j] |= x[k * N + j] == TENSOR_NONFINITE;
+            bad[j] |= x[tensor_b_at(k, j, K)] == TENSOR_NONFINITE;
 }
 
 /* 2^e as a double, e in [-1022, 1023] */
@@ -510,13 +519,14 @@ static inline int32_t tensor_term(int32_t p, int d, int shift)
 /* One element (i, j): sum over k of A(i,k) * B(k,j) plus acc, in groups of
  * G as above (nonfinite: row i of A or column j of B holds an infinity or
  * NaN). With to_f16, returns the f16 bits of the result in *h. */
-static float tensor_dot(const tensor_operand *A, const tensor_operand *B, unsigned i, unsigned j, unsigned N,
+static float tensor_dot(const tensor_operand *A, const tensor_operand *B, unsigned i, unsigned j,
                         unsigned K, unsigned G, int shift, float acc, int nonfinite, int to_f16, uint16_t *h)
 {
-    const int32_t *ma = A->m + i * K, *xa = A->x + i * K, *mb = B->m + j, *xb = B->x + j;
+    const int32_t *ma = A->m + i * K, *xa = A->x + i * K, *mb = B->m + tensor_b_at(0, j, K),
+                  *xb = B->x + tensor_b_at(0, j, K); /* row k at k * 8 */
     if (nonfinite || !isfinite(acc)) { /* IEEE: NaN and infinity as an FMA chain gives them */
         for (unsigned k = 0; k < K; k++)
-            acc = fmaf(tensor_value(A, i * K + k), tensor_value(B, k * N + j), acc);
+            acc = fmaf(tensor_value(A, i * K + k), tensor_value(B, tensor_b_at(k, j, K)), acc);
         if (to_f16)
             *h = vm_f32_to_f16_flags(acc, VM_RN, 0);
         return acc;
@@ -527,17 +537,17 @@ static float tensor_dot(const tensor_operand *A, const tensor_operand *B, unsign
         tensor_decode(acc, 23, -126, &am, &ax);
         int emax = ax == TENSOR_ZERO ? INT_MIN : ax;
         for (unsigned k = k0; k < k0 + n; k++) {
-            int e = xa[k] + xb[k * N];
+            int e = xa[k] + xb[k * 8];
             emax = e > emax ? e : emax;
         }
         if (emax < TENSOR_NO_TERM) { /* only zeros: IEEE's sign of zero */
             for (unsigned k = k0; k < k0 + n; k++)
-                acc = fmaf(tensor_value(A, i * K + k), tensor_value(B, k * N + j), acc);
+                acc = fmaf(tensor_value(A, i * K + k), tensor_value(B, tensor_b_at(k, j, K)), acc);
             continue;
         }
         int64_t sum = tensor_term(am, emax - ax, 2);
         for (unsigned k = k0; k < k0 + n; k++)
-            sum += tensor_term(ma[k] * mb[k * N], emax - (xa[k] + xb[k * N]), shift);
+            sum += tensor_term(ma[k] * mb[k * 8], emax - (xa[k] + xb[k * 8]), shift);
         /* q = emax - 25 lies within -277..229: the scaling is exact */
         double exact = (double)sum * tensor_pow2(emax - 25);
         if (to_f16 && k0 + n == K) {
@@ -709,8 +719,8 @@ __attribute__((target("avx2"))) static void tensor_tile_avx2(const tensor_operan
     const __m256i no_term = _mm256_set1_epi32(TENSOR_NO_TERM), exp_mask = _mm256_set1_epi32(0x7f800000),
                   f32_floor = _mm256_set1_epi32(-102);
     /* f16 x f16: the terms in f32 (tensor_group8_f16) */
-    float fa[MATRIX_MAX_ELEMENTS], fb[32 * 256];
-    int in_f32 = A->type == PTX_T_F16 && B->type == PTX_T_F16 && M * K <= MATRIX_MAX_ELEMENTS && K * N <= 32 * 256;
+    float fa[MATRIX_MAX_ELEMENTS], fb[16 * 256];
+    int in_f32 = A->type == PTX_T_F16 && B->type == PTX_T_F16 && M * K <= MATRIX_MAX_ELEMENTS && K * N <= 16 * 256;
     if (in_f32) {
         tensor_floats_f16(A, M * K, fa);
         tensor_floats_f16(B, K * N, fb);
@@ -731,18 +741,15 @@ __attribute__((target("avx2"))) static void tensor_tile_avx2(const tensor_operan
             for (unsigned k0 = 0; k0 < K && special != 0xff; k0 += G) {
                 unsigned n = k0 + G < K ? G : K - k0;
                 __m256i emax, s0, s1;
+                unsigned at = tensor_b_at(k0, j0, K); /* then row k0 + k at + 8k */
                 if (in_f32 && n == 16)
-                    tensor_group8_f16(fa + i * K + k0, xa + k0, fb + k0 * N + j0, B->x + k0 * N + j0, N, 16, acc,
-                                      &emax, &s0, &s1);
+                    tensor_group8_f16(fa + i * K + k0, xa + k0, fb + at, B->x + at, 8, 16, acc, &emax, &s0, &s1);
                 else if (in_f32)
-                    tensor_group8_f16(fa + i * K + k0, xa + k0, fb + k0 * N + j0, B->x + k0 * N + j0, N, n, acc,
-                                      &emax, &s0, &s1);
+                    tensor_group8_f16(fa + i * K + k0, xa + k0, fb + at, B->x + at, 8, n, acc, &emax, &s0, &s1);
                 else if (n == 16)
-                    tensor_group8(ma + k0, xa + k0, B->m + k0 * N + j0, B->x + k0 * N + j0, N, 16, acc, sh, &emax,
-                                  &s0, &s1);
+                    tensor_group8(ma + k0, xa + k0, B->m + at, B->x + at, 8, 16, acc, sh, &emax, &s0, &s1);
                 else
-                    tensor_group8(ma + k0, xa + k0, B->m + k0 * N + j0, B->x + k0 * N + j0, N, n, acc, sh, &emax,
-                                  &s0, &s1);
+                    tensor_group8(ma + k0, xa + k0, B->m + at, B->x + at, 8, n, acc, sh, &emax, &s0, &s1);
                 /* a group of zeros only; in f32, also a scale 2^(25 - emax) beyond
                  * f32 (an accumulator below 2^-102 with zero products) */
                 special |= (unsigned)_mm256_movemask_ps(
@@ -775,7 +782,7 @@ __attribute__((target("avx2"))) static void tensor_tile_avx2(const tensor_operan
             for (unsigned l = 0; l < 8; l++) {
                 unsigned x = i * N + j0 + l;
                 if (special & (1u << l))
-                    d[x] = tensor_dot(A, B, i, j0 + l, N, K, G, shift, c[x], bad_a[i] | bad_b[j0 + l], to_f16, &h[x]);
+                    d[x] = tensor_dot(A, B, i, j0 + l, K, G, shift, c[x], bad_a[i] | bad_b[j0 + l], to_f16, &h[x]);
                 else {
                     d[x] = out[l];
                     h[x] = h16[l];
@@ -826,7 +833,7 @@ static void tensor_tile(const tensor_operand *A, const tensor_operand *B, unsign
 #endif
     for (unsigned i = 0; i < M; i++)
         for (unsigned j = 0; j < N; j++)
-            d[i * N + j] = tensor_dot(A, B, i, j, N, K, G, shift, c[i * N + j], bad_a[i] | bad_b[j], to_f16,
+            d[i * N + j] = tensor_dot(A, B, i, j, K, G, shift, c[i * N + j], bad_a[i] | bad_b[j], to_f16,
                                       &h[i * N + j]);
 }
 
@@ -879,15 +886,18 @@ static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int bt
         fc[x] = element_to_f32(ctype, c[x]);
     unsigned G = tensor_group(atype, K);
     if (G) {
-        uint32_t ra[MATRIX_MAX_ELEMENTS], rb[MATRIX_MAX_ELEMENTS];
-        int32_t ma[MATRIX_MAX_ELEMENTS], xa[MATRIX_MAX_ELEMENTS], mb[MATRIX_MAX_ELEMENTS], xb[MATRIX_MAX_ELEMENTS];
+        /* B: at most 16 x 32 (K is 16 or less where G is not 0), N rounded up to 8 */
+        uint32_t ra[MATRIX_MAX_ELEMENTS], rb[16 * 32 + 16 * 8];
+        int32_t ma[MATRIX_MAX_ELEMENTS], xa[MATRIX_MAX_ELEMENTS], mb[16 * 32 + 16 * 8], xb[16 * 32 + 16 * 8];
         for (unsigned x = 0; x < M * K; x++)
             ra[x] = (uint32_t)a[x];
-        for (unsigned x = 0; x < K * N; x++)
-            rb[x] = (uint32_t)b[x];
+        memset(rb, 0, TENSOR_B_SIZE(K, N) * sizeof rb[0]);
+        for (unsigned k = 0; k < K; k++)
+            for (unsigned j = 0; j < N; j++)
+                rb[tensor_b_at(k, j, K)] = (uint32_t)b[k * N + j];
         tensor_operand A = {ra, 0, atype, ma, xa, 0}, B = {rb, 0, btype, mb, xb, 0};
         tensor_decode_all(&A, M * K);
-        tensor_decode_all(&B, K * N);
+        tensor_decode_all(&B, TENSOR_B_SIZE(K, N));
         tensor_tile(&A, &B, M, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
     } else {
         float fa[MATRIX_MAX_ELEMENTS], fb[MATRIX_MAX_ELEMENTS];
@@ -1315,9 +1325,14 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
     if (G) {
         /* the operands' signs flipped by imm-scale-a/b = -1 */
         uint32_t sign = atype == PTX_T_TF32 ? 0x80000000u : 0x8000u;
-        int32_t ma[16 * 32], xa[16 * 32], mb[32 * 256], xb[32 * 256];
+        /* K is 16 (f16, bf16) or 8 (tf32); N a multiple of 8 */
+        uint32_t bp[16 * 256];
+        int32_t ma[16 * 32], xa[16 * 32], mb[16 * 256], xb[16 * 256];
+        for (unsigned k = 0; k < K; k++)
+            for (unsigned j = 0; j < N; j += 8)
+                memcpy(bp + tensor_b_at(k, j, K), bm + k * N + j, 8 * sizeof bp[0]);
         tensor_operand A = {a, (op->mode & WGMMA_NEG_A) ? sign : 0, atype, ma, xa, 0},
-                       B = {bm, (op->mode & WGMMA_NEG_B) ? sign : 0, btype, mb, xb, 0};
+                       B = {bp, (op->mode & WGMMA_NEG_B) ? sign : 0, btype, mb, xb, 0};
         tensor_decode_all(&A, 16 * K);
         tensor_decode_all(&B, K * N);
         tensor_tile(&A, &B, 16, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
