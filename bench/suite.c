@@ -564,10 +564,131 @@ static void setup_launches(bench_case *b, double scale)
     b->native_run = launches_native; b->check = launches_check;
 }
 
+/* ---- tensor cores (issue 27): against the C matmul of the same values ------- */
+
+/* The element types of the tensor-core cases. */
+enum { TC_F16, TC_BF16, TC_TF32, TC_S8 };
+
+static uint16_t bf16_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); /* to nearest even (no NaN here) */
+}
+
+static float bf16_float(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+/* data[0]: A then B as the native twin reads them */
+static void tc_native(bench_case *b)
+{
+    size_t count = (size_t)b->u[0] * b->u[2];
+    if (b->u[3] == TC_S8) {
+        const signed char *a = b->data[0];
+        native_matmul_s8(a, a + count, b->data[2], b->u[0], b->u[1], b->u[2]);
+    } else {
+        const float *a = b->data[0];
+        native_matmul(a, a + count, b->data[2], b->u[0], b->u[1], b->u[2]);
+    }
+}
+static int tc_check(const bench_case *b, const void *out, char *m, size_t l)
+{
+    size_t count = (size_t)b->u[0] * b->u[1];
+    if (b->u[3] == TC_S8) {
+        const int32_t *kemu = out, *native = b->data[2];
+        for (size_t i = 0; i < count; i++)
+            if (kemu[i] != native[i]) {
+                snprintf(m, l, "element %zu: kemu %d, native %d", i, kemu[i], native[i]);
+                return 1;
+            }
+        return 0;
+    }
+    /* the tensor cores' group truncation against an f32 chain: both within
+     * a few f32 ulps of the sum's terms */
+    return compare_floats(out, b->data[2], count, 1e-5 * b->u[2], 1e-4, m, l);
+}
+
+/* A tensor-core matmul case: n x n x n, operands of `type` (random values in
+ * [-1, 1], or [-128, 127] for s8), held as floats (or bytes) for the native
+ * twin and in the kernel's format for kemu; `tile_n` columns per warp (or,
+ * with `triton`, the Triton sm_90 wgmma kernel's 64 x 64 tiles of 4 warps). */
+static void setup_tc(bench_case *b, double scale, const char *name, const char *entry, int type, unsigned tile_n,
+                     int triton)
+{
+    unsigned n = scaled(cbrt(scale), 512, 64);
+    size_t count = (size_t)n * n, size = type == TC_S8 ? 1 : type == TC_TF32 ? 4 : 2;
+    b->name = name;
+    b->ptx = triton ? "tests/frontends/triton/matmul_kernel.sm90.ptx" : "bench/kernels/tensor.ptx";
+    b->entry = entry;
+    snprintf(b->size_text, sizeof b->size_text, "%ux%ux%u", n, n, n);
+    b->tolerance = type == TC_S8 ? "exact" : "abs 1e-5*K + rel 1e-4 (group truncation vs f32 chain)";
+    b->u[0] = b->u[1] = b->u[2] = n;
+    b->u[3] = (unsigned)type;
+    unsigned char *device = checked_malloc(2 * count * size);
+    if (type == TC_S8) {
+        signed char *host = checked_malloc(2 * count);
+        for (size_t i = 0; i < 2 * count; i++)
+            host[i] = (signed char)(rand() % 256 - 128);
+        memcpy(device, host, 2 * count);
+        b->data[0] = host;
+    } else {
+        float *host = random_floats(2 * count, -1, 1);
+        for (size_t i = 0; i < 2 * count; i++) {
+            if (type == TC_F16) {
+                uint16_t h = native_float_to_half(host[i]);
+                host[i] = native_half_to_float(h);
+                memcpy(device + 2 * i, &h, 2);
+            } else if (type == TC_BF16) {
+                uint16_t h = bf16_bits(host[i]);
+                host[i] = bf16_float(h);
+                memcpy(device + 2 * i, &h, 2);
+            } else {
+                uint32_t u;
+                memcpy(&u, &host[i], 4);
+                u &= 0xffffe000u; /* tf32: the products use 10 fraction bits */
+                memcpy(&host[i], &u, 4);
+                memcpy(device + 4 * i, &u, 4);
+            }
+        }
+        b->data[0] = host;
+    }
+    b->data[2] = checked_malloc(count * 4);
+    b->data[3] = device;
+    b->native_output = b->data[2];
+    if (triton)
+        b->launch = (kemu_launch_config){ .grid = { n / 64, n / 64, 1 }, .block = { 128, 1, 1 }, .shared_bytes = 16384 };
+    else
+        b->launch = (kemu_launch_config){ .grid = { n / tile_n, n / 16, 1 }, .block = { 32, 1, 1 } };
+    b->buffer_count = 3;
+    b->buffers[0] = (bench_buffer){ device, count * size };
+    b->buffers[1] = (bench_buffer){ device + count * size, count * size };
+    b->buffers[2] = (bench_buffer){ NULL, count * 4 };
+    b->arg_count = triton ? 8 : 6;
+    static const uint64_t no_scratch = 0;
+    b->args[0] = (bench_arg){ 0, NULL }; b->args[1] = (bench_arg){ 1, NULL }; b->args[2] = (bench_arg){ 2, NULL };
+    b->args[3] = (bench_arg){ -1, &b->u[0] }; b->args[4] = (bench_arg){ -1, &b->u[1] };
+    b->args[5] = (bench_arg){ -1, &b->u[2] };
+    b->args[6] = (bench_arg){ -1, &no_scratch }; b->args[7] = (bench_arg){ -1, &no_scratch };
+    b->output_buffer = 2;
+    b->native_run = tc_native; b->check = tc_check;
+}
+static void setup_tc_wmma_f16(bench_case *b, double s) { setup_tc(b, s, "tc_wmma_f16", "tc_wmma_f16", TC_F16, 16, 0); }
+static void setup_tc_wmma_bf16(bench_case *b, double s) { setup_tc(b, s, "tc_wmma_bf16", "tc_wmma_bf16", TC_BF16, 16, 0); }
+static void setup_tc_wmma_tf32(bench_case *b, double s) { setup_tc(b, s, "tc_wmma_tf32", "tc_wmma_tf32", TC_TF32, 16, 0); }
+static void setup_tc_wmma_s8(bench_case *b, double s) { setup_tc(b, s, "tc_wmma_s8", "tc_wmma_s8", TC_S8, 16, 0); }
+static void setup_tc_mma_f16(bench_case *b, double s) { setup_tc(b, s, "tc_mma_f16", "tc_mma_f16", TC_F16, 8, 0); }
+static void setup_tc_wgmma_f16(bench_case *b, double s) { setup_tc(b, s, "tc_wgmma_f16", "matmul_kernel", TC_F16, 64, 1); }
+
 static void (*const case_setups[])(bench_case *, double) = {
     setup_saxpy, setup_reduce, setup_sgemm, setup_histogram, setup_softmax,
     setup_scan, setup_transpose, setup_mandelbrot, setup_half,
     setup_block_sum, setup_warp_max, setup_row_softmax, setup_launches,
+    setup_tc_wmma_f16, setup_tc_wmma_bf16, setup_tc_wmma_tf32, setup_tc_wmma_s8, setup_tc_mma_f16, setup_tc_wgmma_f16,
 };
 enum { CASE_COUNT = sizeof case_setups / sizeof case_setups[0] };
 /* The case names, in the order of case_setups (for --only, which skips
@@ -575,6 +696,7 @@ enum { CASE_COUNT = sizeof case_setups / sizeof case_setups[0] };
 static const char *const case_names[CASE_COUNT] = {
     "saxpy", "reduce", "sgemm", "histogram", "softmax", "scan", "transpose", "mandelbrot", "half_axpby",
     "block_sum", "warp_max", "row_softmax", "launches",
+    "tc_wmma_f16", "tc_wmma_bf16", "tc_wmma_tf32", "tc_wmma_s8", "tc_mma_f16", "tc_wgmma_f16",
 };
 
 /* ---- measuring -------------------------------------------------------------- */

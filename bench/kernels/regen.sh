@@ -7,7 +7,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 NVCC="${NVCC:-nvcc}"
-KERNELS=(scan transpose mandelbrot half_axpby styles)
+KERNELS=(scan transpose mandelbrot half_axpby styles tensor)
 
 for name in "${KERNELS[@]}"; do
     (cd "$here" && "$NVCC" -ptx -arch=sm_80 -std=c++17 -O3 "$name.cu" -o "$name.ptx.tmp")

@@ -32,6 +32,17 @@ void native_matmul(const float *a, const float *b, float *c, unsigned m, unsigne
         }
 }
 
+void native_matmul_s8(const signed char *a, const signed char *b, int32_t *c, unsigned m, unsigned n, unsigned k)
+{
+    memset(c, 0, (size_t)m * n * sizeof(int32_t));
+    for (unsigned i = 0; i < m; i++)
+        for (unsigned p = 0; p < k; p++) {
+            int32_t aip = a[(size_t)i * k + p];
+            for (unsigned j = 0; j < n; j++)
+                c[(size_t)i * n + j] += aip * b[(size_t)p * n + j];
+        }
+}
+
 void native_histogram(const unsigned char *data, unsigned n, unsigned *hist)
 {
     for (unsigned i = 0; i < n; i++)

@@ -18,6 +18,11 @@ float native_reduce_sum(const float *in, unsigned n);
  * overwritten. Plain i-k-j loops over a zeroed C. No errors. */
 void native_matmul(const float *a, const float *b, float *c, unsigned m, unsigned n, unsigned k);
 
+/* C = A * B for row-major s8 A (M x K) and B (K x N) into int32 C (M x N),
+ * exact (wrapping on overflow, which 8-bit products over K <= 2^16 cannot
+ * reach). No errors. */
+void native_matmul_s8(const signed char *a, const signed char *b, int32_t *c, unsigned m, unsigned n, unsigned k);
+
 /* Adds the counts of the n bytes of data to hist[256] (hist is not zeroed
  * first, like the kernel). No errors. */
 void native_histogram(const unsigned char *data, unsigned n, unsigned *hist);

@@ -156,73 +156,119 @@ static int wmma_memory(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
     int column_major = (op->mode & MATRIX_COLUMN_MAJOR) != 0;
     uint64_t *R = f->regs;
     const uint64_t *base = SLOT(R, op->a), *stride = SLOT(R, list[nregs]);
-    uint64_t addr[VM_WARP];
+    uint64_t addr[VM_WARP] = {0}, first_at[VM_WARP] = {0};
     uint8_t *ptrs[VM_WARP];
+    /* each lane's distinct elements, in matrix order */
+    uint8_t bytes[VM_WARP][128];
+    unsigned size = s.element_size, run = s.unique * size, piece = run < align ? run : align;
+    int in_rows = !column_major && cols % s.unique == 0; /* each lane's elements lie in one row */
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         uint64_t start = base[l] + (uint64_t)op->imm;
         if (op->flags & BC_F_ADDR32)
             start = (uint32_t)start; /* a 32-bit address register: the sum wraps */
         uint64_t leading = (uint32_t)stride[l];
-        if (start % align || (leading * s.element_size) % align)
+        if (start % align || (leading * size) % align)
             return vm_fault_at(b, w, f, pc, l, 716,
                                "misaligned address: wmma.%s of matrix %c at 0x%llx with stride %llu: the matrix "
                                "start and the stride in bytes must be multiples of %u",
                                is_store ? "store" : "load", "abcd"[which], (unsigned long long)start,
                                (unsigned long long)leading, align);
-        /* the lane's distinct elements, in matrix order */
-        uint8_t bytes[128];
-        unsigned run = s.unique * s.element_size;
         if (is_store)
             for (unsigned e = 0; e < s.unique; e++) {
-                uint64_t bits = register_element(&s, SLOT(R, list[e / s.per_register])[l], e % s.per_register);
-                memcpy(bytes + e * s.element_size, &bits, s.element_size);
+                uint64_t v = register_element(&s, SLOT(R, list[e / s.per_register])[l], e % s.per_register);
+                memcpy(bytes[l] + e * size, &v, size);
             }
-        if (!column_major && cols % s.unique == 0) {
-            /* consecutive in one row of memory: move them in aligned pieces */
-            unsigned first = l * s.unique, piece = run < align ? run : align;
-            uint64_t at = start + ((uint64_t)(first / cols) * leading + first % cols) * s.element_size;
-            for (unsigned o = 0; o < run; o += piece) {
-                addr[l] = at + o;
-                if (vm_resolve(b, w, f, pc, op->mode2, 1u << l, addr, 0, piece, is_store, ptrs))
-                    return -1;
-                if (is_store)
-                    memcpy(ptrs[l], bytes + o, piece);
-                else
-                    memcpy(bytes + o, ptrs[l], piece);
-            }
-        } else {
-            for (unsigned e = 0; e < s.unique; e++) {
-                unsigned row, col;
-                fragment_coordinates(&s, l, e, &row, &col);
-                uint64_t offset = column_major ? (uint64_t)col * leading + row : (uint64_t)row * leading + col;
-                addr[l] = start + offset * s.element_size;
-                if (vm_resolve(b, w, f, pc, op->mode2, 1u << l, addr, 0, s.element_size, is_store, ptrs))
-                    return -1;
-                if (is_store)
-                    memcpy(ptrs[l], bytes + e * s.element_size, s.element_size);
-                else
-                    memcpy(bytes + e * s.element_size, ptrs[l], s.element_size);
-            }
+        if (in_rows) {
+            unsigned first = l * s.unique;
+            first_at[l] = start + ((uint64_t)(first / cols) * leading + first % cols) * size;
+            continue;
         }
-        if (!is_store) {
-            uint64_t values[8] = {0};
-            for (unsigned e = 0; e < nregs * s.per_register; e++) {
-                uint64_t bits = 0;
-                memcpy(&bits, bytes + (e % s.unique) * s.element_size, s.element_size);
-                values[e / s.per_register] |= bits << ((e % s.per_register) * s.element_size * 8);
-            }
-            for (unsigned r = 0; r < nregs; r++)
-                SLOT(R, list[r])[l] = values[r];
+        for (unsigned e = 0; e < s.unique; e++) {
+            unsigned row, col;
+            fragment_coordinates(&s, l, e, &row, &col);
+            uint64_t offset = column_major ? (uint64_t)col * leading + row : (uint64_t)row * leading + col;
+            addr[l] = start + offset * size;
+            if (vm_resolve(b, w, f, pc, op->mode2, 1u << l, addr, 0, size, is_store, ptrs))
+                return -1;
+            if (is_store)
+                memcpy(ptrs[l], bytes[l] + e * size, size);
+            else
+                memcpy(bytes[l] + e * size, ptrs[l], size);
+        }
+    }
+    if (in_rows) /* consecutive in one row of memory: the warp moves them in aligned pieces */
+        for (unsigned o = 0; o < run; o += piece) {
+            LANES(m, addr[l] = first_at[l] + o);
+            if (vm_resolve(b, w, f, pc, op->mode2, m, addr, 0, piece, is_store, ptrs))
+                return -1;
+            if (is_store)
+                LANES(m, memcpy(ptrs[l], bytes[l] + o, piece));
+            else if (piece == 16)
+                LANES(m, memcpy(bytes[l] + o, ptrs[l], 16));
+            else
+                LANES(m, memcpy(bytes[l] + o, ptrs[l], piece));
+        }
+    if (is_store)
+        return 0;
+    for (unsigned r = 0; r < nregs; r++) {
+        uint64_t *v = SLOT(R, list[r]);
+        switch (size) {
+        case 2:
+            LANES(m, {
+                uint16_t lo, hi;
+                memcpy(&lo, bytes[l] + ((2 * r) % s.unique) * 2, 2);
+                memcpy(&hi, bytes[l] + ((2 * r + 1) % s.unique) * 2, 2);
+                v[l] = (uint32_t)lo | (uint32_t)hi << 16;
+            });
+            break;
+        case 4:
+            LANES(m, {
+                uint32_t x;
+                memcpy(&x, bytes[l] + (r % s.unique) * 4, 4);
+                v[l] = x;
+            });
+            break;
+        default:
+            LANES(m, {
+                uint64_t word = 0;
+                for (unsigned h = 0; h < s.per_register; h++) {
+                    uint64_t bits = 0;
+                    memcpy(&bits, bytes[l] + ((r * s.per_register + h) % s.unique) * size, size);
+                    word |= bits << (h * size * 8);
+                }
+                v[l] = word;
+            });
+            break;
         }
     }
     return 0;
 }
 
-/* Reads the matrix an operand's fragments hold, from every lane. */
+/* Reads the matrix an operand's fragments hold, from every lane. In kemu's
+ * wmma layout lane l's distinct elements are the matrix's l*U .. l*U+U-1
+ * in row-major order, so they are copied without coordinates. */
 static void gather(const fragment_shape *s, const uint64_t *regs, const uint32_t *slots, uint64_t *matrix)
 {
-    unsigned elements = s->mma_sync ? s->registers * s->per_register : s->unique;
+    if (!s->mma_sync) {
+        unsigned U = s->unique, P = s->per_register, bits = s->element_size * 8;
+        if (P == 1)
+            for (unsigned e = 0; e < U; e++) {
+                const uint64_t *v = SLOT(regs, slots[e]);
+                for (unsigned l = 0; l < VM_WARP; l++)
+                    matrix[l * U + e] = s->element_size == 8 ? v[l] : (uint32_t)v[l];
+            }
+        else
+            for (unsigned e = 0; e < U; e++) {
+                const uint64_t *v = SLOT(regs, slots[e / P]);
+                unsigned shift = (e % P) * bits;
+                uint64_t mask = (1ull << bits) - 1;
+                for (unsigned l = 0; l < VM_WARP; l++)
+                    matrix[l * U + e] = (v[l] >> shift) & mask;
+            }
+        return;
+    }
+    unsigned elements = s->registers * s->per_register;
     for (unsigned l = 0; l < VM_WARP; l++)
         for (unsigned e = 0; e < elements; e++) {
             unsigned row, col, r = e / s->per_register;
@@ -236,6 +282,22 @@ static void scatter(const fragment_shape *s, uint64_t *regs, const uint32_t *slo
                     uint32_t m)
 {
     unsigned elements = s->registers * s->per_register;
+    if (!s->mma_sync) { /* element e of lane l: the matrix's l*U + e % U */
+        unsigned U = s->unique, P = s->per_register, bits = s->element_size * 8;
+        for (unsigned r = 0; r < s->registers; r++) {
+            uint64_t *v = SLOT(regs, slots[r]);
+            if (P == 1)
+                LANES(m, v[l] = matrix[l * U + r % U]);
+            else
+                LANES(m, {
+                    uint64_t word = 0;
+                    for (unsigned h = 0; h < P; h++)
+                        word |= matrix[l * U + (r * P + h) % U] << (h * bits);
+                    v[l] = word;
+                });
+        }
+        return;
+    }
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         uint64_t values[8] = {0};
