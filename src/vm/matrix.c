@@ -126,6 +126,29 @@ static void fragment_coordinates(const fragment_shape *s, unsigned l, unsigned e
     }
 }
 
+/* In the mma.sync layout, row * cols + col of element e of lane l (as
+ * fragment_coordinates gives them) is mma_lane_part(l) + mma_offset(e). */
+static unsigned mma_lane_part(const fragment_shape *s, unsigned l)
+{
+    unsigned g = l >> 2, q = l & 3, p = s->element_size >= 4 ? 1 : 4 / s->element_size;
+    switch (s->which) {
+    case MATRIX_A: return g * s->cols + p * q;
+    case MATRIX_B: return p * q * s->cols + g;
+    default: return g * s->cols + 2 * q;
+    }
+}
+
+static unsigned mma_offset(const fragment_shape *s, unsigned e)
+{
+    unsigned p = s->element_size >= 4 ? 1 : 4 / s->element_size;
+    switch (s->which) {
+    case MATRIX_A:
+        return s->rows == 16 ? 8 * ((e / p) & 1) * s->cols + e % p + 4 * p * (e / (2 * p)) : e % p + 4 * p * (e / p);
+    case MATRIX_B: return (e % p + 4 * p * (e / p)) * s->cols;
+    default: return s->rows == 16 ? 8 * ((e >> 1) & 1) * s->cols + (e & 1) : e;
+    }
+}
+
 /* Element j of a register value. */
 static uint64_t register_element(const fragment_shape *s, uint64_t v, unsigned j)
 {
@@ -268,20 +291,21 @@ static void gather(const fragment_shape *s, const uint64_t *regs, const uint32_t
             }
         return;
     }
-    unsigned elements = s->registers * s->per_register;
+    unsigned elements = s->registers * s->per_register, lane_part[VM_WARP];
     for (unsigned l = 0; l < VM_WARP; l++)
-        for (unsigned e = 0; e < elements; e++) {
-            unsigned row, col, r = e / s->per_register;
-            fragment_coordinates(s, l, e, &row, &col);
-            matrix[row * s->cols + col] = register_element(s, SLOT(regs, slots[r])[l], e % s->per_register);
-        }
+        lane_part[l] = mma_lane_part(s, l);
+    for (unsigned e = 0; e < elements; e++) {
+        const uint64_t *v = SLOT(regs, slots[e / s->per_register]);
+        unsigned at = mma_offset(s, e), j = e % s->per_register;
+        for (unsigned l = 0; l < VM_WARP; l++)
+            matrix[lane_part[l] + at] = register_element(s, v[l], j);
+    }
 }
 
 /* Writes a matrix into the fragments of the lanes in m. */
 static void scatter(const fragment_shape *s, uint64_t *regs, const uint32_t *slots, const uint64_t *matrix,
                     uint32_t m)
 {
-    unsigned elements = s->registers * s->per_register;
     if (!s->mma_sync) { /* element e of lane l: the matrix's l*U + e % U */
         unsigned U = s->unique, P = s->per_register, bits = s->element_size * 8;
         for (unsigned r = 0; r < s->registers; r++) {
@@ -298,17 +322,27 @@ static void scatter(const fragment_shape *s, uint64_t *regs, const uint32_t *slo
         }
         return;
     }
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        unsigned l = (unsigned)__builtin_ctz(mm);
-        uint64_t values[8] = {0};
-        for (unsigned e = 0; e < elements; e++) {
-            unsigned row, col;
-            fragment_coordinates(s, l, e, &row, &col);
-            values[e / s->per_register] |= matrix[row * s->cols + col] << ((e % s->per_register) * s->element_size * 8);
+    unsigned lane_part[VM_WARP], P = s->per_register, bits = s->element_size * 8;
+    for (unsigned l = 0; l < VM_WARP; l++)
+        lane_part[l] = mma_lane_part(s, l);
+    for (unsigned r = 0; r < s->registers; r++) {
+        uint64_t *v = SLOT(regs, slots[r]);
+        if (P == 1) {
+            unsigned at = mma_offset(s, r);
+            LANES(m, v[l] = matrix[lane_part[l] + at]);
+            continue;
         }
-        for (unsigned r = 0; r < s->registers; r++)
-            SLOT(regs, slots[r])[l] = values[r];
+        unsigned at[8];
+        for (unsigned h = 0; h < P; h++)
+            at[h] = mma_offset(s, r * P + h);
+        LANES(m, {
+            uint64_t word = 0;
+            for (unsigned h = 0; h < P; h++)
+                word |= matrix[lane_part[l] + at[h]] << (h * bits);
+            v[l] = word;
+        });
     }
+
 }
 
 /* A multiplicand or accumulator element as f32 (exact for every type). */
