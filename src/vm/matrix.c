@@ -746,17 +746,19 @@ tensor_group8(const int32_t *ma, const int32_t *xa, const int32_t *bm, const int
     *s1_out = s1;
 }
 
-/* tensor_group8 for f16 operands, the terms in f32: a product of two f16
- * values is exact in f32 (22 significant bits, exponents -48..32), and so
- * are its scaling by 2^-q (q = emax - 25 lies within -53..102, so B's
- * elements scaled stay at or above 2^-126) and the product's truncation by
- * vcvttps2dq, for every term at or above one unit; a smaller one truncates
- * to 0 however it rounds. The same holds for the accumulator (an f32 whose
- * exponent is at most emax). An element whose emax lies below -102 (only
- * an accumulator that small, the products zero) is left to tensor_dot. fa: row i of A from k0 as floats; fb: B from
+/* tensor_group8 with the terms in f32, for operands whose nominal exponents
+ * lie within -60..60 (every f16; bf16 and tf32 where tensor_in_f32 says
+ * so): a product of two such values is exact in f32 (at most 22
+ * significant bits, exponents -120..121), and so are its scaling by 2^-q
+ * (q = emax - 25, 2^-q within 2^-102..2^127) and its truncation by
+ * vcvttps2dq for every term of a unit or more (the term is below 2^27); a
+ * smaller one truncates to 0 however it rounds. The same holds for the
+ * accumulator (an f32 whose exponent is at most emax). An element whose
+ * emax lies below -102 (only an accumulator that small, the products
+ * zero) is left to tensor_dot. fa: row i of A from k0 as floats; fb: B from
  * row k0 and column j0. */
 __attribute__((target("avx2"), always_inline)) static inline void
-tensor_group8_f16(const float *fa, const int32_t *xa, const float *fb, const int32_t *bx, unsigned N, unsigned n,
+tensor_group8_f32(const float *fa, const int32_t *xa, const float *fb, const int32_t *bx, unsigned N, unsigned n,
                   __m256 acc, __m256i *emax_out, __m256i *s0_out, __m256i *s1_out)
 {
     const __m256i zero = _mm256_setzero_si256();
@@ -774,8 +776,9 @@ tensor_group8_f16(const float *fa, const int32_t *xa, const float *fb, const int
     __m256i s0 = _mm256_cvttps_epi32(_mm256_mul_ps(acc, scale)), s1 = zero;
 #pragma GCC unroll 16
     for (unsigned k = 0; k < n; k++) {
-        __m256 b = _mm256_mul_ps(_mm256_loadu_ps(fb + k * N), scale);
-        __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_set1_ps(fa[k]), b));
+        /* the product first: a zero product scales to 0 where B alone would overflow */
+        __m256 p = _mm256_mul_ps(_mm256_set1_ps(fa[k]), _mm256_loadu_ps(fb + k * N));
+        __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(p, scale));
         if (k & 1)
             s1 = _mm256_add_epi32(s1, t);
         else
@@ -786,19 +789,28 @@ tensor_group8_f16(const float *fa, const int32_t *xa, const float *fb, const int
     *s1_out = s1;
 }
 
-/* An f16 operand's n elements as floats, from m and x (exact; a zero or an
- * infinity or NaN as 0: those take tensor_dot). */
-__attribute__((target("avx2"))) static void tensor_floats_f16(const tensor_operand *o, unsigned n, float *f)
+/* An operand's n elements as floats, m * 2^(x - frac) (exact for x within
+ * -60..60; a zero, an infinity or a NaN as 0: those take tensor_dot).
+ * Returns whether every nonzero finite element's x lies within -60..60. */
+__attribute__((target("avx2"))) static int tensor_floats(const tensor_operand *o, unsigned n, float *f)
 {
+    const __m256i lo = _mm256_set1_epi32(-60), hi = _mm256_set1_epi32(60);
+    __m256i outside = _mm256_setzero_si256();
+    int frac = format_frac(o->type);
     for (unsigned e = 0; e < n; e += 8) {
         __m256i m = _mm256_loadu_si256((const __m256i *)(o->m + e));
         __m256i x = _mm256_loadu_si256((const __m256i *)(o->x + e));
-        __m256i finite = _mm256_cmpgt_epi32(_mm256_set1_epi32(TENSOR_NONFINITE), x);
-        /* 2^(x - 10), x within -14..15 */
-        __m256i p = _mm256_slli_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(127 - 10)), 23);
+        __m256i real = _mm256_andnot_si256(_mm256_cmpeq_epi32(x, _mm256_set1_epi32(TENSOR_ZERO)),
+                                           _mm256_cmpgt_epi32(_mm256_set1_epi32(TENSOR_NONFINITE), x));
+        __m256i wide = _mm256_or_si256(_mm256_cmpgt_epi32(lo, x), _mm256_cmpgt_epi32(x, hi));
+        outside = _mm256_or_si256(outside, _mm256_and_si256(real, wide));
+        /* 2^(x - frac) where x is in range */
+        __m256i xc = _mm256_min_epi32(_mm256_max_epi32(x, lo), hi);
+        __m256i p = _mm256_slli_epi32(_mm256_add_epi32(xc, _mm256_set1_epi32(127 - frac)), 23);
         __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(m), _mm256_castsi256_ps(p));
-        _mm256_storeu_ps(f + e, _mm256_and_ps(v, _mm256_castsi256_ps(finite)));
+        _mm256_storeu_ps(f + e, _mm256_and_ps(v, _mm256_castsi256_ps(real)));
     }
+    return _mm256_testz_si256(outside, outside);
 }
 
 /* D (M x N) = A*B + C as tensor_dot computes it, 8 columns at a time: the
@@ -814,13 +826,11 @@ __attribute__((target("avx2"))) static void tensor_tile_avx2(const tensor_operan
     const __m128i sh = _mm_cvtsi32_si128(shift);
     const __m256i no_term = _mm256_set1_epi32(TENSOR_NO_TERM), exp_mask = _mm256_set1_epi32(0x7f800000),
                   f32_floor = _mm256_set1_epi32(-102);
-    /* f16 x f16: the terms in f32 (tensor_group8_f16) */
+    /* the terms in f32 (tensor_group8_f32) where the exponents allow */
     float fa[MATRIX_MAX_ELEMENTS], fb[16 * 256];
-    int in_f32 = A->type == PTX_T_F16 && B->type == PTX_T_F16 && M * K <= MATRIX_MAX_ELEMENTS && K * N <= 16 * 256;
-    if (in_f32) {
-        tensor_floats_f16(A, M * K, fa);
-        tensor_floats_f16(B, K * N, fb);
-    }
+    int in_f32 = M * K <= MATRIX_MAX_ELEMENTS && K * N <= 16 * 256 && M * K % 8 == 0;
+    if (in_f32)
+        in_f32 = tensor_floats(A, M * K, fa) && tensor_floats(B, K * N, fb);
     for (unsigned i = 0; i < M; i++) {
         const int32_t *ma = A->m + i * K, *xa = A->x + i * K;
         for (unsigned j0 = 0; j0 < N; j0 += 8) {
@@ -839,9 +849,9 @@ __attribute__((target("avx2"))) static void tensor_tile_avx2(const tensor_operan
                 __m256i emax, s0, s1;
                 unsigned at = tensor_b_at(k0, j0, K); /* then row k0 + k at + 8k */
                 if (in_f32 && n == 16)
-                    tensor_group8_f16(fa + i * K + k0, xa + k0, fb + at, B->x + at, 8, 16, acc, &emax, &s0, &s1);
+                    tensor_group8_f32(fa + i * K + k0, xa + k0, fb + at, B->x + at, 8, 16, acc, &emax, &s0, &s1);
                 else if (in_f32)
-                    tensor_group8_f16(fa + i * K + k0, xa + k0, fb + at, B->x + at, 8, n, acc, &emax, &s0, &s1);
+                    tensor_group8_f32(fa + i * K + k0, xa + k0, fb + at, B->x + at, 8, n, acc, &emax, &s0, &s1);
                 else if (n == 16)
                     tensor_group8(ma + k0, xa + k0, B->m + at, B->x + at, 8, 16, acc, sh, &emax, &s0, &s1);
                 else

@@ -918,9 +918,9 @@ static void pack_fragment(const mma_case *c, spec_fn spec, const char *t, unsign
         }
 }
 
-/* C values for the next run_mma_case, where set (cycled) */
-static const uint64_t *fixed_c_values;
-static unsigned fixed_c_count;
+/* C and B values for the next run_mma_case, where set (cycled) */
+static const uint64_t *fixed_c_values, *fixed_b_values;
+static unsigned fixed_c_count, fixed_b_count;
 
 static void run_mma_case(const mma_case *c, const uint64_t *fixed_a)
 {
@@ -931,7 +931,8 @@ static void run_mma_case(const mma_case *c, const uint64_t *fixed_a)
     unsigned nc = c->m * c->n / 32 / per_register(c->ctype), nd = c->m * c->n / 32 / per_register(c->dtype);
     uint64_t a[512], b[512], cm[256], d[256];
     for (unsigned i = 0; i < c->m * c->k; i++) a[i] = fixed_a ? fixed_a[i] : random_element(c->atype);
-    for (unsigned i = 0; i < c->k * c->n; i++) b[i] = random_element(c->btype);
+    for (unsigned i = 0; i < c->k * c->n; i++)
+        b[i] = fixed_b_count ? fixed_b_values[(i + i / 8) % fixed_b_count] : random_element(c->btype);
     for (unsigned i = 0; i < c->m * c->n; i++) {
         cm[i] = fixed_c_count ? fixed_c_values[i % fixed_c_count] : random_element(c->ctype);
         if (c->satfinite)
@@ -1062,13 +1063,32 @@ START_TEST(mma_sync_extreme_accumulators)
     fixed_c_values = cvals;
     fixed_c_count = sizeof cvals / sizeof cvals[0];
     static const char *types[] = {".f16", ".bf16"};
+    /* B: large, small and mid-range values (f16 bits; as bf16 bits they
+     * are other values of every magnitude) */
+    static const uint64_t bvals[] = {0x7bffu, 0xf800u, 0x3c00u, 0x0001u, 0x5a3fu, 0xb555u, 0x6c00u};
     for (int t = 0; t < 2; t++) {
         uint64_t a[256];
         for (int i = 0; i < 256; i++)
             a[i] = i < 4 * 16 ? (i % 2 ? 0x8000u : 0) : random_element(types[t]);
         mma_case c = {16, 8, 16, ".f32", types[t], types[t], ".f32", 0};
         run_mma_case(&c, a);
+        fixed_b_values = bvals;
+        fixed_b_count = sizeof bvals / sizeof bvals[0];
+        run_mma_case(&c, a);
+        fixed_b_count = 0;
     }
+    /* bf16 at the edges of the f32 loop's range (2^+-60) and just outside */
+    static const uint64_t bf16_edges[] = {0x5d80u, 0xdd7fu, 0x2180u, 0xa1c0u, 0x5e00u, 0x2100u, 0x3f80u};
+    uint64_t ab[256];
+    for (int i = 0; i < 256; i++)
+        ab[i] = i < 4 * 16 ? 0 : i < 8 * 16 ? bf16_edges[i % 4] : random_element(".bf16");
+    fixed_b_values = bf16_edges;
+    fixed_b_count = 4; /* within range */
+    mma_case cb = {16, 8, 16, ".f32", ".bf16", ".bf16", ".f32", 0};
+    run_mma_case(&cb, ab);
+    fixed_b_count = 7; /* some outside */
+    run_mma_case(&cb, ab);
+    fixed_b_count = 0;
     uint64_t a8[128];
     for (int i = 0; i < 128; i++)
         a8[i] = i < 4 * 8 ? 0 : random_element(".tf32");
