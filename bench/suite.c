@@ -75,6 +75,7 @@ typedef struct bench_case {
     bench_arg args[8];
     int output_buffer;
     unsigned launches;        /* kernel launches per timed run (0 means 1); the native twin repeats as often */
+    double flops;             /* a tensor-core case: its multiply-adds times 2 (else 0) */
     void (*native_prepare)(struct bench_case *); /* untimed, before each native run */
     void (*native_run)(struct bench_case *);
     bench_check_fn check;
@@ -676,6 +677,7 @@ static void setup_tc(bench_case *b, double scale, const char *name, const char *
     b->args[6] = (bench_arg){ -1, &no_scratch }; b->args[7] = (bench_arg){ -1, &no_scratch };
     b->output_buffer = 2;
     b->native_run = tc_native; b->check = tc_check;
+    b->flops = 2.0 * n * n * n;
 }
 static void setup_tc_wmma_f16(bench_case *b, double s) { setup_tc(b, s, "tc_wmma_f16", "tc_wmma_f16", TC_F16, 16, 0); }
 static void setup_tc_wmma_bf16(bench_case *b, double s) { setup_tc(b, s, "tc_wmma_bf16", "tc_wmma_bf16", TC_BF16, 16, 0); }
@@ -859,8 +861,8 @@ int main(int argc, char **argv)
 
     bench_case cases[CASE_COUNT];
     bench_row rows[CASE_COUNT];
-    int measured = 0, failures = 0;
-    printf("%-11s %-18s %9s %9s %9s %9s %9s %7s %7s %6s %6s %9s\n", "kernel", "size", "native_s", "kemu_1t_s",
+    int failures = 0;
+    printf("%-12s %-18s %9s %9s %9s %9s %9s %7s %7s %6s %6s %9s\n", "kernel", "size", "native_s", "kemu_1t_s",
            "kemu_all_s", "race_s", "mem_s", "x1t", "xall", "race/1t", "mem/1t", "Mlane/s");
     for (int c = 0; c < CASE_COUNT; c++) {
         bench_case *b = &cases[c];
@@ -892,22 +894,33 @@ int main(int argc, char **argv)
         free(output);
         if (!row->ok) {
             failures++;
-            printf("%-11s %-18s %9.4f   FAILED\n", b->name, b->size_text, row->native_seconds);
+            printf("%-12s %-18s %9.4f   FAILED\n", b->name, b->size_text, row->native_seconds);
         } else {
-            measured++;
             const double *k = row->kemu_seconds;
-            printf("%-11s %-18s %9.4f %9.4f %9.4f %9.4f %9.4f %7.2f %7.2f %6.2f %6.2f %9.1f\n", b->name,
+            printf("%-12s %-18s %9.4f %9.4f %9.4f %9.4f %9.4f %7.2f %7.2f %6.2f %6.2f %9.1f\n", b->name,
                    b->size_text, row->native_seconds, k[0], k[1], k[2], k[3], k[0] / row->native_seconds,
                    k[1] / row->native_seconds, k[2] / k[0], k[3] / k[0], row->lane_instructions / k[0] / 1e6);
         }
         fflush(stdout);
     }
 
-    double log_sum = 0;
+    /* the geomean over the SIMT kernels (comparable with the milestones in
+     * docs/performance.md) and, apart, over the tensor-core ones */
+    double log_sum = 0, tc_log_sum = 0;
+    int simt_measured = 0, tc_measured = 0;
     for (int c = 0; c < CASE_COUNT; c++)
-        if (rows[c].ok)
-            log_sum += log(rows[c].kemu_seconds[MODE_ONE_THREAD] / rows[c].native_seconds);
-    double geomean = measured ? exp(log_sum / measured) : NAN;
+        if (rows[c].ok) {
+            double ratio = log(rows[c].kemu_seconds[MODE_ONE_THREAD] / rows[c].native_seconds);
+            if (cases[c].flops > 0) {
+                tc_log_sum += ratio;
+                tc_measured++;
+            } else {
+                log_sum += ratio;
+                simt_measured++;
+            }
+        }
+    double geomean = simt_measured ? exp(log_sum / simt_measured) : NAN;
+    double tc_geomean = tc_measured ? exp(tc_log_sum / tc_measured) : NAN;
 
     /* a run of one mode leaves the table incomplete: no JSON for it */
     FILE *json = modes == (1u << MODE_COUNT) - 1 ? fopen(json_path, "w") : NULL;
@@ -926,18 +939,32 @@ int main(int argc, char **argv)
                     "%s    {\"name\": \"%s\", \"size\": \"%s\", \"tolerance\": \"%s\", \"native_s\": %.6f, "
                     "\"kemu_1t_s\": %.6f, \"kemu_all_s\": %.6f, \"racecheck_s\": %.6f, \"memcheck_s\": %.6f, "
                     "\"slowdown_1t\": %.3f, \"slowdown_all\": %.3f, \"racecheck_over_1t\": %.3f, "
-                    "\"memcheck_over_1t\": %.3f, \"lane_instructions\": %.0f, \"lane_instructions_per_s\": %.0f}",
+                    "\"memcheck_over_1t\": %.3f, \"lane_instructions\": %.0f, \"lane_instructions_per_s\": %.0f",
                     first ? "" : ",\n", cases[c].name, cases[c].size_text, cases[c].tolerance, r->native_seconds,
                     k[0], k[1], k[2], k[3], k[0] / r->native_seconds, k[1] / r->native_seconds, k[2] / k[0],
                     k[3] / k[0], r->lane_instructions, r->lane_instructions / k[0]);
+            if (cases[c].flops > 0)
+                fprintf(json, ", \"gflops_1t\": %.3f", cases[c].flops / k[0] / 1e9);
+            fputs("}", json);
             first = 0;
         }
-        fprintf(json, "\n  ],\n  \"failed\": %d,\n  \"geomean_slowdown_1t\": %.4f\n}\n", failures,
-                measured ? geomean : 0.0);
+        fprintf(json, "\n  ],\n  \"failed\": %d,\n  \"geomean_slowdown_1t\": %.4f", failures,
+                simt_measured ? geomean : 0.0);
+        if (tc_measured)
+            fprintf(json, ",\n  \"geomean_tensor_slowdown_1t\": %.4f", tc_geomean);
+        fputs("\n}\n", json);
         fclose(json);
     }
     for (int c = 0; c < CASE_COUNT; c++)
         free_case(&cases[c]);
-    printf("geomean slowdown vs native (1 thread): %.2f\n", geomean);
+    if (simt_measured)
+        printf("geomean slowdown vs native (1 thread): %.2f\n", geomean);
+    if (tc_measured) {
+        printf("tensor cores, kemu 1 thread GFLOP/s:");
+        for (int c = 0; c < CASE_COUNT; c++)
+            if (rows[c].ok && cases[c].flops > 0)
+                printf(" %s %.2f", cases[c].name, cases[c].flops / rows[c].kemu_seconds[MODE_ONE_THREAD] / 1e9);
+        printf("\ngeomean slowdown of the tensor-core kernels vs the C matmul (1 thread): %.2f\n", tc_geomean);
+    }
     return failures ? 1 : 0;
 }

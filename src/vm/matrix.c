@@ -963,24 +963,62 @@ static void multiply_f64(unsigned M, unsigned N, unsigned K, const uint64_t *a, 
         }
 }
 
+/* D (M x N) = A*B + C on 8-bit integers (ia: M x K, ib: K x N, both as
+ * int32; c and d: int32): the exact sum, wrapped to 32 bits or, with
+ * satfinite, clamped. A dot product of K <= 32 products of 8-bit values is
+ * below 2^21 in magnitude, so it is formed in int32 and only its sum with
+ * C needs 64 bits. */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void int_tile_avx2(unsigned M, unsigned N, unsigned K, const int32_t *ia,
+                                                         const int32_t *ib, const int32_t *c, int32_t *d)
+{
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j0 = 0; j0 < N; j0 += 8) {
+            __m256i acc = _mm256_loadu_si256((const __m256i *)(c + i * N + j0));
+            for (unsigned k = 0; k < K; k++)
+                acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_set1_epi32(ia[i * K + k]),
+                                                               _mm256_loadu_si256((const __m256i *)(ib + k * N + j0))));
+            _mm256_storeu_si256((__m256i *)(d + i * N + j0), acc); /* wraps, as the sum to 32 bits does */
+        }
+}
+#endif
+
+static int tensor_use_avx2(void);
+
+static void int_tile(unsigned M, unsigned N, unsigned K, const int32_t *ia, const int32_t *ib, const int32_t *c,
+                     int satfinite, int32_t *d)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (!satfinite && N % 8 == 0 && tensor_use_avx2()) {
+        int_tile_avx2(M, N, K, ia, ib, c, d);
+        return;
+    }
+#endif
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j = 0; j < N; j++) {
+            int32_t dot = 0;
+            for (unsigned k = 0; k < K; k++)
+                dot += ia[i * K + k] * ib[k * N + j];
+            int64_t acc = (int64_t)c[i * N + j] + dot;
+            if (satfinite)
+                acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
+            d[i * N + j] = (int32_t)(uint32_t)acc;
+        }
+}
+
 static void multiply_int8(unsigned M, unsigned N, unsigned K, int atype, int btype, const uint64_t *a,
                           const uint64_t *b, const uint64_t *c, int satfinite, uint64_t *d)
 {
-    int32_t ia[MATRIX_MAX_ELEMENTS], ib[MATRIX_MAX_ELEMENTS];
+    int32_t ia[MATRIX_MAX_ELEMENTS], ib[MATRIX_MAX_ELEMENTS], ic[MATRIX_MAX_ELEMENTS], id[MATRIX_MAX_ELEMENTS];
     for (unsigned x = 0; x < M * K; x++)
         ia[x] = (int32_t)element_to_int(atype, a[x]);
-    for (unsigned k = 0; k < K; k++)
-        for (unsigned j = 0; j < N; j++)
-            ib[j * K + k] = (int32_t)element_to_int(btype, b[k * N + j]);
-    for (unsigned i = 0; i < M; i++)
-        for (unsigned j = 0; j < N; j++) {
-            int64_t acc = element_to_int(PTX_T_S32, c[i * N + j]);
-            for (unsigned k = 0; k < K; k++)
-                acc += (int64_t)ia[i * K + k] * ib[j * K + k];
-            if (satfinite)
-                acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
-            d[i * N + j] = (uint32_t)acc;
-        }
+    for (unsigned x = 0; x < K * N; x++)
+        ib[x] = (int32_t)element_to_int(btype, b[x]);
+    for (unsigned x = 0; x < M * N; x++)
+        ic[x] = (int32_t)(uint32_t)c[x];
+    int_tile(M, N, K, ia, ib, ic, satfinite, id);
+    for (unsigned x = 0; x < M * N; x++)
+        d[x] = (uint32_t)id[x];
 }
 
 static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int btype, int ctype, int dtype,
@@ -1376,22 +1414,24 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
     }
     int satfinite = (op->flags & BC_F_SATFINITE) != 0;
     if (atype == PTX_T_S8 || atype == PTX_T_U8) {
-        int32_t ia[16 * 32], ib[256 * 32];
+        int32_t ia[16 * 32], ib[256 * 32], ic[16 * 256], id[16 * 256];
         for (unsigned x = 0; x < 16 * K; x++)
             ia[x] = (int32_t)element_to_int(atype, a[x]);
-        for (unsigned k = 0; k < K; k++)
-            for (unsigned j = 0; j < N; j++)
-                ib[j * K + k] = (int32_t)element_to_int(btype, bm[k * N + j]);
+        for (unsigned x = 0; x < K * N; x++)
+            ib[x] = (int32_t)element_to_int(btype, bm[x]);
+        for (unsigned l = 0; l < VM_WARP; l++) {
+            unsigned g = l >> 2, q = l & 3;
+            for (unsigned e = 0; e < nd; e++) {
+                unsigned row = g + 8 * ((e >> 1) & 1), col = 8 * (e >> 2) + 2 * q + (e & 1);
+                ic[row * N + col] = scale_d ? (int32_t)(uint32_t)SLOT(R, list[e])[l] : 0;
+            }
+        }
+        int_tile(16, N, K, ia, ib, ic, satfinite, id);
         for (uint32_t mm = m; mm; mm &= mm - 1) {
             unsigned l = (unsigned)__builtin_ctz(mm), g = l >> 2, q = l & 3;
             for (unsigned e = 0; e < nd; e++) {
                 unsigned row = g + 8 * ((e >> 1) & 1), col = 8 * (e >> 2) + 2 * q + (e & 1);
-                int64_t acc = scale_d ? (int32_t)(uint32_t)SLOT(R, list[e])[l] : 0;
-                for (unsigned k = 0; k < K; k++)
-                    acc += (int64_t)ia[row * K + k] * ib[col * K + k];
-                if (satfinite)
-                    acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
-                SLOT(R, list[e])[l] = (uint32_t)acc;
+                SLOT(R, list[e])[l] = (uint32_t)id[row * N + col];
             }
         }
         return 0;
