@@ -200,7 +200,11 @@ static int wmma_memory(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
         if (is_store)
             for (unsigned e = 0; e < s.unique; e++) {
                 uint64_t v = register_element(&s, SLOT(R, list[e / s.per_register])[l], e % s.per_register);
-                memcpy(bytes[l] + e * size, &v, size);
+                if (size == 4) {
+                    uint32_t v32 = (uint32_t)v;
+                    memcpy(bytes[l] + e * 4, &v32, 4);
+                } else
+                    memcpy(bytes[l] + e * size, &v, size);
             }
         if (in_rows) {
             unsigned first = l * s.unique;
@@ -250,6 +254,14 @@ static int wmma_memory(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
                 uint32_t x;
                 memcpy(&x, bytes[l] + (r % s.unique) * 4, 4);
                 v[l] = x;
+            });
+            break;
+        case 1: /* four to a register */
+            LANES(m, {
+                uint32_t word = 0;
+                for (unsigned h = 0; h < 4; h++)
+                    word |= (uint32_t)bytes[l][(r * 4 + h) % s.unique] << (8 * h);
+                v[l] = word;
             });
             break;
         default:
