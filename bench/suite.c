@@ -12,12 +12,14 @@
  * measurement and keeps the fastest. Only the native call or kemu_launch is
  * timed: no process start-up, PTX load, allocation or copies.
  *
- *   suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAME] [--mode NAME]
+ *   suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAMES] [--mode NAME]
  *         [--quick] [--cpu-time]
  *
  * --srcdir: where bench/ and samples/ are (default "."); --json: where the
  * table goes as JSON (default bench/results.json); --scale multiplies the
- * problem sizes (for quick runs); --quick measures only the native twin
+ * problem sizes (for quick runs); --only runs the kernels that a
+ * comma-separated list of shell patterns names (e.g. 'tc_*,saxpy');
+ * --quick measures only the native twin
  * and the 1-thread kemu run (for profiling and quick comparisons);
  * --mode kemu_1t|kemu_all|racecheck|memcheck runs only that kemu mode (to
  * profile it; the other columns print nan and no JSON is written);
@@ -26,6 +28,7 @@
  * `geomean slowdown vs native (1 thread): X.XX`. Exits non-zero when a
  * kernel fails to load or run, or an output disagrees.
  */
+#include <fnmatch.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -701,6 +704,23 @@ static const char *const case_names[CASE_COUNT] = {
     "tc_wmma_f16", "tc_wmma_bf16", "tc_wmma_tf32", "tc_wmma_s8", "tc_mma_f16", "tc_wgmma_f16",
 };
 
+/* Whether --only's comma-separated shell patterns name `name`. */
+static int selected(const char *only, const char *name)
+{
+    char pattern[256];
+    for (const char *p = only; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n < sizeof pattern) {
+            memcpy(pattern, p, n);
+            pattern[n] = 0;
+            if (!fnmatch(pattern, name, 0))
+                return 1;
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
 /* ---- measuring -------------------------------------------------------------- */
 
 static double time_native(bench_case *b)
@@ -850,7 +870,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--cpu-time"))
             timing_clock = CLOCK_PROCESS_CPUTIME_ID;
         else {
-            fprintf(stderr, "usage: suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAME] [--mode NAME] [--quick] [--cpu-time]\n");
+            fprintf(stderr, "usage: suite [--srcdir DIR] [--json FILE] [--scale X] [--only NAMES] [--mode NAME] [--quick] [--cpu-time]\n");
             return 2;
         }
     }
@@ -869,7 +889,7 @@ int main(int argc, char **argv)
         bench_row *row = &rows[c];
         memset(b, 0, sizeof *b);
         memset(row, 0, sizeof *row);
-        if (only && strcmp(only, case_names[c]))
+        if (only && !selected(only, case_names[c]))
             continue;
         case_setups[c](b, scale);
         row->native_seconds = time_native(b);
