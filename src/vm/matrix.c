@@ -241,21 +241,33 @@ static int wmma_memory(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
     for (unsigned r = 0; r < nregs; r++) {
         uint64_t *v = SLOT(R, list[r]);
         switch (size) {
-        case 2:
+        case 2: {
+            unsigned lo_at = ((2 * r) % s.unique) * 2, hi_at = ((2 * r + 1) % s.unique) * 2;
+            if (hi_at == lo_at + 2) { /* the pair lies together */
+                LANES(m, {
+                    uint32_t x;
+                    memcpy(&x, bytes[l] + lo_at, 4);
+                    v[l] = x;
+                });
+                break;
+            }
             LANES(m, {
                 uint16_t lo, hi;
-                memcpy(&lo, bytes[l] + ((2 * r) % s.unique) * 2, 2);
-                memcpy(&hi, bytes[l] + ((2 * r + 1) % s.unique) * 2, 2);
+                memcpy(&lo, bytes[l] + lo_at, 2);
+                memcpy(&hi, bytes[l] + hi_at, 2);
                 v[l] = (uint32_t)lo | (uint32_t)hi << 16;
             });
             break;
-        case 4:
+        }
+        case 4: {
+            unsigned at = (r % s.unique) * 4;
             LANES(m, {
                 uint32_t x;
-                memcpy(&x, bytes[l] + (r % s.unique) * 4, 4);
+                memcpy(&x, bytes[l] + at, 4);
                 v[l] = x;
             });
             break;
+        }
         case 1: /* four to a register */
             LANES(m, {
                 uint32_t word = 0;
@@ -287,11 +299,17 @@ static void gather(const fragment_shape *s, const uint64_t *regs, const uint32_t
 {
     if (!s->mma_sync) {
         unsigned U = s->unique, P = s->per_register, bits = s->element_size * 8;
-        if (P == 1)
+        if (P == 1 && s->element_size == 8)
             for (unsigned e = 0; e < U; e++) {
                 const uint64_t *v = SLOT(regs, slots[e]);
                 for (unsigned l = 0; l < VM_WARP; l++)
-                    matrix[l * U + e] = s->element_size == 8 ? v[l] : (uint32_t)v[l];
+                    matrix[l * U + e] = v[l];
+            }
+        else if (P == 1)
+            for (unsigned e = 0; e < U; e++) {
+                const uint64_t *v = SLOT(regs, slots[e]);
+                for (unsigned l = 0; l < VM_WARP; l++)
+                    matrix[l * U + e] = (uint32_t)v[l];
             }
         else
             for (unsigned e = 0; e < U; e++) {
@@ -1038,8 +1056,12 @@ static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int bt
 {
     float fc[MATRIX_MAX_ELEMENTS], fd[MATRIX_MAX_ELEMENTS];
     uint16_t hd[MATRIX_MAX_ELEMENTS];
-    for (unsigned x = 0; x < M * N; x++)
-        fc[x] = element_to_f32(ctype, c[x]);
+    if (ctype == PTX_T_F32)
+        for (unsigned x = 0; x < M * N; x++)
+            fc[x] = vm_f32_from_bits((uint32_t)c[x]);
+    else
+        for (unsigned x = 0; x < M * N; x++)
+            fc[x] = element_to_f32(ctype, c[x]);
     unsigned G = tensor_group(atype, K);
     if (G) {
         /* B: at most 16 x 32 (K is 16 or less where G is not 0), N rounded up to 8 */
@@ -1047,10 +1069,14 @@ static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int bt
         int32_t ma[MATRIX_MAX_ELEMENTS], xa[MATRIX_MAX_ELEMENTS], mb[16 * 32 + 16 * 8], xb[16 * 32 + 16 * 8];
         for (unsigned x = 0; x < M * K; x++)
             ra[x] = (uint32_t)a[x];
-        memset(rb, 0, TENSOR_B_SIZE(K, N) * sizeof rb[0]);
+        if (N % 8)
+            memset(rb, 0, TENSOR_B_SIZE(K, N) * sizeof rb[0]);
         for (unsigned k = 0; k < K; k++)
-            for (unsigned j = 0; j < N; j++)
-                rb[tensor_b_at(k, j, K)] = (uint32_t)b[k * N + j];
+            for (unsigned j0 = 0; j0 < N; j0 += 8) {
+                uint32_t *to = rb + tensor_b_at(k, j0, K);
+                for (unsigned t = 0; t < 8 && j0 + t < N; t++)
+                    to[t] = (uint32_t)b[k * N + j0 + t];
+            }
         tensor_operand A = {ra, 0, atype, ma, xa, 0}, B = {rb, 0, btype, mb, xb, 0};
         tensor_decode_all(&A, M * K);
         tensor_decode_all(&B, TENSOR_B_SIZE(K, N));
@@ -1070,19 +1096,23 @@ static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int bt
                 hd[i * N + j] = dtype == PTX_T_F16 ? vm_f32_to_f16_flags(acc, VM_RN, 0) : 0;
             }
     }
-    for (unsigned x = 0; x < M * N; x++) {
-        if (dtype == PTX_T_F16) {
+    if (dtype == PTX_T_F16)
+        for (unsigned x = 0; x < M * N; x++) {
             uint16_t h = hd[x];
             if (satfinite && (h & 0x7fff) == 0x7c00)
                 h = (uint16_t)((h & 0x8000) | 0x7bff);
             d[x] = h;
-        } else {
+        }
+    else if (!satfinite)
+        for (unsigned x = 0; x < M * N; x++)
+            d[x] = vm_f32_bits(vm_canon_f32(fd[x]));
+    else
+        for (unsigned x = 0; x < M * N; x++) {
             float acc = fd[x];
-            if (satfinite && (acc == INFINITY || acc == -INFINITY))
+            if (acc == INFINITY || acc == -INFINITY)
                 acc = acc > 0 ? FLT_MAX : -FLT_MAX;
             d[x] = vm_f32_bits(vm_canon_f32(acc));
         }
-    }
 }
 
 /* D = A*B + C for wmma.mma and mma.sync. */
