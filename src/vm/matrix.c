@@ -1298,6 +1298,10 @@ static int wgmma_read(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const w
         for (unsigned in0 = 0, run; in0 < n_inner; in0 += run) {
             unsigned mn = mn_major ? in0 : o, k = mn_major ? o : in0;
             uint32_t a = wgmma_address(d, mn_major, s, mn + mn_offset, k);
+            if (a % s) /* not reached: the layouts keep elements aligned; a run must not leave its chunk */
+                return vm_fault_at(b, w, f, pc, 0, 716,
+                                   "misaligned address: wgmma.mma_async operand element at shared address 0x%x "
+                                   "(%u-byte elements)", a, s);
             addr[0] = a & ~15u;
             uintptr_t base;
             if (vm_resolve_span(b, BC_SPACE_SHARED, addr[0], 16, 16, &base)) /* no checker watches */
