@@ -1411,6 +1411,43 @@ __attribute__((target("avx2"))) static void wgmma_scatter_f32(uint64_t *R, const
 }
 #endif
 
+/* D (M x N) = A (M x K) * B (K x N, k-major) + C as an f32 FMA chain in k
+ * order per element; with AVX2 and FMA 8 columns at a time (the same
+ * correctly rounded fmaf). */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) static void fma_tile_avx2(unsigned M, unsigned N, unsigned K, const float *a,
+                                                             const float *b, const float *c, float *d)
+{
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j0 = 0; j0 < N; j0 += 8) {
+            __m256 acc = _mm256_loadu_ps(c + i * N + j0);
+            for (unsigned k = 0; k < K; k++)
+                acc = _mm256_fmadd_ps(_mm256_set1_ps(a[i * K + k]), _mm256_loadu_ps(b + k * N + j0), acc);
+            _mm256_storeu_ps(d + i * N + j0, acc);
+        }
+}
+#endif
+
+static void fma_tile(unsigned M, unsigned N, unsigned K, const float *a, const float *b, const float *c, float *d)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int has_fma = -1;
+    if (has_fma < 0)
+        has_fma = __builtin_cpu_supports("fma");
+    if (N % 8 == 0 && has_fma && tensor_use_avx2()) {
+        fma_tile_avx2(M, N, K, a, b, c, d);
+        return;
+    }
+#endif
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j = 0; j < N; j++) {
+            float acc = c[i * N + j];
+            for (unsigned k = 0; k < K; k++)
+                acc = fmaf(a[i * K + k], b[k * N + j], acc);
+            d[i * N + j] = acc;
+        }
+}
+
 static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
 {
     uint64_t packed = (uint64_t)op->imm;
@@ -1529,20 +1566,19 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
         tensor_decode_all(&B, K * N);
         tensor_tile(&A, &B, 16, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
     } else { /* fp8: an FMA chain in k order */
-        float fa[16 * 32], fb[32 * 256];
+        float fa[16 * 32], fb[32 * 256], value_a[256], value_b[256];
         float sa = (op->mode & WGMMA_NEG_A) ? -1.0f : 1.0f, sb = (op->mode & WGMMA_NEG_B) ? -1.0f : 1.0f;
+        for (unsigned v = 0; v < 256; v++) { /* every 8-bit value once */
+            value_a[v] = sa * wgmma_element_f32(atype, v);
+            value_b[v] = sb * wgmma_element_f32(btype, v);
+        }
         for (unsigned x = 0; x < 16 * K; x++)
-            fa[x] = sa * wgmma_element_f32(atype, a[x]);
+            fa[x] = value_a[a[x] & 255];
         for (unsigned x = 0; x < K * N; x++)
-            fb[x] = sb * wgmma_element_f32(btype, bm[x]);
-        for (unsigned i = 0; i < 16; i++)
-            for (unsigned j = 0; j < N; j++) {
-                float acc = fc[i * N + j];
-                for (unsigned k = 0; k < K; k++)
-                    acc = fmaf(fa[i * K + k], fb[k * N + j], acc);
-                fd[i * N + j] = acc;
-                hd[i * N + j] = vm_f32_to_f16_flags(acc, VM_RN, 0);
-            }
+            fb[x] = value_b[bm[x] & 255];
+        fma_tile(16, N, K, fa, fb, fc, fd);
+        for (unsigned x = 0; x < 16 * N; x++)
+            hd[x] = vm_f32_to_f16_flags(fd[x], VM_RN, 0);
     }
 #if defined(__x86_64__) && defined(__GNUC__)
     if (dtype != PTX_T_F16 && m == VM_FULL && tensor_use_avx2()) {
