@@ -2,7 +2,8 @@
  * mma.sync, ldmatrix and stmatrix. Each becomes one BC_MATRIX op that
  * src/vm/matrix.c executes for the whole warp; this file checks shapes,
  * types and operand counts at load time and refuses, with file:line:col,
- * the forms kemu does not implement (sub-byte and fp8 types, the sm_70
+ * the forms kemu does not implement (sub-byte, fp6/fp4 and block-scaled types,
+ * fp8 in wmma (which has none), the sm_70
  * quad-pair mma.m8n8k4.f16, ldmatrix shapes other than m8n8.b16).
  *
  * Encoding of a BC_MATRIX op (matrix.c decodes the same fields):
@@ -100,7 +101,7 @@ static int find_shape(const ptx_insn *in, unsigned *m, unsigned *n, unsigned *k)
 static unsigned element_bytes(ptx_type t)
 {
     switch (t) {
-    case PTX_T_S8: case PTX_T_U8: return 1;
+    case PTX_T_S8: case PTX_T_U8: case PTX_T_E4M3: case PTX_T_E5M2: return 1;
     case PTX_T_F16: case PTX_T_BF16: case PTX_T_B16: return 2;
     case PTX_T_F64: return 8;
     default: return 4; /* tf32, f32, s32 */
@@ -164,6 +165,7 @@ static uint16_t encode_shape(unsigned m, unsigned n, unsigned k)
 }
 
 static int is_int8(ptx_type t) { return t == PTX_T_S8 || t == PTX_T_U8; }
+static int is_fp8(ptx_type t) { return t == PTX_T_E4M3 || t == PTX_T_E5M2; }
 
 /* Shapes wmma supports for multiplicand type t. */
 static int wmma_shape_ok(ptx_type t, unsigned m, unsigned n, unsigned k)
@@ -199,6 +201,20 @@ static int has_narrow_type(const ptx_insn *in)
         if (mod_has(in, names[i]))
             return 1;
     return 0;
+}
+
+/* mma.sync on .e4m3/.e5m2 without .kind (sm_89's m16n8k32, and m16n8k16):
+ * implemented; the other narrow forms are not. */
+static int fp8_mma(const ptx_insn *in)
+{
+    if (strcmp(in->opcode, "mma"))
+        return 0;
+    static const char *const others[] = {".s4", ".u4", ".b1", ".e2m1", ".e3m2", ".e2m3", ".ue8m0", ".ue4m3",
+                                         ".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (mod_has(in, others[i]))
+            return 0;
+    return mod_has(in, ".e4m3") || mod_has(in, ".e5m2");
 }
 
 static int invalid_combination(lowerer *L)
@@ -340,7 +356,7 @@ static int emit_mma(lowerer *L, int subop, unsigned m, unsigned n, unsigned k, p
 /* Accumulator types allowed for multiplicand type t (d and c alike). */
 static int accumulator_ok(ptx_type t, ptx_type acc)
 {
-    if (t == PTX_T_F16)
+    if (t == PTX_T_F16 || t == PTX_T_E4M3 || t == PTX_T_E5M2)
         return acc == PTX_T_F16 || acc == PTX_T_F32;
     if (t == PTX_T_BF16 || t == PTX_T_TF32)
         return acc == PTX_T_F32;
@@ -375,7 +391,7 @@ static int lower_wmma_mma(lowerer *L)
     } else {
         return invalid(L, "needs .dtype.ctype or .dtype.atype.btype.ctype");
     }
-    int same_kind = at == bt || (is_int8(at) && is_int8(bt));
+    int same_kind = at == bt || (is_int8(at) && is_int8(bt)) || (is_fp8(at) && is_fp8(bt));
     if (!same_kind || !wmma_shape_ok(at, m, n, k) || !accumulator_ok(at, dt) || !accumulator_ok(at, ct))
         return invalid_combination(L);
     unsigned na = at == PTX_T_F16 ? 8 : fragment_registers(m, k, at);
@@ -394,6 +410,8 @@ static int mma_shape_ok(ptx_type t, unsigned m, unsigned n, unsigned k)
         return (m == 8 && n == 8 && k == 4) || (m == 16 && n == 8 && (k == 4 || k == 8 || k == 16));
     if (is_int8(t))
         return (m == 8 && n == 8 && k == 16) || (m == 16 && n == 8 && (k == 16 || k == 32));
+    if (t == PTX_T_E4M3 || t == PTX_T_E5M2) /* fragments as for 8-bit integers */
+        return m == 16 && n == 8 && (k == 16 || k == 32);
     return 0;
 }
 
@@ -410,7 +428,7 @@ static int lower_mma_sync(lowerer *L)
         return refuse(L, "the sm_70 quad-pair form mma.m8n8k4 with .f16 is not implemented");
     if (mod_has(in, ".sp") || mod_has(in, ".sp::ordered_metadata") || mod_has(in, ".block_scale"))
         return refuse(L, "sparse and block-scaled mma are not implemented");
-    int same_kind = at == bt || (is_int8(at) && is_int8(bt));
+    int same_kind = at == bt || (is_int8(at) && is_int8(bt)) || (is_fp8(at) && is_fp8(bt));
     if (!same_kind || !mma_shape_ok(at, m, n, k) || !accumulator_ok(at, dt) || !accumulator_ok(at, ct))
         return invalid_combination(L);
     if (at == PTX_T_BF16 || at == PTX_T_TF32) {
@@ -467,8 +485,6 @@ static int lower_ldst_matrix(lowerer *L, int is_store)
     op->list = lower_list(L, slots, (int)count);
     return 1;
 }
-
-static int is_fp8(ptx_type t) { return t == PTX_T_E4M3 || t == PTX_T_E5M2; }
 
 /* An immediate operand's value (imm-scale, imm-trans, scale-d, wait_group's N). */
 static int immediate_value(lowerer *L, const ptx_operand *o, const char *what, long long *v)
@@ -614,8 +630,8 @@ int lower_matrix(lowerer *L)
         return 0;
     if (!strcmp(in->opcode, "wgmma"))
         return lower_wgmma(L);
-    if (has_narrow_type(in))
-        return refuse(L, "sub-byte and fp8 matrix element types are not implemented");
+    if (has_narrow_type(in) && !fp8_mma(in))
+        return refuse(L, "sub-byte, fp6/fp4 and block-scaled matrix element types are not implemented");
     if (!strcmp(in->opcode, "wmma")) {
         if (mod_has(in, ".load"))
             return lower_wmma_memory(L, 0);

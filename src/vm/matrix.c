@@ -66,7 +66,7 @@ typedef struct fragment_shape {
 static unsigned element_size_of(int t)
 {
     switch (t) {
-    case PTX_T_S8: case PTX_T_U8: return 1;
+    case PTX_T_S8: case PTX_T_U8: case PTX_T_E4M3: case PTX_T_E5M2: return 1;
     case PTX_T_F16: case PTX_T_BF16: case PTX_T_B16: return 2;
     case PTX_T_F64: return 8;
     default: return 4;
@@ -376,9 +376,26 @@ static void scatter(const fragment_shape *s, uint64_t *regs, const uint32_t *slo
 }
 
 /* A multiplicand or accumulator element as f32 (exact for every type). */
+static float fp8_to_f32(int type, uint8_t v)
+{
+    if (type == PTX_T_E5M2) /* the top byte of an f16 */
+        return vm_f16_to_f32((uint16_t)(v << 8));
+    /* e4m3: bias 7, no infinities, S.1111.111 is NaN */
+    unsigned e = (v >> 3) & 15, m = v & 7;
+    float x;
+    if (e == 15 && m == 7)
+        return vm_f32_from_bits(VM_F32_CANONICAL_NAN);
+    if (e == 0)
+        x = ldexpf((float)m, -9);
+    else
+        x = ldexpf((float)(8 + m), (int)e - 10);
+    return (v & 0x80) ? -x : x;
+}
+
 static float element_to_f32(int type, uint64_t bits)
 {
     switch (type) {
+    case PTX_T_E4M3: case PTX_T_E5M2: return fp8_to_f32(type, (uint8_t)bits);
     case PTX_T_F16: return vm_f16_to_f32((uint16_t)bits);
     case PTX_T_BF16: return vm_bf16_to_f32((uint16_t)bits);
     case PTX_T_TF32: {
@@ -1051,6 +1068,43 @@ static void multiply_int8(unsigned M, unsigned N, unsigned K, int atype, int bty
         d[x] = (uint32_t)id[x];
 }
 
+/* D (M x N) = A (M x K) * B (K x N, k-major) + C as an f32 FMA chain in k
+ * order per element; with AVX2 and FMA 8 columns at a time (the same
+ * correctly rounded fmaf). */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) static void fma_tile_avx2(unsigned M, unsigned N, unsigned K, const float *a,
+                                                             const float *b, const float *c, float *d)
+{
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j0 = 0; j0 < N; j0 += 8) {
+            __m256 acc = _mm256_loadu_ps(c + i * N + j0);
+            for (unsigned k = 0; k < K; k++)
+                acc = _mm256_fmadd_ps(_mm256_set1_ps(a[i * K + k]), _mm256_loadu_ps(b + k * N + j0), acc);
+            _mm256_storeu_ps(d + i * N + j0, acc);
+        }
+}
+#endif
+
+static void fma_tile(unsigned M, unsigned N, unsigned K, const float *a, const float *b, const float *c, float *d)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int has_fma = -1;
+    if (has_fma < 0)
+        has_fma = __builtin_cpu_supports("fma");
+    if (N % 8 == 0 && has_fma && tensor_use_avx2()) {
+        fma_tile_avx2(M, N, K, a, b, c, d);
+        return;
+    }
+#endif
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j = 0; j < N; j++) {
+            float acc = c[i * N + j];
+            for (unsigned k = 0; k < K; k++)
+                acc = fmaf(a[i * K + k], b[k * N + j], acc);
+            d[i * N + j] = acc;
+        }
+}
+
 static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int btype, int ctype, int dtype,
                            const uint64_t *a, const uint64_t *b, const uint64_t *c, int satfinite, uint64_t *d)
 {
@@ -1082,19 +1136,16 @@ static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int bt
         tensor_decode_all(&B, TENSOR_B_SIZE(K, N));
         tensor_tile(&A, &B, M, N, K, G, fc, dtype == PTX_T_F16, fd, hd);
     } else {
+        /* an f32 FMA chain in k order (fp8; a NaN stays a NaN: canonical below) */
         float fa[MATRIX_MAX_ELEMENTS], fb[MATRIX_MAX_ELEMENTS];
         for (unsigned x = 0; x < M * K; x++)
             fa[x] = element_to_f32(atype, a[x]);
         for (unsigned x = 0; x < K * N; x++)
             fb[x] = element_to_f32(btype, b[x]);
-        for (unsigned i = 0; i < M; i++)
-            for (unsigned j = 0; j < N; j++) {
-                float acc = fc[i * N + j];
-                for (unsigned k = 0; k < K; k++)
-                    acc = fmaf(fa[i * K + k], fb[k * N + j], acc); /* a NaN stays a NaN: canonical below */
-                fd[i * N + j] = acc;
-                hd[i * N + j] = dtype == PTX_T_F16 ? vm_f32_to_f16_flags(acc, VM_RN, 0) : 0;
-            }
+        fma_tile(M, N, K, fa, fb, fc, fd);
+        if (dtype == PTX_T_F16)
+            for (unsigned x = 0; x < M * N; x++)
+                hd[x] = vm_f32_to_f16_flags(fd[x], VM_RN, 0);
     }
     if (dtype == PTX_T_F16)
         for (unsigned x = 0; x < M * N; x++) {
@@ -1343,28 +1394,7 @@ static int wgmma_read(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const w
     return 0;
 }
 
-static float fp8_to_f32(int type, uint8_t v)
-{
-    if (type == PTX_T_E5M2) /* the top byte of an f16 */
-        return vm_f16_to_f32((uint16_t)(v << 8));
-    /* e4m3: bias 7, no infinities, S.1111.111 is NaN */
-    unsigned e = (v >> 3) & 15, m = v & 7;
-    float x;
-    if (e == 15 && m == 7)
-        return vm_f32_from_bits(VM_F32_CANONICAL_NAN);
-    if (e == 0)
-        x = ldexpf((float)m, -9);
-    else
-        x = ldexpf((float)(8 + m), (int)e - 10);
-    return (v & 0x80) ? -x : x;
-}
 
-static float wgmma_element_f32(int type, uint64_t bits)
-{
-    if (type == PTX_T_E4M3 || type == PTX_T_E5M2)
-        return fp8_to_f32(type, (uint8_t)bits);
-    return element_to_f32(type, bits);
-}
 
 /* Where element e of a D fragment lies in the warp's 16 x N tile, less
  * lane l's offset (l / 4) * N + 2 * (l % 4). */
@@ -1411,42 +1441,6 @@ __attribute__((target("avx2"))) static void wgmma_scatter_f32(uint64_t *R, const
 }
 #endif
 
-/* D (M x N) = A (M x K) * B (K x N, k-major) + C as an f32 FMA chain in k
- * order per element; with AVX2 and FMA 8 columns at a time (the same
- * correctly rounded fmaf). */
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,fma"))) static void fma_tile_avx2(unsigned M, unsigned N, unsigned K, const float *a,
-                                                             const float *b, const float *c, float *d)
-{
-    for (unsigned i = 0; i < M; i++)
-        for (unsigned j0 = 0; j0 < N; j0 += 8) {
-            __m256 acc = _mm256_loadu_ps(c + i * N + j0);
-            for (unsigned k = 0; k < K; k++)
-                acc = _mm256_fmadd_ps(_mm256_set1_ps(a[i * K + k]), _mm256_loadu_ps(b + k * N + j0), acc);
-            _mm256_storeu_ps(d + i * N + j0, acc);
-        }
-}
-#endif
-
-static void fma_tile(unsigned M, unsigned N, unsigned K, const float *a, const float *b, const float *c, float *d)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    static int has_fma = -1;
-    if (has_fma < 0)
-        has_fma = __builtin_cpu_supports("fma");
-    if (N % 8 == 0 && has_fma && tensor_use_avx2()) {
-        fma_tile_avx2(M, N, K, a, b, c, d);
-        return;
-    }
-#endif
-    for (unsigned i = 0; i < M; i++)
-        for (unsigned j = 0; j < N; j++) {
-            float acc = c[i * N + j];
-            for (unsigned k = 0; k < K; k++)
-                acc = fmaf(a[i * K + k], b[k * N + j], acc);
-            d[i * N + j] = acc;
-        }
-}
 
 static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op, uint32_t m)
 {
@@ -1569,8 +1563,8 @@ static int wgmma(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op 
         float fa[16 * 32], fb[32 * 256], value_a[256], value_b[256];
         float sa = (op->mode & WGMMA_NEG_A) ? -1.0f : 1.0f, sb = (op->mode & WGMMA_NEG_B) ? -1.0f : 1.0f;
         for (unsigned v = 0; v < 256; v++) { /* every 8-bit value once */
-            value_a[v] = sa * wgmma_element_f32(atype, v);
-            value_b[v] = sb * wgmma_element_f32(btype, v);
+            value_a[v] = sa * element_to_f32(atype, v);
+            value_b[v] = sb * element_to_f32(btype, v);
         }
         for (unsigned x = 0; x < 16 * K; x++)
             fa[x] = value_a[a[x] & 255];

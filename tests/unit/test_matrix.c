@@ -149,12 +149,27 @@ static uint64_t random_f64(void)
     return (uint64_t)(random32() & 1) << 63 | (uint64_t)(1020u + random32() % 5) << 52 | mant;
 }
 
+static int is_fp8_type(const char *t) { return !strcmp(t, ".e4m3") || !strcmp(t, ".e5m2"); }
+
 static unsigned type_size(const char *t)
 {
-    if (!strcmp(t, ".s8") || !strcmp(t, ".u8")) return 1;
+    if (!strcmp(t, ".s8") || !strcmp(t, ".u8") || is_fp8_type(t)) return 1;
     if (!strcmp(t, ".f16") || !strcmp(t, ".bf16")) return 2;
     if (!strcmp(t, ".f64")) return 8;
     return 4;
+}
+
+/* OCP 8-bit floats (the PTX ISA's .e4m3 and .e5m2): e5m2 is the top byte
+ * of an f16; e4m3 has bias 7, no infinities, and S.1111.111 for NaN. */
+static float fp8_float(const char *t, uint8_t v)
+{
+    if (!strcmp(t, ".e5m2"))
+        return f16_to_float((uint16_t)(v << 8));
+    int e = (v >> 3) & 15, m = v & 7;
+    if (e == 15 && m == 7)
+        return NAN;
+    float x = e ? ldexpf(1.0f + m / 8.0f, e - 7) : ldexpf(m / 8.0f, -6);
+    return (v & 0x80) ? -x : x;
 }
 
 /* A random element of type t (bit pattern). */
@@ -165,11 +180,20 @@ static uint64_t random_element(const char *t)
     if (!strcmp(t, ".tf32") || !strcmp(t, ".f32")) return random_f32();
     if (!strcmp(t, ".f64")) return random_f64();
     if (!strcmp(t, ".s8") || !strcmp(t, ".u8")) return random32() & 0xff;
+    if (is_fp8_type(t)) { /* finite values (the special-value test adds the others) */
+        uint64_t v;
+        do
+            v = random32() & 0xff;
+        while (!isfinite(fp8_float(t, (uint8_t)v)));
+        return v;
+    }
     return (uint32_t)(int32_t)((int32_t)(random32() % 2000001u) - 1000000); /* s32 */
 }
 
+
 static float element_float(const char *t, uint64_t bits)
 {
+    if (is_fp8_type(t)) return fp8_float(t, (uint8_t)bits);
     if (!strcmp(t, ".f16")) return f16_to_float((uint16_t)bits);
     if (!strcmp(t, ".bf16")) return bf16_to_float((uint16_t)bits);
     if (!strcmp(t, ".tf32")) return f32_from_bits((uint32_t)bits & 0xffffe000u); /* low 13 bits ignored */
@@ -842,7 +866,7 @@ static void spec_a(const mma_case *c, unsigned lane, unsigned i, unsigned *row, 
 {
     unsigned g = lane >> 2, q = lane % 4;
     const char *t = c->atype;
-    int half = !strcmp(t, ".f16") || !strcmp(t, ".bf16"), byte = !strcmp(t, ".s8") || !strcmp(t, ".u8");
+    int half = !strcmp(t, ".f16") || !strcmp(t, ".bf16"), byte = !strcmp(t, ".s8") || !strcmp(t, ".u8") || is_fp8_type(t);
     if (half && c->k == 8) {        /* m16n8k8 .f16/.bf16 */
         *row = i < 2 ? g : g + 8;
         *col = q * 2 + (i & 1);
@@ -877,7 +901,7 @@ static void spec_b(const mma_case *c, unsigned lane, unsigned i, unsigned *row, 
 {
     unsigned g = lane >> 2, q = lane % 4;
     const char *t = c->btype;
-    int half = !strcmp(t, ".f16") || !strcmp(t, ".bf16"), byte = !strcmp(t, ".s8") || !strcmp(t, ".u8");
+    int half = !strcmp(t, ".f16") || !strcmp(t, ".bf16"), byte = !strcmp(t, ".s8") || !strcmp(t, ".u8") || is_fp8_type(t);
     *col = g;
     if (half)
         *row = q * 2 + (i & 1) + (i >= 2 ? 8 : 0);
@@ -956,7 +980,8 @@ static void run_mma_case(const mma_case *c, const uint64_t *fixed_a)
             " .reg .b64 %%p<4>;\n .reg .b64 %%o;\n .reg .b32 %%l;\n"
             " ld.param.u64 %%p0, [pa];\n ld.param.u64 %%p1, [pb];\n ld.param.u64 %%p2, [pc];\n ld.param.u64 %%p3, [pd];\n"
             " mov.u32 %%l, %%tid.x;\n",
-        f64 && c->m == 16 ? "sm_90" : "sm_80", wide * 8, na, wide * 8, nb, wide * 8, nc, wide * 8, nd);
+        f64 && c->m == 16 ? "sm_90" : is_fp8_type(c->atype) ? "sm_89" : "sm_80", wide * 8, na, wide * 8, nb, wide * 8,
+        nc, wide * 8, nd);
     const char *prefix[4] = {"a", "b", "c", "d"};
     unsigned counts[4] = {na, nb, nc, nd};
     for (int o = 0; o < 4; o++) {
@@ -1015,6 +1040,36 @@ START_TEST(mma_sync_float)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_mma_case(&cases[i], NULL);
+}
+END_TEST
+
+/* fp8 (sm_89): the fragments of 8-bit integers, an f32 FMA chain in k
+ * order (kemu's documented model; the H200's own is not fitted yet), mixed
+ * e4m3/e5m2 operands, f16 and f32 accumulators, and NaN, infinity and
+ * subnormal operands. */
+START_TEST(mma_sync_fp8)
+{
+    static const mma_case cases[] = {
+        {16, 8, 32, ".f32", ".e4m3", ".e4m3", ".f32", 0}, {16, 8, 32, ".f32", ".e5m2", ".e4m3", ".f32", 0},
+        {16, 8, 32, ".f16", ".e5m2", ".e5m2", ".f16", 0}, {16, 8, 32, ".f16", ".e4m3", ".e4m3", ".f32", 0},
+        {16, 8, 16, ".f32", ".e4m3", ".e5m2", ".f32", 0}, {16, 8, 16, ".f32", ".e5m2", ".e5m2", ".f16", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_mma_case(&cases[i], NULL);
+    uint64_t a[512];
+    for (int i = 0; i < 512; i++)
+        a[i] = random_element(".e4m3");
+    a[0] = 0x7f;        /* NaN */
+    a[32 + 3] = 0x01;   /* the smallest subnormal */
+    a[64 + 5] = 0xfe;   /* -448, the largest magnitude */
+    run_mma_case(&cases[0], a);
+    uint64_t e[512];
+    for (int i = 0; i < 512; i++)
+        e[i] = random_element(".e5m2");
+    e[7] = 0x7c;        /* +inf */
+    e[40] = 0xfc;       /* -inf */
+    e[99] = 0x7e;       /* NaN */
+    run_mma_case(&cases[2], e);
 }
 END_TEST
 
@@ -1842,6 +1897,7 @@ static Suite *suite(void)
     tcase_add_test(tc, wmma_elementwise_on_fragments);
     tcase_add_test(tc, mma_sync_float);
     tcase_add_test(tc, mma_sync_int8);
+    tcase_add_test(tc, mma_sync_fp8);
     tcase_add_test(tc, mma_sync_special_values);
     tcase_add_test(tc, mma_sync_extreme_accumulators);
     tcase_add_test(tc, ldmatrix_layouts);
