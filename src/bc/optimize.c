@@ -279,7 +279,10 @@ out:
  * where copy_propagate may rewrite registers), the shuffle's register is
  * not written at all (BC_F_D_DEAD).
  *
- * SETP_BRA: a setp followed by a guarded bra. */
+ * SETP_BRA: a setp followed by a guarded bra. The interpreter runs it as
+ * a setp, whose run-time test chains into the bra: a test of its own in
+ * the group loop changed the loop's code generation and cost more than
+ * the test (docs/performance.md, code placement, round two). */
 
 static int const_value(const bc_function *f, uint32_t slot, uint64_t *v)
 {

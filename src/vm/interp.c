@@ -1190,6 +1190,8 @@ static __attribute__((noinline)) int warp_sync_op(vm_block *b, vm_warp *w, int g
     vm_group *g = &w->groups[gi];
     uint64_t *R = f->regs;
     uint32_t *P = f->preds;
+    if (op->code == BC_SHFL_FOLD) /* the fused pair's shuffle, as PTX wrote it */
+        op = &f->fn->code[pc];
     const uint64_t *MM = SLOT(R, op->code == BC_SHFL ? op->e : op->code == BC_BAR_WARP ? op->a : op->b);
     uint32_t member = (uint32_t)MM[__builtin_ctz(m)], differ = 0;
     LANES(m, differ |= (uint32_t)MM[l] ^ member);
@@ -1752,7 +1754,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         }
         /* ---- compare / select ---- */
         case BC_SETP:
-        case BC_SETP_BRA:
+        case BC_SETP_BRA: /* its bra follows by the same test as a setp's */
         setp: {
             uint32_t r = 0;
             int ftz = (op->flags & BC_F_FTZ) != 0;
@@ -1823,9 +1825,8 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             P[op->d] = (P[op->d] & ~m) | (r & m);
             if (op->e != BC_NONE)
                 P[op->e] = (P[op->e] & ~m) | (q & m);
-            if (op->code == BC_SETP_BRA ? pc + 1 != stop_pc
-                                        : pc + 1 < fn->ncode && op[1].code == BC_BRA && op[1].guard != BC_NONE &&
-                                              !L->hooks && pc + 1 != stop_pc) {
+            if (pc + 1 < fn->ncode && op[1].code == BC_BRA && op[1].guard != BC_NONE && !L->hooks &&
+                pc + 1 != stop_pc) {
                 /* compare and branch: the branch that follows runs here,
                  * without another trip through the loop's head */
                 pc++;
@@ -2422,7 +2423,9 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             /* a shuffle and the max/min/add that folds its result in
              * (optimize.c): when the whole warp is here and no other group
              * waits at the second op, both run at once; otherwise the
-             * shuffle runs as PTX wrote it (fn->code), then the second op */
+             * shuffle runs as PTX wrote it (fn->code, which warp_sync_op
+             * looks up: an operand of its own here changed the loop's code
+             * generation), then the second op */
             if (gm == VM_FULL && pc + 1 != stop_pc) {
                 shfl_fold(op, R, P);
                 pc++;
@@ -2437,7 +2440,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         case BC_MATCH:
         case BC_REDUX: {
             uint32_t waiting;
-            int r = warp_sync_op(b, w, gi, f, pc, &fn->code[pc], m, &waiting);
+            int r = warp_sync_op(b, w, gi, f, pc, op, m, &waiting);
             if (r == 0)
                 break;
             /* the group waits at pc (1), or went on without the lanes
