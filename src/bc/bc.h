@@ -44,8 +44,9 @@ enum {
     BC_F_PRED_OUT = 1u << 15,  /* shfl with predicate output in op->e */
     BC_F_ALIGNED = 1u << 16,
     BC_F_A_IMM = 1u << 17,     /* operand a is a constant slot */
-    BC_F_ADDR32 = 1u << 18     /* memory ops: the address a + imm is a 32-bit register plus an offset,
+    BC_F_ADDR32 = 1u << 18,    /* memory ops: the address a + imm is a 32-bit register plus an offset,
                                   summed modulo 2^32 (vm_resolve_operand) */
+    BC_F_D_DEAD = 1u << 19     /* a fused pair's first op (xcode): nothing but the second op reads its d */
 };
 
 /* Rounding modes (op->mode for float ops, cvt). */
@@ -187,6 +188,10 @@ typedef struct bc_function {
     int is_entry, is_extern, builtin; /* builtin: BC_BUILTIN_* + 1 for known externs */
     int devrt;                    /* BC_BUILTIN_DEVRT: BC_DEVRT_* */
     bc_op *code; uint32_t ncode, capcode;
+    bc_op *xcode;                 /* NULL, or code with fused pairs (optimize.c): same length and pcs, each
+                                     pair's first op replaced by a fused opcode that runs both; the
+                                     interpreter runs it when no checker watches. code stays what the
+                                     PTX says, for checkers, the debugger and reports */
     uint32_t nslots;              /* 64-bit register slots incl. constants and temps */
     uint32_t npreds;              /* predicate slots */
     uint32_t *const_slots; uint64_t *const_values; uint32_t nconsts, capconsts;
@@ -254,8 +259,9 @@ void bc_module_free(bc_module *m);
 /* The BC_DEVRT_* function an .extern .func name stands for, or BC_DEVRT_NONE. */
 int bc_devrt_of(const char *name);
 
-/* Copy propagation and removal of the copies it makes dead (optimize.c),
- * run by bc_module_lower on each kernel unless turned off: by
+/* Copy propagation and removal of the copies it makes dead, then fused op
+ * pairs into fn->xcode (optimize.c), run by bc_module_lower on each kernel
+ * unless turned off: by
  * bc_optimize_set(0) (the debugger), KEMU_OPTIMIZE=0 or KEMU_DEBUG (read
  * at the first load unless bc_optimize_set came first). */
 void bc_optimize_function(bc_function *f);

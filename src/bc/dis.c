@@ -47,7 +47,7 @@ static void describe_mode(util_buffer *b, const bc_op *op)
         if (op->code == BC_ATOM)
             util_buffer_printf(b, " op%u", op->mode2);
         return;
-    case BC_SETP: case BC_SET:
+    case BC_SETP: case BC_SET: case BC_SETP_BRA:
         if (op->mode < KEMU_ARRAY_LEN(cmp_names))
             util_buffer_printf(b, " .%s", cmp_names[op->mode]);
         if (op->mode2)
@@ -68,6 +68,8 @@ static void describe_mode(util_buffer *b, const bc_op *op)
             util_buffer_printf(b, " mode=%u", op->mode);
         if (op->mode2)
             util_buffer_printf(b, " mode2=%u", op->mode2);
+        if (op->code == BC_SHFL_FOLD && (op->flags & BC_F_D_DEAD))
+            util_buffer_printf(b, " (d not written)");
         return;
     }
 }
@@ -78,10 +80,14 @@ void bc_disassemble(const bc_module *m, const bc_function *fn, util_buffer *b)
                        fn->is_entry ? ".entry" : ".func", fn->name, fn->ncode, fn->nslots, fn->nconsts, fn->npreds,
                        (unsigned long long)fn->local_size);
     int last_line = -1;
+    /* the form the interpreter runs: with fused pairs (optimize.c), whose
+     * second op is marked with a '+' */
+    const bc_op *code = fn->xcode ? fn->xcode : fn->code;
     for (uint32_t pc = 0; pc < fn->ncode; pc++) {
-        const bc_op *op = &fn->code[pc];
+        const bc_op *op = &code[pc];
+        int second = pc > 0 && (code[pc - 1].code == BC_SHFL_FOLD || code[pc - 1].code == BC_SETP_BRA);
         const bc_src *src = op->src < fn->nsrcs ? &fn->srcs[op->src] : NULL;
-        util_buffer_printf(b, "  %5u  ", pc);
+        util_buffer_printf(b, "  %5u %c", pc, second ? '+' : ' ');
         size_t start = b->len;
         if (op->guard != BC_NONE)
             util_buffer_printf(b, "@%sp%u ", (op->flags & BC_F_GUARD_NEG) ? "!" : "", op->guard);

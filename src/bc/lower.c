@@ -1215,6 +1215,7 @@ void bc_module_free(bc_module *m)
         if (!f)
             continue;
         free(f->code);
+        free(f->xcode);
         free(f->const_slots);
         free(f->const_values);
         free(f->lists);

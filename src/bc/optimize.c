@@ -107,21 +107,28 @@ static int may_write(const bc_op *op, int known, uint32_t s)
     return op->d == s || op->a == s || op->b == s || op->c == s || op->e == s;
 }
 
-void bc_optimize_function(bc_function *f)
+/* Whether the pass may rewrite f's registers: kernels only (a .func's
+ * parameters and return values are copied between frames by its callers,
+ * outside the ops seen here), without calls, indirect branches or
+ * multi-slot registers. */
+static int registers_known(const bc_function *f)
 {
-    /* kernels only: a .func's parameters and return values are copied
-     * between frames by its callers, outside the ops seen here */
-    if (!bc_optimize_enabled() || !f->is_entry || f->ncode < 2)
-        return;
+    if (!f->is_entry || f->ncode < 2)
+        return 0;
     const ptx_function *pf = f->ptx;
     for (int i = 0; pf && i < pf->nregs; i++)
         if (pf->regs[i]->type == PTX_T_B128 || pf->regs[i]->vec > 1)
-            return;
+            return 0;
     for (uint32_t pc = 0; pc < f->ncode; pc++) {
         bc_opcode c = (bc_opcode)f->code[pc].code;
         if (c == BC_CALL || c == BC_CALL_INDIRECT || c == BC_CALL_BUILTIN || c == BC_BRX)
-            return;
+            return 0;
     }
+    return 1;
+}
+
+static void copy_propagate(bc_function *f)
+{
     uint32_t n = f->nslots, ncode = f->ncode;
     unsigned char *flags = calloc(n ? n : 1, 1); /* 1: constant slot, 2: named in a list */
     uint32_t *uses = calloc(n ? n : 1, sizeof *uses), *defs = calloc(n ? n : 1, sizeof *defs);
@@ -245,4 +252,165 @@ out:
     free(leader);
     free(dead);
     free(known);
+}
+
+/* ---- fused op pairs ---------------------------------------------------------
+ *
+ * Two adjacent ops that nvcc writes together everywhere run as one in the
+ * interpreter: a shuffle and the max/min/add that folds its result into a
+ * value (the step of a __shfl_xor_sync or __shfl_down_sync reduction), and
+ * a compare and the branch on its predicate. The fused form lives in
+ * f->xcode, a copy of f->code of the same length in which the pair's first
+ * op gets the fused opcode and keeps its fields, and the second op stays
+ * where it was: no pc moves, a branch may still land on the second op
+ * (though pairs are only made where none does), and where the fused form
+ * cannot run (lanes missing from the warp, another group waiting at the
+ * second op) the interpreter runs the first op as in f->code and goes on
+ * to the second. Checkers and the debugger run f->code, so they see every
+ * op and access as the PTX wrote them.
+ *
+ * SHFL_FOLD: an unguarded shfl whose lane and clamp operands and member
+ * mask are constants and put every lane in range (clamp 31, or 0 for
+ * shfl.up, no segments; its predicate output, if any, is then known),
+ * followed by an
+ * unguarded f32 max/min (the plain forms) or add, or a 32-bit integer
+ * max/min/add (no .sat, .relu or third operand) that reads the shuffle's
+ * result. When nothing else in the kernel reads the result (known only
+ * where copy_propagate may rewrite registers), the shuffle's register is
+ * not written at all (BC_F_D_DEAD).
+ *
+ * SETP_BRA: a setp followed by a guarded bra. The interpreter runs it as
+ * a setp, whose run-time test chains into the bra: a test of its own in
+ * the group loop changed the loop's code generation and cost more than
+ * the test (docs/performance.md, code placement, round two). */
+
+static int const_value(const bc_function *f, uint32_t slot, uint64_t *v)
+{
+    for (uint32_t i = 0; i < f->nconsts; i++)
+        if (f->const_slots[i] == slot) {
+            *v = f->const_values[i];
+            return 1;
+        }
+    return 0;
+}
+
+static int fold_shuffle(const bc_function *f, const bc_op *op)
+{
+    uint64_t b, c, e;
+    if (op->code != BC_SHFL || op->guard != BC_NONE || op->d == BC_NONE ||
+        op->a == BC_NONE || !const_value(f, op->b, &b) || !const_value(f, op->c, &c) || !const_value(f, op->e, &e))
+        return 0;
+    (void)e;
+    if ((c >> 8) & 31)
+        return 0; /* segmented (width < 32) */
+    return (c & 31) == (op->mode == BC_SHFL_UP ? 0u : 31u);
+}
+
+static int fold_combine(const bc_op *op, uint32_t d)
+{
+    if (op->guard != BC_NONE || op->c != BC_NONE || (op->a != d && op->b != d) || op->d == BC_NONE ||
+        op->a == BC_NONE || op->b == BC_NONE)
+        return 0;
+    switch ((bc_opcode)op->code) {
+    case BC_FMAX: case BC_FMIN:
+        return op->type == PTX_T_F32 && !(op->flags & (BC_F_FTZ | BC_F_NAN | BC_F_ABS | BC_F_XORSIGN));
+    case BC_ADD_F32:
+        return 1;
+    case BC_ADD:
+        return ptx_type_size((ptx_type)op->type) == 4 && !(op->flags & BC_F_SAT);
+    case BC_MAX: case BC_MIN:
+        return ptx_type_size((ptx_type)op->type) == 4 && !(op->flags & BC_F_RELU);
+    default:
+        return 0;
+    }
+}
+
+static void fuse_pairs(bc_function *f)
+{
+    uint32_t ncode = f->ncode, n = f->nslots;
+    if (ncode < 2)
+        return;
+    unsigned char *leader = calloc(ncode + 1, 1);
+    uint32_t *uses = NULL;
+    unsigned char *listed = NULL;
+    if (!leader)
+        return;
+    for (uint32_t i = 0; i < f->nlabels; i++)
+        if (f->labels[i].pc <= ncode)
+            leader[f->labels[i].pc] = 1;
+    for (uint32_t pc = 0; pc < ncode; pc++) {
+        const bc_op *op = &f->code[pc];
+        if (op->code == BC_BRA && op->imm >= 0 && (uint64_t)op->imm <= ncode)
+            leader[op->imm] = 1;
+        if (op->code == BC_BRX)
+            for (uint32_t i = 0; i < op->n; i++)
+                if (f->lists[op->list + i] <= ncode)
+                    leader[f->lists[op->list + i]] = 1;
+    }
+    if (registers_known(f)) {
+        /* every read of each register slot, to tell a shuffle's result
+         * that only the fused op reads */
+        uses = calloc(n ? n : 1, sizeof *uses);
+        listed = calloc(n ? n : 1, 1);
+        if (!uses || !listed) {
+            free(uses);
+            free(listed);
+            uses = NULL;
+            listed = NULL;
+        } else {
+            for (uint32_t i = 0; i < f->nlists; i++)
+                if (f->lists[i] < n)
+                    listed[f->lists[i]] = 1;
+            for (uint32_t pc = 0; pc < ncode; pc++) {
+                bc_op *op = &f->code[pc];
+                int k = known_fields(op);
+                uint32_t fs[5] = { op->a, op->b, op->c, op->e, op->d };
+                for (int i = 0; i < 5; i++) {
+                    int bit = i == 4 ? W_D : R_A << i;
+                    /* a field this file knows not to be a register read
+                     * (a write, a predicate) does not count */
+                    if (fs[i] < n && (!k || ((k & bit) && bit != W_D)))
+                        uses[fs[i]]++;
+                }
+            }
+        }
+    }
+    bc_op *x = NULL;
+    for (uint32_t pc = 0; pc + 1 < ncode; pc++) {
+        const bc_op *op = &f->code[pc], *next = &f->code[pc + 1];
+        int code = 0;
+        if (leader[pc + 1])
+            continue;
+        if (fold_shuffle(f, op) && fold_combine(next, op->d))
+            code = BC_SHFL_FOLD;
+        else if (op->code == BC_SETP && next->code == BC_BRA && next->guard != BC_NONE)
+            code = BC_SETP_BRA;
+        if (!code)
+            continue;
+        if (!x) {
+            x = malloc(ncode * sizeof *x);
+            if (!x)
+                break;
+            memcpy(x, f->code, ncode * sizeof *x);
+        }
+        x[pc].code = (uint16_t)code;
+        if (code == BC_SHFL_FOLD && uses && op->d < n && !listed[op->d] &&
+            uses[op->d] == (uint32_t)(next->a == op->d) + (uint32_t)(next->b == op->d))
+            x[pc].flags |= BC_F_D_DEAD;
+        pc++; /* the second op of a pair starts no other pair */
+    }
+    free(f->xcode);
+    f->xcode = x;
+    free(leader);
+    free(uses);
+    free(listed);
+}
+
+void bc_optimize_function(bc_function *f)
+{
+    if (!bc_optimize_enabled())
+        return;
+    if (registers_known(f))
+        copy_propagate(f);
+    fuse_pairs(f);
 }

@@ -852,6 +852,127 @@ static inline int shfl_full_uniform(const bc_op *op, const uint64_t *B, const ui
     return 1;
 }
 
+/* A shuffle over a full warp whose lane operand k (0-31) is the same in
+ * every lane and whose clamp puts every lane in range (31, or 0 for
+ * shfl.up, no segments): S[l] = the low 32 bits of A at the source lane,
+ * as a few vector moves (the fused SHFL_FOLD; S must not be A). */
+__attribute__((always_inline)) static inline void shfl_full_fast(int mode, unsigned k, const uint64_t *A, uint64_t *S)
+{
+    const uint64_t lo = 0xffffffffu;
+    switch (mode) {
+    case BC_SHFL_BFLY: {
+        /* lane l reads l ^ k: blocks of four lanes move whole (k's high
+         * bits) and permute inside (its low two bits) */
+        unsigned kb = k & ~3u;
+        switch (k & 3) {
+        case 0:
+            for (unsigned l0 = 0; l0 < VM_WARP; l0 += 4) {
+                const uint64_t *s = A + (l0 ^ kb);
+                S[l0] = s[0] & lo; S[l0 + 1] = s[1] & lo; S[l0 + 2] = s[2] & lo; S[l0 + 3] = s[3] & lo;
+            }
+            break;
+        case 1:
+            for (unsigned l0 = 0; l0 < VM_WARP; l0 += 4) {
+                const uint64_t *s = A + (l0 ^ kb);
+                S[l0] = s[1] & lo; S[l0 + 1] = s[0] & lo; S[l0 + 2] = s[3] & lo; S[l0 + 3] = s[2] & lo;
+            }
+            break;
+        case 2:
+            for (unsigned l0 = 0; l0 < VM_WARP; l0 += 4) {
+                const uint64_t *s = A + (l0 ^ kb);
+                S[l0] = s[2] & lo; S[l0 + 1] = s[3] & lo; S[l0 + 2] = s[0] & lo; S[l0 + 3] = s[1] & lo;
+            }
+            break;
+        default:
+            for (unsigned l0 = 0; l0 < VM_WARP; l0 += 4) {
+                const uint64_t *s = A + (l0 ^ kb);
+                S[l0] = s[3] & lo; S[l0 + 1] = s[2] & lo; S[l0 + 2] = s[1] & lo; S[l0 + 3] = s[0] & lo;
+            }
+            break;
+        }
+        break;
+    }
+    case BC_SHFL_DOWN: /* lane l reads l + k while that is a lane, else itself */
+        for (unsigned l = 0; l < VM_WARP - k; l++)
+            S[l] = A[l + k] & lo;
+        for (unsigned l = VM_WARP - k; l < VM_WARP; l++)
+            S[l] = A[l] & lo;
+        break;
+    case BC_SHFL_UP: /* lane l reads l - k from lane k on, else itself */
+        for (unsigned l = 0; l < k; l++)
+            S[l] = A[l] & lo;
+        for (unsigned l = k; l < VM_WARP; l++)
+            S[l] = A[l - k] & lo;
+        break;
+    default: { /* idx: every lane reads lane k */
+        uint64_t v = A[k] & lo;
+        for (int l = 0; l < VM_WARP; l++)
+            S[l] = v;
+        break;
+    }
+    }
+}
+
+/* The fused pair SHFL_FOLD (optimize.c) over a full warp: the shuffle,
+ * then the max, min or add at op[1] that reads its result. Out of the
+ * group loop, so that its vector code does not change the loop's own. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static __attribute__((noinline)) void shfl_fold(const bc_op *op, uint64_t *R, uint32_t *P)
+{
+    uint64_t S[VM_WARP];
+    const uint64_t *A = SLOT(R, op->a), *B = SLOT(R, op->b);
+    uint64_t *D = SLOT(R, op->d);
+    shfl_full_fast(op->mode, (unsigned)B[0] & 31, A, S);
+    uint32_t sd = op->d;
+    if (!(op->flags & BC_F_D_DEAD))
+        memcpy(D, S, sizeof S);
+    if (op->flags & BC_F_PRED_OUT) /* every lane in range but shfl.up's first k */
+        P[op->list] = op->mode == BC_SHFL_UP ? ~((1u << ((unsigned)B[0] & 31)) - 1) : VM_FULL;
+    op++;
+    const uint64_t *X = op->a == sd ? S : SLOT(R, op->a), *Y = op->b == sd ? S : SLOT(R, op->b);
+    D = SLOT(R, op->d);
+    switch ((bc_opcode)op->code) {
+    case BC_FMAX:
+        VM_IVDEP for (int l = 0; l < VM_WARP; l++) D[l] = minmax_f32_bits((uint32_t)X[l], (uint32_t)Y[l], 1);
+        break;
+    case BC_FMIN:
+        VM_IVDEP for (int l = 0; l < VM_WARP; l++) D[l] = minmax_f32_bits((uint32_t)X[l], (uint32_t)Y[l], 0);
+        break;
+    case BC_ADD_F32:
+        VM_IVDEP for (int l = 0; l < VM_WARP; l++) D[l] = BF32(vm_canon_f32(F32(X[l]) + F32(Y[l])));
+        break;
+    case BC_ADD:
+        VM_IVDEP for (int l = 0; l < VM_WARP; l++) D[l] = (uint32_t)(X[l] + Y[l]);
+        break;
+    case BC_MAX:
+        if (sg)
+            VM_IVDEP for (int l = 0; l < VM_WARP; l++) {
+                int32_t x = (int32_t)X[l], y = (int32_t)Y[l];
+                D[l] = (uint32_t)(x > y ? x : y);
+            }
+        else
+            VM_IVDEP for (int l = 0; l < VM_WARP; l++) {
+                uint32_t x = (uint32_t)X[l], y = (uint32_t)Y[l];
+                D[l] = x > y ? x : y;
+            }
+        break;
+    default: /* BC_MIN */
+        if (sg)
+            VM_IVDEP for (int l = 0; l < VM_WARP; l++) {
+                int32_t x = (int32_t)X[l], y = (int32_t)Y[l];
+                D[l] = (uint32_t)(x < y ? x : y);
+            }
+        else
+            VM_IVDEP for (int l = 0; l < VM_WARP; l++) {
+                uint32_t x = (uint32_t)X[l], y = (uint32_t)Y[l];
+                D[l] = x < y ? x : y;
+            }
+        break;
+    }
+}
+
 /* shfl, vote, elect, match or redux for the lanes `lanes`, which all name
  * membermask `member`: the op over the non-exited lanes of member among
  * `present` (the group's lanes at this instruction). src holds operand a
@@ -1069,6 +1190,8 @@ static __attribute__((noinline)) int warp_sync_op(vm_block *b, vm_warp *w, int g
     vm_group *g = &w->groups[gi];
     uint64_t *R = f->regs;
     uint32_t *P = f->preds;
+    if (op->code == BC_SHFL_FOLD) /* the fused pair's shuffle, as PTX wrote it */
+        op = &f->fn->code[pc];
     const uint64_t *MM = SLOT(R, op->code == BC_SHFL ? op->e : op->code == BC_BAR_WARP ? op->a : op->b);
     uint32_t member = (uint32_t)MM[__builtin_ctz(m)], differ = 0;
     LANES(m, differ |= (uint32_t)MM[l] ^ member);
@@ -1146,7 +1269,9 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
     vm_group *g = &w->groups[gi];
     vm_frame *f = g->frame;
     const bc_function *fn = f->fn;
-    const bc_op *code = fn->code;
+    /* with fused pairs, unless a checker or the debugger watches: they
+     * see the ops as the PTX wrote them */
+    const bc_op *code = fn->xcode && !L->hooks ? fn->xcode : fn->code;
     uint64_t *R = f->regs;
     uint32_t *P = f->preds;
     uint32_t pc = g->pc;
@@ -1629,6 +1754,7 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
         }
         /* ---- compare / select ---- */
         case BC_SETP:
+        case BC_SETP_BRA: /* its bra follows by the same test as a setp's */
         setp: {
             uint32_t r = 0;
             int ftz = (op->flags & BC_F_FTZ) != 0;
@@ -2293,6 +2419,21 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
                                             w->valid & ~w->exited & ~g->mask);
             LEAVE(VM_EV_REPICK);
         }
+        case BC_SHFL_FOLD:
+            /* a shuffle and the max/min/add that folds its result in
+             * (optimize.c): when the whole warp is here and no other group
+             * waits at the second op, both run at once; otherwise the
+             * shuffle runs as PTX wrote it (fn->code, which warp_sync_op
+             * looks up: an operand of its own here changed the loop's code
+             * generation), then the second op */
+            if (gm == VM_FULL && pc + 1 != stop_pc) {
+                shfl_fold(op, R, P);
+                pc++;
+                warp_count++;
+                thread_count += VM_WARP;
+                break;
+            }
+            __attribute__((fallthrough));
         case BC_BAR_WARP:
         case BC_SHFL:
         case BC_VOTE:

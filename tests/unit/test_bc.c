@@ -354,6 +354,74 @@ START_TEST(copies_past_predicate_ops)
 }
 END_TEST
 
+/* Fused pairs (optimize.c): which pairs fuse into xcode, when the
+ * shuffle's result is not written, that code keeps the PTX's ops, and that
+ * `kemu dis` (bc_disassemble) shows the fused form. */
+#define PAIRS H ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<12>; .reg .f32 %f<4>; .reg .b64 %rd<3>;" \
+    " .reg .pred %p<3>;\n ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.b32 %f1, %r1;\n" \
+    /* 2, 3: a shuffle read only by the max: fused, not written */ \
+    " shfl.sync.bfly.b32 %r2, %r1, 4, 31, -1;\n mov.b32 %f2, %r2;\n max.f32 %f3, %f1, %f2;\n" \
+    /* 4, 5: read again after the add: fused, written */ \
+    " shfl.sync.down.b32 %r3, %r1, 1, 31, -1;\n add.u32 %r4, %r3, %r1;\n" \
+    /* 6, 7: the lane in a register: not fused */ \
+    " shfl.sync.bfly.b32 %r5, %r1, %r4, 31, -1;\n add.u32 %r6, %r5, %r3;\n" \
+    /* 8, 9: a segmented shuffle (width 16): not fused */ \
+    " shfl.sync.bfly.b32 %r7, %r1, 1, 0x0f1f, -1;\n add.u32 %r8, %r7, %r6;\n" \
+    /* 10, 11: compare and branch */ \
+    " setp.eq.u32 %p1, %r8, 0;\n @%p1 bra $end;\n" \
+    /* 12, 13: a compare and a branch that another branch targets: not fused */ \
+    " setp.eq.u32 %p2, %r8, 1;\n$again:\n @%p2 bra $again;\n" \
+    " mov.b32 %r9, %f3;\n add.u32 %r10, %r9, %r4;\n st.global.u32 [%rd1], %r10;\n$end:\n ret;\n}\n"
+
+START_TEST(fused_pairs)
+{
+    bc_optimize_set(0);
+    bc_module *m0 = lower(PAIRS);
+    bc_optimize_set(1);
+    bc_module *m1 = lower(PAIRS);
+    bc_function *k0 = bc_module_find(m0, "k"), *k1 = bc_module_find(m1, "k");
+    ck_assert_ptr_null(k0->xcode);
+    ck_assert_ptr_nonnull(k1->xcode);
+    int fold = 0, fold_dead = 0, setp_bra = 0;
+    for (uint32_t pc = 0; pc < k1->ncode; pc++) {
+        const bc_op *x = &k1->xcode[pc], *op = &k1->code[pc];
+        /* code keeps the PTX's ops; xcode differs only in the fused opcode and flag */
+        ck_assert_int_ne(op->code, BC_SHFL_FOLD);
+        ck_assert_int_ne(op->code, BC_SETP_BRA);
+        if (x->code == BC_SHFL_FOLD) {
+            ck_assert_int_eq(op->code, BC_SHFL);
+            fold++;
+            fold_dead += (x->flags & BC_F_D_DEAD) != 0;
+            ck_assert(k1->code[pc + 1].code == BC_FMAX || k1->code[pc + 1].code == BC_ADD);
+            /* written exactly when something besides the pair reads it */
+            ck_assert_int_eq((x->flags & BC_F_D_DEAD) != 0, k1->code[pc + 1].code == BC_FMAX);
+        } else if (x->code == BC_SETP_BRA) {
+            ck_assert_int_eq(op->code, BC_SETP);
+            ck_assert_int_eq(k1->code[pc + 1].code, BC_BRA);
+            setp_bra++;
+        } else {
+            ck_assert_int_eq(x->code, op->code);
+        }
+        ck_assert_uint_eq(x->flags & ~(uint32_t)BC_F_D_DEAD, op->flags);
+    }
+    ck_assert_int_eq(fold, 2);
+    ck_assert_int_eq(fold_dead, 1);
+    ck_assert_int_eq(setp_bra, 1);
+    ck_assert_int_eq(count_op(k1, BC_SHFL), 4);
+    util_buffer b = {0};
+    bc_disassemble(m1, k1, &b);
+    util_buffer_append(&b, "", 1);
+    ck_assert_ptr_nonnull(strstr(b.data, "SHFL_FOLD"));
+    ck_assert_ptr_nonnull(strstr(b.data, "(d not written)"));
+    ck_assert_ptr_nonnull(strstr(b.data, "+FMAX.f32"));
+    ck_assert_ptr_nonnull(strstr(b.data, "SETP_BRA.u32"));
+    ck_assert_ptr_nonnull(strstr(b.data, "+@p"));
+    util_buffer_free(&b);
+    release(m0);
+    release(m1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("bc");
@@ -369,6 +437,7 @@ static Suite *suite(void)
     tcase_add_test(tc, device_runtime_names);
     tcase_add_test(tc, copy_propagation);
     tcase_add_test(tc, copies_past_predicate_ops);
+    tcase_add_test(tc, fused_pairs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -47,6 +47,9 @@ static Suite *kernels_suite(int with_pending)
         /* copyprop.cu */
         {"copyprop", test_copy_cases, KT_ALL, 0},
         {"copyprop", test_warp_bitcast_sum, KT_ALL, 0},
+        /* fusion.cu */
+        {"fusion", test_fold_full_warps, KT_ALL, 0},
+        {"fusion", test_fold_partial_warp, KT_ALL, 0},
         /* reduce.cu */
         {"reduce", test_reduce_tree, KT_ALL, 0},
         {"reduce", test_reduce_warp, KT_ALL, 0},

@@ -708,4 +708,89 @@ START_TEST(test_warp_bitcast_sum)
 }
 END_TEST
 
+/* fusion.cu: the shuffle + max/min/add pairs that run fused (SHFL_FOLD)
+ * against a CPU model of each shuffle and op, for full warps, a partial
+ * warp (48 threads: the second warp's 16 lanes run the pairs unfused),
+ * divergent lanes (a 0xffff member mask inside a branch) and shuffle
+ * results read again after the pair. Inputs are floats away from zero
+ * and NaN, so that max/min/add of their bits are one host operation. */
+static uint32_t kt_fold_src(const uint32_t *a, int mode, unsigned l, unsigned k)
+{
+    switch (mode) {
+    case 0: return a[l ^ k];                     /* bfly */
+    case 1: return a[l + k <= 31 ? l + k : l];   /* down */
+    case 2: return a[l >= k ? l - k : l];        /* up */
+    default: return a[k];                        /* idx */
+    }
+}
+static uint32_t kt_fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float kt_bitsf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+static void kt_fold_run(int _i, unsigned threads)
+{
+    enum { MAXN = 64 };
+    static uint32_t in[MAXN], got[8 * MAXN], want[8 * MAXN], gotd[4 * MAXN], wantd[4 * MAXN];
+    kt_rng r = {31};
+    for (unsigned i = 0; i < MAXN; i++) {
+        float v = kt_randf(&r, 0.5f, 100.0f);
+        in[i] = kt_fbits(kt_rand(&r) & 1 ? -v : v);
+    }
+    for (unsigned w = 0; w * 32 < threads; w++) {
+        const uint32_t *a = in + 32 * w;
+        for (unsigned l = 0; l < 32 && 32 * w + l < threads; l++) {
+            uint32_t x = a[l], *o = want + 8 * (32 * w + l), *od = wantd + 4 * (32 * w + l);
+            uint32_t s = kt_fold_src(a, 0, l, 5);
+            o[0] = kt_fbits(fmaxf(kt_bitsf(x), kt_bitsf(s)));
+            s = kt_fold_src(a, 1, l, 3);
+            o[1] = s + x;
+            o[2] = s;
+            s = kt_fold_src(a, 2, l, 2);
+            o[3] = (int32_t)s < (int32_t)x ? s : x;
+            s = kt_fold_src(a, 3, l, 7);
+            o[4] = kt_fbits(fminf(kt_bitsf(s), kt_bitsf(x)));
+            s = kt_fold_src(a, 0, l, 16);
+            o[5] = kt_fbits(kt_bitsf(x) + kt_bitsf(s));
+            o[6] = kt_fold_src(a, 0, l, 3);
+            o[7] = (int32_t)kt_fold_src(a, 0, l, 12) > (int32_t)x;
+            if (l < 16) {
+                od[0] = kt_fbits(fmaxf(kt_bitsf(x), kt_bitsf(kt_fold_src(a, 0, l, 1))));
+                s = kt_fold_src(a, 0, l, 8);
+                od[1] = x + s;
+                od[2] = s;
+                od[3] = kt_fbits(kt_bitsf(kt_fold_src(a, 2, l, 2)) + kt_bitsf(x));
+            } else {
+                for (int k = 0; k < 4; k++)
+                    od[k] = x + (uint32_t)k;
+            }
+        }
+    }
+    kt_ctx c;
+    kt_open(&c, "fusion", _i, 0);
+    uint64_t di = kt_buf(&c, in, sizeof in), dout = kt_buf(&c, NULL, sizeof got), dd = kt_buf(&c, NULL, sizeof gotd);
+    void *args[] = {&di, &dout};
+    void *argsd[] = {&di, &dd};
+    if (threads % 32 == 0) {
+        /* fold_full's shuffles read every lane of the warp */
+        kt_run(&c, "fold_full", KT_D1(1), KT_D1(threads), 0, args);
+        kt_get(&c, got, dout, 8 * threads * sizeof *got);
+        KT_EXPECT(&c, "fold_full", got, want, 8 * threads, 8);
+    }
+    kt_run(&c, "fold_divergent", KT_D1(1), KT_D1(threads), 0, argsd);
+    kt_get(&c, gotd, dd, 4 * threads * sizeof *gotd);
+    KT_EXPECT(&c, "fold_divergent", gotd, wantd, 4 * threads, 4);
+    kt_close(&c);
+}
+
+START_TEST(test_fold_full_warps)
+{
+    kt_fold_run(_i, 64);
+}
+END_TEST
+
+START_TEST(test_fold_partial_warp)
+{
+    kt_fold_run(_i, 48);
+}
+END_TEST
+
 #endif /* KT_BASIC_H */
