@@ -260,6 +260,16 @@ void race_warp_sync(check_thread *t, vm_block *b, vm_warp *w, uint32_t active, u
 void race_fence(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, uint32_t pc, uint32_t mask, int scope);
 /* After every thread finished: the analysis across clusters, into out. */
 void race_launch_end(check_launch *cl, check_groups *out);
+
+/* A range of bytes [start, end). race_range_union sorts the n ranges of v
+ * and merges those that overlap, returning how many disjoint ranges are
+ * left, in order; race_range_hits says whether [start, end) overlaps one
+ * of the n disjoint ordered ranges of u. */
+typedef struct race_range {
+    uint64_t start, end;
+} race_range;
+size_t race_range_union(race_range *v, size_t n);
+int race_range_hits(const race_range *u, size_t n, uint64_t start, uint64_t end);
 /* A launch of the calling thread's pending stream operation
  * (race_stream.c) adds its global accesses to it. */
 void race_order_launch(check_launch *cl);

@@ -103,11 +103,6 @@ static void prune(const race_interval *v, size_t *list, size_t *n, uint64_t pos)
     *n = k;
 }
 
-/* A range of bytes [start, end). */
-typedef struct race_range {
-    uint64_t start, end;
-} race_range;
-
 static int cmp_range(const void *a, const void *b)
 {
     const race_range *x = a, *y = b;
@@ -115,9 +110,7 @@ static int cmp_range(const void *a, const void *b)
     return x->end < y->end ? -1 : x->end > y->end;
 }
 
-/* Sorts the n ranges of v and merges those that overlap; returns how many
- * disjoint ranges are left, in order. */
-static size_t range_union(race_range *v, size_t n)
+size_t race_range_union(race_range *v, size_t n)
 {
     qsort(v, n, sizeof *v, cmp_range);
     size_t k = 0;
@@ -132,9 +125,10 @@ static size_t range_union(race_range *v, size_t n)
     return k;
 }
 
-/* Whether [start, end) overlaps one of the n disjoint ordered ranges of u. */
-static int range_hits(const race_range *u, size_t n, uint64_t start, uint64_t end)
+int race_range_hits(const race_range *u, size_t n, uint64_t start, uint64_t end)
 {
+    if (!n || end <= u[0].start || start >= u[n - 1].end)
+        return 0; /* outside them all (often: reads of other arrays than the written ones) */
     size_t lo = 0, hi = n;
     while (lo < hi) { /* the first range that ends after start */
         size_t mid = lo + (hi - lo) / 2;
@@ -172,7 +166,7 @@ void race_launch_end(check_launch *cl, check_groups *out)
             if (src[k].kind & RACE_K_WRITE)
                 written[nw_ranges++] = (race_range){src[k].start, src[k].end};
     }
-    nw_ranges = range_union(written, nw_ranges);
+    nw_ranges = race_range_union(written, nw_ranges);
     race_interval *v = malloc(total * sizeof *v);
     size_t *reads = malloc(total * sizeof *reads), *writes = malloc(total * sizeof *writes);
     if (!v || !reads || !writes) {
@@ -187,7 +181,7 @@ void race_launch_end(check_launch *cl, check_groups *out)
         size_t k;
         race_interval *src = race_thread_intervals(cl->threads[i]->race, &k);
         for (size_t j = 0; j < k; j++)
-            if ((src[j].kind & RACE_K_WRITE) || range_hits(written, nw_ranges, src[j].start, src[j].end))
+            if ((src[j].kind & RACE_K_WRITE) || race_range_hits(written, nw_ranges, src[j].start, src[j].end))
                 v[n++] = src[j];
     }
     free(written);

@@ -259,9 +259,9 @@ static void prune(const race_gacc *v, size_t *list, size_t *n, uint64_t pos)
     *n = k;
 }
 
-static void sweep(race_thread *r)
+/* The sweep over the first n entries of the log, sorted by address. */
+static void sweep(race_thread *r, size_t n)
 {
-    size_t n = r->nlog;
     size_t *reads = malloc(n * sizeof *reads), *writes = malloc(n * sizeof *writes);
     if (!reads || !writes) {
         free(reads);
@@ -356,16 +356,51 @@ static void emit(race_thread *r)
     r->niv = base + k;
 }
 
+/* Moves to the front of the log the accesses that can take part in a race
+ * within the cluster: the writes and the reads that overlap one of them
+ * (every race has a write). Returns how many; the rest only become
+ * records for the analysis across clusters. A kernel that reads much and
+ * writes little (operands loaded lane by lane) then sorts and sweeps a
+ * small part of its log. */
+static size_t can_pair_first(race_thread *r)
+{
+    size_t nw = 0;
+    for (size_t i = 0; i < r->nlog; i++)
+        nw += (r->log[i].kind & RACE_K_WRITE) != 0;
+    if (!nw)
+        return 0;
+    race_range *written = malloc(nw * sizeof *written);
+    if (!written)
+        return r->nlog;
+    nw = 0;
+    for (size_t i = 0; i < r->nlog; i++)
+        if (r->log[i].kind & RACE_K_WRITE)
+            written[nw++] = (race_range){r->log[i].start, r->log[i].end};
+    nw = race_range_union(written, nw);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nlog; i++)
+        if ((r->log[i].kind & RACE_K_WRITE) || race_range_hits(written, nw, r->log[i].start, r->log[i].end)) {
+            race_gacc t = r->log[n];
+            r->log[n++] = r->log[i];
+            r->log[i] = t;
+        }
+    free(written);
+    return n;
+}
+
 void race_global_cluster_end(race_thread *r)
 {
     if (!r->nlog)
         return;
-    qsort(r->log, r->nlog, sizeof *r->log, cmp_gacc);
+    size_t n = can_pair_first(r);
+    qsort(r->log, n, sizeof *r->log, cmp_gacc);
     size_t k = 0;
-    for (size_t i = 0; i < r->nlog; i++)
+    for (size_t i = 0; i < n; i++)
         if (!k || !same_access(&r->log[k - 1], &r->log[i]))
             r->log[k++] = r->log[i];
-    r->nlog = k;
-    sweep(r);
+    /* the others stay behind them (emit sorts and merges every record) */
+    memmove(r->log + k, r->log + n, (r->nlog - n) * sizeof *r->log);
+    r->nlog -= n - k;
+    sweep(r, k);
     emit(r);
 }

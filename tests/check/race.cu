@@ -450,3 +450,31 @@ extern "C" __global__ void many_reads(const float *in, float *out, int iters)
         s[t] = 1.0f;
     out[t] = v;
 }
+
+// ---- global memory within a block, among strided reads -----------------------
+
+// global_block among many strided 2-byte reads of another array (operands
+// loaded lane by lane, as mma fragments are): racecheck sorts and sweeps
+// only the accesses that can race, and must still find the one race.
+extern "C" __global__ void global_block_strided(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    const unsigned short *h = (const unsigned short *)in;
+    float s = 0.0f;
+    for (unsigned i = 0; i < 16; i++)
+        s += (float)h[(t * 6 + i * 97) % 1024];
+    out[t] = in[t] + s;
+    out[64 + t] = out[(t + 32) % 64];
+}
+
+extern "C" __global__ void global_block_strided_fixed(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    const unsigned short *h = (const unsigned short *)in;
+    float s = 0.0f;
+    for (unsigned i = 0; i < 16; i++)
+        s += (float)h[(t * 6 + i * 97) % 1024];
+    out[t] = in[t] + s;
+    __syncthreads();
+    out[64 + t] = out[(t + 32) % 64];
+}

@@ -321,6 +321,7 @@ START_TEST(race_reports_deterministic)
     static const race_run runs[] = {
         {"race.ptx", "shared_raw", 1, 64}, {"race.ptx", "shared_war", 1, 64},
         {"race.ptx", "warp_hazard", 1, 32}, {"race.ptx", "global_block", 1, 64},
+        {"race.ptx", "global_block_strided", 1, 64},
         {"race.ptx", "global_blocks", 8, 32}, {"race.ptx", "named_barrier_broken", 1, 64},
         {"race.ptx", "async_copy_broken", 1, 64}, {"race.ptx", "mbarrier_pc_broken", 1, 64},
         {"cluster.ptx", "cluster_race", 2, 32}, {"cluster.ptx", "bulk_copy_broken", 1, 64},
@@ -349,6 +350,7 @@ START_TEST(race_free_kernels)
         {"race.ptx", "shared_raw_fixed", 1, 64}, {"race.ptx", "shared_war_fixed", 1, 64},
         {"race.ptx", "shared_waw_fixed", 1, 64}, {"race.ptx", "warp_hazard_fixed", 1, 32},
         {"race.ptx", "global_blocks_atomic", 8, 32}, {"race.ptx", "global_block_fixed", 1, 64},
+        {"race.ptx", "global_block_strided_fixed", 1, 64},
         {"race.ptx", "named_barrier", 1, 64}, {"race.ptx", "async_copy", 1, 64},
         {"race.ptx", "mbarrier_pc", 1, 64}, {"cluster.ptx", "cluster_race_fixed", 2, 32},
         {"cluster.ptx", "bulk_copy", 1, 64},
