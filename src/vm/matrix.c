@@ -30,18 +30,22 @@
  * (groupID = lane >> 2, threadID_in_group = lane % 4).
  *
  * Arithmetic: D = A*B + C element by element.
- *   f16/bf16/tf32 inputs: as an H200's tensor cores add (tensor_dot below:
- *   exact products, groups of 16 (4 for tf32) truncated at a common
- *   exponent, each group's sum rounded toward zero to f32; an f16 D
- *   rounded once); NaN or infinite operands as an f32 FMA chain in k order;
- *   NaNs are the canonical 0x7fffffff / 0x7fff. tf32 operands use the
- *   register's f32 bits with the low 13 mantissa bits ignored (a NaN stays
- *   a NaN). fp8 (wgmma): an f32 FMA chain in k order (not measured on a
- *   GPU). .satfinite on a float D turns +-inf into +-MAX_NORM.
+ *   f16/bf16/tf32 inputs: as an H200's tensor cores add (tensor_dot and
+ *   tensor_tile below: exact products, groups of 16 (4 for tf32) truncated
+ *   at a common exponent, each group's sum rounded toward zero to f32; an
+ *   f16 D rounded once); NaN or infinite operands as an f32 FMA chain in k
+ *   order; NaNs are the canonical 0x7fffffff / 0x7fff. tf32 operands use
+ *   the register's f32 bits with the low 13 mantissa bits ignored (a NaN
+ *   stays a NaN). fp8 (e4m3/e5m2, wgmma and mma.sync): an f32 FMA chain in
+ *   k order (not measured on a GPU). .satfinite on a float D turns +-inf
+ *   into +-MAX_NORM.
  *   f64: acc = fma(a_k, b_k, acc) in k order in the instruction's rounding
  *   mode (.rn by default).
  *   s8/u8: the exact sum in 64 bits; without .satfinite it wraps to 32
- *   bits, with .satfinite it is clamped to [INT32_MIN, INT32_MAX]. */
+ *   bits, with .satfinite it is clamped to [INT32_MIN, INT32_MAX].
+ * With AVX2 the loops run 8 output columns at a time and give the same
+ * bits as the portable ones (KEMU_TENSOR_PORTABLE=1 selects those; see
+ * docs/performance.md, "Tensor cores, round two"). */
 #include "vm/vm_internal.h"
 
 #include <float.h>
