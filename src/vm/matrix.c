@@ -315,7 +315,16 @@ static void gather(const fragment_shape *s, const uint64_t *regs, const uint32_t
                 for (unsigned l = 0; l < VM_WARP; l++)
                     matrix[l * U + e] = (uint32_t)v[l];
             }
-        else
+        else if (P == 2 && U % 2 == 0 && U <= 16) { /* 16-bit pairs: lane by lane, both halves of a register */
+            const uint64_t *v[8];
+            for (unsigned r = 0; r < U / 2; r++)
+                v[r] = SLOT(regs, slots[r]);
+            for (unsigned l = 0; l < VM_WARP; l++)
+                for (unsigned r = 0; r < U / 2; r++) {
+                    matrix[l * U + 2 * r] = v[r][l] & 0xffff;
+                    matrix[l * U + 2 * r + 1] = (v[r][l] >> 16) & 0xffff;
+                }
+        } else
             for (unsigned e = 0; e < U; e++) {
                 const uint64_t *v = SLOT(regs, slots[e / P]);
                 unsigned shift = (e % P) * bits;
@@ -1109,15 +1118,25 @@ static void fma_tile(unsigned M, unsigned N, unsigned K, const float *a, const f
         }
 }
 
+/* The low 32 bits of n 64-bit elements (n a multiple of 8: every operand
+ * and accumulator size; the fixed inner count lets the loop vectorize). */
+static void low_words(const uint64_t *from, unsigned n, uint32_t *to)
+{
+    for (unsigned x = 0; x < n; x += 8)
+        for (unsigned t = 0; t < 8; t++)
+            to[x + t] = (uint32_t)from[x + t];
+}
+
 static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int btype, int ctype, int dtype,
                            const uint64_t *a, const uint64_t *b, const uint64_t *c, int satfinite, uint64_t *d)
 {
     float fc[MATRIX_MAX_ELEMENTS], fd[MATRIX_MAX_ELEMENTS];
     uint16_t hd[MATRIX_MAX_ELEMENTS];
-    if (ctype == PTX_T_F32)
-        for (unsigned x = 0; x < M * N; x++)
-            fc[x] = vm_f32_from_bits((uint32_t)c[x]);
-    else
+    if (ctype == PTX_T_F32 && M * N % 8 == 0) {
+        uint32_t bits[MATRIX_MAX_ELEMENTS];
+        low_words(c, M * N, bits);
+        memcpy(fc, bits, M * N * sizeof fc[0]);
+    } else
         for (unsigned x = 0; x < M * N; x++)
             fc[x] = element_to_f32(ctype, c[x]);
     unsigned G = tensor_group(atype, K);
@@ -1125,16 +1144,20 @@ static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int bt
         /* B: at most 16 x 32 (K is 16 or less where G is not 0), N rounded up to 8 */
         uint32_t ra[MATRIX_MAX_ELEMENTS], rb[16 * 32 + 16 * 8];
         int32_t ma[MATRIX_MAX_ELEMENTS], xa[MATRIX_MAX_ELEMENTS], mb[16 * 32 + 16 * 8], xb[16 * 32 + 16 * 8];
-        for (unsigned x = 0; x < M * K; x++)
-            ra[x] = (uint32_t)a[x];
-        if (N % 8)
+        if (M * K % 8 == 0)
+            low_words(a, M * K, ra);
+        else
+            for (unsigned x = 0; x < M * K; x++)
+                ra[x] = (uint32_t)a[x];
+        if (N % 8) {
             memset(rb, 0, TENSOR_B_SIZE(K, N) * sizeof rb[0]);
-        for (unsigned k = 0; k < K; k++)
-            for (unsigned j0 = 0; j0 < N; j0 += 8) {
-                uint32_t *to = rb + tensor_b_at(k, j0, K);
-                for (unsigned t = 0; t < 8 && j0 + t < N; t++)
-                    to[t] = (uint32_t)b[k * N + j0 + t];
-            }
+            for (unsigned k = 0; k < K; k++)
+                for (unsigned j = 0; j < N; j++)
+                    rb[tensor_b_at(k, j, K)] = (uint32_t)b[k * N + j];
+        } else
+            for (unsigned k = 0; k < K; k++)
+                for (unsigned j0 = 0; j0 < N; j0 += 8)
+                    low_words(b + k * N + j0, 8, rb + tensor_b_at(k, j0, K));
         tensor_operand A = {ra, 0, atype, ma, xa, 0}, B = {rb, 0, btype, mb, xb, 0};
         tensor_decode_all(&A, M * K);
         tensor_decode_all(&B, TENSOR_B_SIZE(K, N));
@@ -1159,8 +1182,9 @@ static void multiply_float(unsigned M, unsigned N, unsigned K, int atype, int bt
             d[x] = h;
         }
     else if (!satfinite)
-        for (unsigned x = 0; x < M * N; x++)
-            d[x] = vm_f32_bits(vm_canon_f32(fd[x]));
+        for (unsigned x = 0; x < M * N; x += 8) /* M * N: a multiple of 8 */
+            for (unsigned t = 0; t < 8; t++)
+                d[x + t] = vm_f32_bits(vm_canon_f32(fd[x + t]));
     else
         for (unsigned x = 0; x < M * N; x++) {
             float acc = fd[x];
