@@ -728,7 +728,8 @@ static int warp_arrive(vm_block *b, vm_warp *w)
             b->nlive--;
         w->state = VM_WARP_DONE;
         for (int id = 0; id < VM_BARRIERS; id++)
-            barrier_check(b, id);
+            if (b->bars[id].active) /* a barrier others wait at may now be complete */
+                barrier_check(b, id);
         cluster_check(b->cluster);
         return 0;
     }
@@ -854,7 +855,9 @@ static int setup_block(vm_block *b, vm_launch *L, const unsigned ctaid[3], uint6
     b->alloc_cache = NULL;
     memcpy(b->ctaid, ctaid, sizeof b->ctaid);
     b->linear_id = linear_id;
-    memset(&b->fault, 0, sizeof b->fault);
+    b->fault.faulted = 0; /* the message is written whole (snprintf) when one happens */
+    b->fault.status = 0;
+    b->fault.message[0] = 0;
     memset(b->bars, 0, sizeof b->bars);
     b->done = 0;
     b->rng = L->schedule_seed * 0x9e3779b97f4a7c15ull + linear_id + 1;
