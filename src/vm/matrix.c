@@ -388,7 +388,7 @@ static void scatter(const fragment_shape *s, uint64_t *regs, const uint32_t *slo
 
 }
 
-/* A multiplicand or accumulator element as f32 (exact for every type). */
+/* An 8-bit float (OCP e4m3 or e5m2) as f32 (exact). */
 static float fp8_to_f32(int type, uint8_t v)
 {
     if (type == PTX_T_E5M2) /* the top byte of an f16 */
@@ -405,6 +405,7 @@ static float fp8_to_f32(int type, uint8_t v)
     return (v & 0x80) ? -x : x;
 }
 
+/* A multiplicand or accumulator element as f32 (exact for every type). */
 static float element_to_f32(int type, uint64_t bits)
 {
     switch (type) {
@@ -485,36 +486,10 @@ static int format_frac(int type)
 {
     switch (type) {
     case PTX_T_BF16: return 7;
-    case PTX_T_F32: return 23;
     default: return 10; /* f16, tf32 */
     }
 }
 
-
-
-/* x (exact in a format of frac fraction bits and minimum exponent emin) as
- * m and x above. */
-static inline void tensor_decode(float v, int frac, int emin, int32_t *m, int32_t *x)
-{
-    uint32_t u = vm_f32_bits(v);
-    int biased = (int)((u >> 23) & 255);
-    if (biased == 255) {
-        *m = 0;
-        *x = TENSOR_NONFINITE;
-        return;
-    }
-    if (!(u & 0x7fffffffu)) {
-        *m = 0;
-        *x = TENSOR_ZERO;
-        return;
-    }
-    int e = biased ? biased - 127 : -126, nominal = e < emin ? emin : e;
-    uint32_t significand = biased ? (u & 0x7fffffu) | 0x800000u : u & 0x7fffffu;
-    int drop = 23 - frac + (nominal - e); /* the bits below the format's unit: zero */
-    int32_t mag = drop > 31 ? 0 : (int32_t)(significand >> drop);
-    *m = (u >> 31) ? -mag : mag;
-    *x = nominal;
-}
 
 /* One element's bits v as m and x: the exponent field (v >> es) & em, the
  * fraction (v >> fs) & fm, the sign bit sb, the bias. */
@@ -536,12 +511,11 @@ static inline void tensor_decode_bits(uint32_t v, int es, uint32_t em, int fs, u
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* tensor_decode_bits for 8 elements; returns a mask of the nonfinite ones. */
-__attribute__((target("avx2"))) static inline int tensor_decode8(const uint32_t *r, uint32_t flip, int es,
-                                                                 uint32_t em, int fs, uint32_t fm, int sb, int bias,
-                                                                 int32_t *m, int32_t *x)
+/* tensor_decode_bits for the 8 elements of v, into *m and *x; returns the
+ * lanes that hold an infinity or NaN (all ones). */
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+tensor_decode8v(__m256i v, int es, uint32_t em, int fs, uint32_t fm, int sb, int bias, __m256i *m, __m256i *x)
 {
-    __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)r), _mm256_set1_epi32((int)flip));
     __m256i e = _mm256_and_si256(_mm256_srli_epi32(v, es), _mm256_set1_epi32((int)em));
     __m256i fraction = _mm256_and_si256(_mm256_srli_epi32(v, fs), _mm256_set1_epi32((int)fm));
     __m256i subnormal = _mm256_cmpeq_epi32(e, _mm256_setzero_si256());
@@ -554,8 +528,21 @@ __attribute__((target("avx2"))) static inline int tensor_decode8(const uint32_t 
                                  _mm256_cmpeq_epi32(mag, _mm256_setzero_si256()));
     nominal = _mm256_blendv_epi8(nominal, _mm256_set1_epi32(TENSOR_NONFINITE), nonfinite);
     __m256i neg = _mm256_srai_epi32(_mm256_slli_epi32(v, 31 - sb), 31);
-    _mm256_storeu_si256((__m256i *)m, _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg));
-    _mm256_storeu_si256((__m256i *)x, nominal);
+    *m = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
+    *x = nominal;
+    return nonfinite;
+}
+
+/* The same from memory (the sign flipped by flip); returns a mask of the
+ * nonfinite elements. */
+__attribute__((target("avx2"))) static inline int tensor_decode8(const uint32_t *r, uint32_t flip, int es,
+                                                                 uint32_t em, int fs, uint32_t fm, int sb, int bias,
+                                                                 int32_t *m, int32_t *x)
+{
+    __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)r), _mm256_set1_epi32((int)flip)), vm, vx;
+    __m256i nonfinite = tensor_decode8v(v, es, em, fs, fm, sb, bias, &vm, &vx);
+    _mm256_storeu_si256((__m256i *)m, vm);
+    _mm256_storeu_si256((__m256i *)x, vx);
     return _mm256_movemask_ps(_mm256_castsi256_ps(nonfinite));
 }
 
@@ -690,7 +677,7 @@ static float tensor_dot(const tensor_operand *A, const tensor_operand *B, unsign
     for (unsigned k0 = 0; k0 < K; k0 += G) {
         unsigned n = k0 + G < K ? G : K - k0;
         int32_t am, ax;
-        tensor_decode(acc, 23, -126, &am, &ax);
+        tensor_decode_bits(vm_f32_bits(acc), 23, 255, 0, 0x7fffff, 31, 127, &am, &ax); /* an f32 */
         int emax = ax == TENSOR_ZERO ? INT_MIN : ax;
         for (unsigned k = k0; k < k0 + n; k++) {
             int e = xa[k] + xb[k * 8];
@@ -762,6 +749,24 @@ __attribute__((target("avx2"))) static inline __m256 tensor_round8(__m256i s0, _
     return _mm256_castsi256_ps(_mm256_add_epi32(bits, step));
 }
 
+/* The accumulator of 8 columns as m and x (*am, *ax; an f32), and the
+ * group's largest nominal exponent: the accumulator's (unless it is zero)
+ * and those of the n products (xa: row i of A; bx: B's exponents from row
+ * k0, a row every N). Lanes with an infinite or NaN accumulator are
+ * tensor_dot's and their values do not matter. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+tensor_emax8(__m256 acc, const int32_t *xa, const int32_t *bx, unsigned N, unsigned n, __m256i *am, __m256i *ax)
+{
+    tensor_decode8v(_mm256_castps_si256(acc), 23, 255, 0, 0x7fffff, 31, 127, am, ax);
+    __m256i emax = _mm256_blendv_epi8(*ax, _mm256_set1_epi32(-(1 << 30)),
+                                      _mm256_cmpeq_epi32(*ax, _mm256_set1_epi32(TENSOR_ZERO)));
+#pragma GCC unroll 16
+    for (unsigned k = 0; k < n; k++)
+        emax = _mm256_max_epi32(emax, _mm256_add_epi32(_mm256_set1_epi32(xa[k]),
+                                                       _mm256_loadu_si256((const __m256i *)(bx + k * N))));
+    return emax;
+}
+
 /* One group of n products for 8 columns j0.. (ma, xa: row i of A from k0;
  * bm, bx: B from row k0 and column j0): the largest nominal exponent of the
  * terms and the accumulator's (emax), and the terms truncated to units of
@@ -772,24 +777,8 @@ tensor_group8(const int32_t *ma, const int32_t *xa, const int32_t *bm, const int
               __m256 acc, __m128i shift, __m256i *emax_out, __m256i *s0_out, __m256i *s1_out)
 {
     const __m256i zero = _mm256_setzero_si256();
-    /* the accumulator as m and x (an f32: 23 fraction bits, emin -126) */
-    __m256i bits = _mm256_castps_si256(acc);
-    __m256i biased = _mm256_and_si256(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(255));
-    __m256i normal = _mm256_cmpgt_epi32(biased, zero);
-    __m256i am = _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x7fffff)),
-                                 _mm256_and_si256(normal, _mm256_set1_epi32(0x800000)));
-    __m256i ax = _mm256_blendv_epi8(_mm256_set1_epi32(-126), _mm256_sub_epi32(biased, _mm256_set1_epi32(127)),
-                                    normal);
-    __m256i is_zero = _mm256_cmpeq_epi32(am, zero);
-    ax = _mm256_blendv_epi8(ax, _mm256_set1_epi32(TENSOR_ZERO), is_zero);
-    __m256i neg = _mm256_srai_epi32(bits, 31);
-    am = _mm256_sub_epi32(_mm256_xor_si256(am, neg), neg);
-    /* a zero accumulator takes no part in emax */
-    __m256i emax = _mm256_blendv_epi8(ax, _mm256_set1_epi32(-(1 << 30)), is_zero);
-#pragma GCC unroll 16
-    for (unsigned k = 0; k < n; k++)
-        emax = _mm256_max_epi32(emax, _mm256_add_epi32(_mm256_set1_epi32(xa[k]),
-                                                       _mm256_loadu_si256((const __m256i *)(bx + k * N))));
+    __m256i am, ax;
+    __m256i emax = tensor_emax8(acc, xa, bx, N, n, &am, &ax);
     __m256i s0 = tensor_term8(am, _mm256_sub_epi32(emax, ax), _mm_cvtsi32_si128(2)), s1 = zero;
 #pragma GCC unroll 16
     for (unsigned k = 0; k < n; k++) {
@@ -822,15 +811,8 @@ tensor_group8_f32(const float *fa, const int32_t *xa, const float *fb, const int
                   __m256 acc, __m256i *emax_out, __m256i *s0_out, __m256i *s1_out)
 {
     const __m256i zero = _mm256_setzero_si256();
-    __m256i bits = _mm256_castps_si256(acc);
-    __m256i biased = _mm256_and_si256(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(255));
-    __m256i ax = _mm256_max_epi32(_mm256_sub_epi32(biased, _mm256_set1_epi32(127)), _mm256_set1_epi32(-126));
-    __m256i is_zero = _mm256_cmpeq_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x7fffffff)), zero);
-    __m256i emax = _mm256_blendv_epi8(ax, _mm256_set1_epi32(-(1 << 30)), is_zero);
-#pragma GCC unroll 16
-    for (unsigned k = 0; k < n; k++)
-        emax = _mm256_max_epi32(emax, _mm256_add_epi32(_mm256_set1_epi32(xa[k]),
-                                                       _mm256_loadu_si256((const __m256i *)(bx + k * N))));
+    __m256i am, ax; /* am unused here: the accumulator enters as a float */
+    __m256i emax = tensor_emax8(acc, xa, bx, N, n, &am, &ax);
     /* 2^-q = 2^(25 - emax) */
     __m256 scale = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(152), emax), 23));
     __m256i s0 = _mm256_cvttps_epi32(_mm256_mul_ps(acc, scale)), s1 = zero;
@@ -1042,8 +1024,6 @@ __attribute__((target("avx2"))) static void int_tile_avx2(unsigned M, unsigned N
         }
 }
 #endif
-
-static int tensor_use_avx2(void);
 
 static void int_tile(unsigned M, unsigned N, unsigned K, const int32_t *ia, const int32_t *ib, const int32_t *c,
                      int satfinite, int32_t *d)
