@@ -191,30 +191,18 @@ static int wmma_accumulator_ok(ptx_type t, unsigned m, unsigned n, unsigned k)
     return 0;
 }
 
-/* Sub-byte, fp8 and other narrow element types kemu does not implement. */
-static int has_narrow_type(const ptx_insn *in)
+/* Sub-byte, fp6/fp4, block-scaled and (unless fp8_ok) fp8 element types:
+ * the matrix forms kemu does not implement. fp8 is implemented in mma.sync
+ * (sm_89's .e4m3/.e5m2 without .kind) and wgmma. */
+static int has_narrow_type(const ptx_insn *in, int fp8_ok)
 {
-    static const char *const names[] = {".s4", ".u4", ".b1", ".e4m3", ".e5m2", ".e2m1", ".e3m2", ".e2m3",
-                                        ".ue8m0", ".ue4m3", ".b8x16.b6x16_p32", ".b8x16.b4x16_p64",
-                                        ".b6x16_p32", ".b4x16_p64"};
+    static const char *const names[] = {".s4", ".u4", ".b1", ".e2m1", ".e3m2", ".e2m3", ".ue8m0", ".ue4m3",
+                                        ".b8x16.b6x16_p32", ".b8x16.b4x16_p64", ".b6x16_p32", ".b4x16_p64",
+                                        ".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (mod_has(in, names[i]))
             return 1;
-    return 0;
-}
-
-/* mma.sync on .e4m3/.e5m2 without .kind (sm_89's m16n8k32, and m16n8k16):
- * implemented; the other narrow forms are not. */
-static int fp8_mma(const ptx_insn *in)
-{
-    if (strcmp(in->opcode, "mma"))
-        return 0;
-    static const char *const others[] = {".s4", ".u4", ".b1", ".e2m1", ".e3m2", ".e2m3", ".ue8m0", ".ue4m3",
-                                         ".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
-    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
-        if (mod_has(in, others[i]))
-            return 0;
-    return mod_has(in, ".e4m3") || mod_has(in, ".e5m2");
+    return !fp8_ok && (mod_has(in, ".e4m3") || mod_has(in, ".e5m2"));
 }
 
 static int invalid_combination(lowerer *L)
@@ -356,7 +344,7 @@ static int emit_mma(lowerer *L, int subop, unsigned m, unsigned n, unsigned k, p
 /* Accumulator types allowed for multiplicand type t (d and c alike). */
 static int accumulator_ok(ptx_type t, ptx_type acc)
 {
-    if (t == PTX_T_F16 || t == PTX_T_E4M3 || t == PTX_T_E5M2)
+    if (t == PTX_T_F16 || is_fp8(t))
         return acc == PTX_T_F16 || acc == PTX_T_F32;
     if (t == PTX_T_BF16 || t == PTX_T_TF32)
         return acc == PTX_T_F32;
@@ -391,7 +379,7 @@ static int lower_wmma_mma(lowerer *L)
     } else {
         return invalid(L, "needs .dtype.ctype or .dtype.atype.btype.ctype");
     }
-    int same_kind = at == bt || (is_int8(at) && is_int8(bt)) || (is_fp8(at) && is_fp8(bt));
+    int same_kind = at == bt || (is_int8(at) && is_int8(bt));
     if (!same_kind || !wmma_shape_ok(at, m, n, k) || !accumulator_ok(at, dt) || !accumulator_ok(at, ct))
         return invalid_combination(L);
     unsigned na = at == PTX_T_F16 ? 8 : fragment_registers(m, k, at);
@@ -410,7 +398,7 @@ static int mma_shape_ok(ptx_type t, unsigned m, unsigned n, unsigned k)
         return (m == 8 && n == 8 && k == 4) || (m == 16 && n == 8 && (k == 4 || k == 8 || k == 16));
     if (is_int8(t))
         return (m == 8 && n == 8 && k == 16) || (m == 16 && n == 8 && (k == 16 || k == 32));
-    if (t == PTX_T_E4M3 || t == PTX_T_E5M2) /* fragments as for 8-bit integers */
+    if (is_fp8(t)) /* fragments as for 8-bit integers */
         return m == 16 && n == 8 && (k == 16 || k == 32);
     return 0;
 }
@@ -630,8 +618,9 @@ int lower_matrix(lowerer *L)
         return 0;
     if (!strcmp(in->opcode, "wgmma"))
         return lower_wgmma(L);
-    if (has_narrow_type(in) && !fp8_mma(in))
-        return refuse(L, "sub-byte, fp6/fp4 and block-scaled matrix element types are not implemented");
+    if (has_narrow_type(in, !strcmp(in->opcode, "mma")))
+        return refuse(L, "sub-byte, fp6/fp4 and block-scaled matrix element types (and fp8 outside mma.sync and "
+                         "wgmma) are not implemented");
     if (!strcmp(in->opcode, "wmma")) {
         if (mod_has(in, ".load"))
             return lower_wmma_memory(L, 0);

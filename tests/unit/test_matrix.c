@@ -1659,6 +1659,14 @@ START_TEST(wgmma_load_errors)
                       "need .sync.aligned");
     expect_load_error(" wgmma.wait_group.sync.aligned %r1;", "must be an integer constant");
     expect_load_error(" setmaxnreg.inc.sync.aligned.u32 20;", "from 24 to 256, a multiple of 8");
+    /* fp8 runs in mma.sync and wgmma only; fp6/fp4 and .kind forms not at all */
+    expect_load_error(" wmma.mma.sync.aligned.row.row.m16n16k16.f32.e4m3.e4m3.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7},"
+                      " {%r0,%r1}, {%r2,%r3}, {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7};",
+                      "(and fp8 outside mma.sync and wgmma) are not implemented");
+    expect_load_error(" mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {%f0,%f1,%f2,%f3},"
+                      " {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f4,%f5,%f6,%f7};", "block-scaled matrix element types");
+    expect_load_error(" mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32 {%f0,%f1,%f2,%f3},"
+                      " {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f4,%f5,%f6,%f7};", "block-scaled matrix element types");
     expect_load_error(" elect.sync %r1, 0xffffffff;", "elect.sync writes d|p");
     /* each bad line reports its own error, also after an earlier one */
     expect_load_error(" elect.sync %r1, 0xffffffff;\n setmaxnreg.sync.aligned.u32 240;\n griddepcontrol;",
