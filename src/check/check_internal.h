@@ -231,9 +231,73 @@ typedef struct race_interval {
     uint8_t released;             /* a gpu-scope release followed it in its cluster */
     uint64_t value;               /* the value every element stored (if RACE_K_VALUE) */
     uint32_t tid0;                /* thread at start */
-    int32_t step;                 /* thread increment per element (0 or 1) */
+    int32_t step;                 /* thread increment per element (0: one element, all lanes) */
     uint32_t esize;               /* element size (access size) */
+    uint32_t pitch;               /* bytes from one element's start to the next's: esize when
+                                   * contiguous, more for lanes at strided elements */
 } race_interval;
+
+/* The bytes a range of elements covers, as racecheck compares them: from
+ * start, elements of esize bytes pitch bytes apart, up to end. A range of
+ * strided elements (`each`: a gap between them, or more than one thread
+ * between neighbours) is compared element by element, as one range per
+ * lane would be; any other as one run of bytes. */
+typedef struct race_elems {
+    uint64_t start, end;
+    uint32_t esize, pitch;
+    int each;
+} race_elems;
+
+static inline race_elems race_elems_of(uint64_t start, uint64_t end, uint32_t esize, uint32_t pitch, int32_t step)
+{
+    race_elems e = {start, end, esize, pitch, step > 1 || pitch > esize};
+    return e;
+}
+
+/* The covered run at or after x (clipped at x) as [*s, *e); 0 when none. */
+static inline int race_run_at(const race_elems *r, uint64_t x, uint64_t *s, uint64_t *e)
+{
+    if (x < r->start)
+        x = r->start;
+    if (x >= r->end)
+        return 0;
+    if (!r->each) {
+        *s = x;
+        *e = r->end;
+        return 1;
+    }
+    uint64_t off = x - r->start, i = off / r->pitch, in = off % r->pitch;
+    if (in >= r->esize) {
+        i++;
+        in = 0;
+    }
+    uint64_t es = r->start + i * r->pitch;
+    if (es >= r->end)
+        return 0;
+    *s = es + in;
+    *e = es + r->esize;
+    return 1;
+}
+
+/* The next piece of the bytes both a and b cover, at or after *x, as
+ * [*lo, *hi), split where either range's elements end; advances *x past
+ * it. 0 when there is none. */
+static inline int race_piece(const race_elems *a, const race_elems *b, uint64_t *x, uint64_t *lo, uint64_t *hi)
+{
+    for (;;) {
+        uint64_t sa, ea, sb, eb;
+        if (!race_run_at(a, *x, &sa, &ea) || !race_run_at(b, sa, &sb, &eb))
+            return 0;
+        if (sb >= ea) {
+            *x = sb;
+            continue;
+        }
+        *lo = sb;
+        *hi = ea < eb ? ea : eb;
+        *x = *hi;
+        return 1;
+    }
+}
 
 /* Creates / frees the racecheck state of a host thread (0, or -1 when out
  * of memory). */

@@ -29,14 +29,19 @@ static int cmp_interval(const void *a, const void *b)
     if (x->pc != y->pc) return x->pc < y->pc ? -1 : 1;
     if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
     if (x->released != y->released) return x->released < y->released ? -1 : 1;
+    if (x->step != y->step) return x->step < y->step ? -1 : 1;
+    if (x->pitch != y->pitch) return x->pitch < y->pitch ? -1 : 1;
     return x->tid0 < y->tid0 ? -1 : x->tid0 > y->tid0;
 }
 
 static uint32_t tid_at(const race_interval *v, uint64_t addr)
 {
-    uint64_t e = (addr - v->start) / (v->esize ? v->esize : 1);
+    uint64_t e = (addr - v->start) / (v->pitch ? v->pitch : v->esize ? v->esize : 1);
     return (uint32_t)((int64_t)v->tid0 + (int64_t)e * v->step);
 }
+
+static void cross_piece(check_groups *out, const race_interval *a, const race_interval *b, int cls, int sev,
+                        uint64_t lo, uint64_t hi);
 
 static void cross_conflict(const check_launch *cl, check_groups *out, const race_interval *a,
                            const race_interval *b)
@@ -49,8 +54,7 @@ static void cross_conflict(const check_launch *cl, check_groups *out, const race
         return;
     if ((a->released && (b->kind & RACE_K_ACQ)) || (b->released && (a->kind & RACE_K_ACQ)))
         return;
-    uint64_t lo = a->start > b->start ? a->start : b->start, hi = a->end < b->end ? a->end : b->end;
-    if (lo >= hi)
+    if ((a->start > b->start ? a->start : b->start) >= (a->end < b->end ? a->end : b->end))
         return;
     int cls = RACE_CLASS_ERROR;
     if ((a->kind & b->kind & RACE_K_WRITE) && (a->kind & b->kind & RACE_K_VALUE) &&
@@ -59,6 +63,17 @@ static void cross_conflict(const check_launch *cl, check_groups *out, const race
     int sev = race_severity(cl, cls);
     if (sev < 0)
         return;
+    /* the bytes both cover, in pieces (one per element of a strided range) */
+    race_elems ea = race_elems_of(a->start, a->end, a->esize, a->pitch ? a->pitch : a->esize, a->step);
+    race_elems eb = race_elems_of(b->start, b->end, b->esize, b->pitch ? b->pitch : b->esize, b->step);
+    uint64_t at = 0, lo, hi;
+    while (race_piece(&ea, &eb, &at, &lo, &hi))
+        cross_piece(out, a, b, cls, sev, lo, hi);
+}
+
+static void cross_piece(check_groups *out, const race_interval *a, const race_interval *b, int cls, int sev,
+                        uint64_t lo, uint64_t hi)
+{
     const race_interval *x = a, *y = b;
     uint32_t tx = tid_at(a, lo), ty = tid_at(b, lo);
     if (y->fn < x->fn || (y->fn == x->fn && (y->pc < x->pc || (y->pc == x->pc && y->block < x->block)))) {

@@ -83,6 +83,7 @@ static int global_run(race_thread *r, int u, const vm_warp *w, const vm_frame *f
     cur.unit = (uint16_t)u;
     cur.kind = k;
     cur.esize = (uint8_t)(size > 255 ? 255 : size);
+    cur.pitch = cur.esize;
     cur.step = 1;
     log_push(r, &cur);
     return 1;
@@ -100,6 +101,7 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
         return;
     race_gacc cur;
     int open = 0, single = 0, last = -1;
+    uint64_t last_a = 0;
     uint32_t snap = snapshot(r, u);
     uint32_t clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
     uint8_t bytes[64];
@@ -113,12 +115,13 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
             memcpy(&v, bytes, size);
         if (open) {
             int uniform = known && (cur.kind & RACE_K_VALUE) && v == cur.value;
-            if ((single || cur.step == 1) && l == last + 1 && a == cur.end) {
+            if ((single || (cur.step == 1 && cur.pitch == cur.esize)) && l == last + 1 && a == cur.end) {
                 cur.end += size;
                 cur.lanes |= 1u << l;
                 cur.step = 1;
                 single = 0;
                 last = l;
+                last_a = a;
                 if (!uniform)
                     cur.kind &= (uint8_t)~RACE_K_VALUE;
                 continue;
@@ -127,6 +130,24 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
                 cur.lanes |= 1u << l;
                 cur.step = 0;
                 single = 0;
+                if (!uniform)
+                    cur.kind &= (uint8_t)~RACE_K_VALUE;
+                continue;
+            }
+            /* lanes step apart at elements pitch bytes apart, with a gap
+             * between the elements or lanes between the lanes: a strided
+             * range, compared element by element (race_elems) */
+            if (size <= 255 && a >= last_a + size && a - last_a <= RACE_MAX_PITCH &&
+                (single ? (l != last + 1 || a != last_a + size)
+                        : cur.step && (cur.step > 1 || cur.pitch > cur.esize) && (uint32_t)(l - last) == cur.step &&
+                              a - last_a == cur.pitch)) {
+                cur.step = (uint8_t)(l - last);
+                cur.pitch = (uint16_t)(a - last_a);
+                cur.end = a + size;
+                cur.lanes |= 1u << l;
+                single = 0;
+                last = l;
+                last_a = a;
                 if (!uniform)
                     cur.kind &= (uint8_t)~RACE_K_VALUE;
                 continue;
@@ -147,9 +168,11 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
         cur.unit = (uint16_t)u;
         cur.kind = (uint8_t)(kind | (known ? RACE_K_VALUE : 0));
         cur.esize = (uint8_t)(size > 255 ? 255 : size);
+        cur.pitch = cur.esize;
         cur.step = 1;
         open = single = 1;
         last = l;
+        last_a = a;
     }
     if (open)
         log_push(r, &cur);
@@ -162,7 +185,7 @@ static int cmp_gacc(const void *a, const void *b)
 {
     const race_gacc *x = a, *y = b;
     CMP(start); CMP(end); CMP(unit); CMP(fn); CMP(pc); CMP(kind); CMP(clock); CMP(wsync); CMP(lanes); CMP(step);
-    CMP(value); CMP(snap);
+    CMP(pitch); CMP(value); CMP(snap);
     return 0;
 }
 
@@ -170,12 +193,17 @@ static int same_access(const race_gacc *x, const race_gacc *y)
 {
     return x->start == y->start && x->end == y->end && x->unit == y->unit && x->fn == y->fn && x->pc == y->pc &&
            x->kind == y->kind && x->clock == y->clock && x->wsync == y->wsync && x->lanes == y->lanes &&
-           x->step == y->step && x->value == y->value;
+           x->step == y->step && x->pitch == y->pitch && x->value == y->value;
 }
 
 static uint32_t gacc_tid(const race_gacc *g, uint64_t x)
 {
-    return g->step ? g->tid0 + (uint32_t)((x - g->start) / (g->esize ? g->esize : 1)) : g->tid0;
+    return g->step ? g->tid0 + (uint32_t)((x - g->start) / (g->pitch ? g->pitch : 1)) * g->step : g->tid0;
+}
+
+static race_elems gacc_elems(const race_gacc *g)
+{
+    return race_elems_of(g->start, g->end, g->esize, g->pitch, g->step);
 }
 
 static uint32_t gacc_lanes(const race_gacc *g, uint64_t x)
@@ -183,34 +211,46 @@ static uint32_t gacc_lanes(const race_gacc *g, uint64_t x)
     return g->step ? 1u << (gacc_tid(g, x) % VM_WARP) : g->lanes;
 }
 
+static void pair_piece(race_thread *r, const race_gacc *a, const race_gacc *n, int cls, uint64_t lo, uint64_t hi);
+
 static void pair(race_thread *r, const race_gacc *a, const race_gacc *n)
 {
     if (!((a->kind | n->kind) & RACE_K_WRITE))
         return;
-    uint64_t lo = a->start > n->start ? a->start : n->start, hi = a->end < n->end ? a->end : n->end;
-    if (lo >= hi)
+    if ((a->start > n->start ? a->start : n->start) >= (a->end < n->end ? a->end : n->end))
         return;
     if ((a->kind & RACE_K_STRONG) && (n->kind & RACE_K_STRONG))
         return; /* morally strong accesses never race */
-    int cls, same_value = (a->kind & n->kind & RACE_K_WRITE) && (a->kind & n->kind & RACE_K_VALUE) &&
-                          !((a->kind | n->kind) & RACE_K_ATOMIC) && a->esize == n->esize && a->value == n->value;
+    int same_value = (a->kind & n->kind & RACE_K_WRITE) && (a->kind & n->kind & RACE_K_VALUE) &&
+                     !((a->kind | n->kind) & RACE_K_ATOMIC) && a->esize == n->esize && a->value == n->value;
+    int cls = same_value ? RACE_CLASS_BENIGN : RACE_CLASS_ERROR;
     if (a->unit == n->unit) {
-        /* lanes of one warp: ordered by warp syncs only, whichever ran
-         * first, also when both ran one op (a loop, divergent paths
-         * through one instruction, lanes of one warp-instruction) */
         if (r->warp_level == KEMU_CHECK_OFF)
-            return;
-        uint32_t la = gacc_lanes(a, lo), ln = gacc_lanes(n, lo);
-        if (la == ln && !(la & (la - 1)))
-            return; /* one thread */
-        if (race_warp_ordered(r, a->unit, a->wsync, n->wsync, la, ln))
             return;
         cls = same_value ? RACE_CLASS_WARP_BENIGN : RACE_CLASS_WARP;
     } else {
         size_t U = (size_t)r->U;
         if (r->snaps[(size_t)n->snap * U + a->unit] >= a->clock || r->snaps[(size_t)a->snap * U + n->unit] >= n->clock)
             return;
-        cls = same_value ? RACE_CLASS_BENIGN : RACE_CLASS_ERROR;
+    }
+    /* the bytes both cover, in pieces (one per element of a strided range) */
+    race_elems ea = gacc_elems(a), en = gacc_elems(n);
+    uint64_t at = 0, lo, hi;
+    while (race_piece(&ea, &en, &at, &lo, &hi))
+        pair_piece(r, a, n, cls, lo, hi);
+}
+
+static void pair_piece(race_thread *r, const race_gacc *a, const race_gacc *n, int cls, uint64_t lo, uint64_t hi)
+{
+    if (a->unit == n->unit) {
+        /* lanes of one warp: ordered by warp syncs only, whichever ran
+         * first, also when both ran one op (a loop, divergent paths
+         * through one instruction, lanes of one warp-instruction) */
+        uint32_t la = gacc_lanes(a, lo), ln = gacc_lanes(n, lo);
+        if (la == ln && !(la & (la - 1)))
+            return; /* one thread */
+        if (race_warp_ordered(r, a->unit, a->wsync, n->wsync, la, ln))
+            return;
     }
     int ra = a->unit / r->nwarps, rn = n->unit / r->nwarps;
     int scope = ra == rn ? RACE_SCOPE_BLOCK : RACE_SCOPE_CLUSTER;
@@ -300,14 +340,14 @@ static int cmp_record(const void *a, const void *b)
     const race_interval *x = a, *y = b;
     int kx = x->kind & (RACE_K_KEY | RACE_K_VALUE), ky = y->kind & (RACE_K_KEY | RACE_K_VALUE);
     if (kx != ky) return kx < ky ? -1 : 1;
-    CMP(released); CMP(fn); CMP(pc); CMP(block); CMP(esize); CMP(step); CMP(start); CMP(end); CMP(tid0);
-    CMP(value);
+    CMP(released); CMP(fn); CMP(pc); CMP(block); CMP(esize); CMP(step); CMP(pitch); CMP(start); CMP(end);
+    CMP(tid0); CMP(value);
     return 0;
 }
 
 static uint32_t record_tid(const race_interval *v, uint64_t x)
 {
-    return v->step ? v->tid0 + (uint32_t)((x - v->start) / (v->esize ? v->esize : 1)) : v->tid0;
+    return v->step ? v->tid0 + (uint32_t)((x - v->start) / (v->pitch ? v->pitch : 1)) * (uint32_t)v->step : v->tid0;
 }
 
 static void emit(race_thread *r)
@@ -331,6 +371,7 @@ static void emit(race_thread *r)
         o->tid0 = g->tid0;
         o->step = g->step;
         o->esize = g->esize;
+        o->pitch = g->pitch;
     }
     /* coalesce the cluster's records: consecutive ranges of one op */
     race_interval *v = r->iv + base;
@@ -342,10 +383,10 @@ static void emit(race_thread *r)
             race_interval *p = &v[k - 1];
             int same = (p->kind & (RACE_K_KEY | RACE_K_VALUE)) == (c->kind & (RACE_K_KEY | RACE_K_VALUE)) &&
                        p->released == c->released && p->fn == c->fn && p->pc == c->pc && p->block == c->block &&
-                       p->esize == c->esize && p->step == c->step;
+                       p->esize == c->esize && p->step == c->step && p->pitch == c->pitch;
             if (same && p->start == c->start && p->end == c->end && p->tid0 == c->tid0 && p->value == c->value)
                 continue; /* the same range again */
-            if (same && p->step == 1 && c->start == p->end && c->tid0 == record_tid(p, c->start) &&
+            if (same && p->step == 1 && p->pitch == p->esize && c->start == p->end && c->tid0 == record_tid(p, c->start) &&
                 (!(p->kind & RACE_K_VALUE) || p->value == c->value)) {
                 p->end = c->end;
                 continue;

@@ -110,16 +110,22 @@ typedef struct race_bar {
     uint8_t acq;
 } race_bar;
 
-/* One warp-instruction's access to a contiguous range of global memory:
- * lanes first..first+k at consecutive elements (step 1), or lanes at one
- * element (step 0). */
+/* One warp-instruction's access to a range of global memory: lanes
+ * first..first+k at consecutive elements (step 1, pitch esize), lanes at
+ * one element (step 0), or lanes step apart at elements pitch bytes apart
+ * (a strided range: operands loaded lane by lane). */
 typedef struct race_gacc {
     uint64_t start, end;
     uint64_t value;          /* the value every element stored (RACE_K_VALUE) */
     uint32_t pc, clock, snap, wsync, lanes, tid0;
     uint16_t fn, unit;
+    uint16_t pitch;          /* bytes from one element's start to the next's */
     uint8_t kind, esize, step;
 } race_gacc;
+
+/* The largest pitch of a strided range: wider strides stay one range per
+ * lane, so that a range's span (which the sweeps keep open) stays short. */
+#define RACE_MAX_PITCH 16384u
 
 typedef struct race_dsmem race_dsmem;
 

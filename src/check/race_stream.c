@@ -608,7 +608,12 @@ void race_order_launch(check_launch *cl)
                 if (site != UINT32_MAX && !util_grow(&keys, &capkeys, nkeys + 1, sizeof *keys))
                     keys[nkeys++] = (site_key){v[i].fn, v[i].pc, site};
             }
-            range_add(o, v[i].start, v[i].end, site, v[i].kind & (RACE_K_WRITE | RACE_K_STRONG | RACE_K_ATOMIC));
+            /* a strided range adds its elements, not the gaps between them */
+            race_elems e = race_elems_of(v[i].start, v[i].end, v[i].esize, v[i].pitch ? v[i].pitch : v[i].esize,
+                                         v[i].step);
+            uint64_t s, end;
+            for (uint64_t x = e.start; race_run_at(&e, x, &s, &end); x = end)
+                range_add(o, s, end, site, v[i].kind & (RACE_K_WRITE | RACE_K_STRONG | RACE_K_ATOMIC));
         }
     }
     free(keys);

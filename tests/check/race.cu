@@ -478,3 +478,100 @@ extern "C" __global__ void global_block_strided_fixed(const float *in, float *ou
     __syncthreads();
     out[64 + t] = out[(t + 32) % 64];
 }
+
+// ---- global memory: lanes at strided elements --------------------------------
+// A warp whose lanes read every other element (or, lane by lane, elements
+// a row apart: mma fragments) is logged as a few strided ranges with gaps
+// between their elements. A write into the gaps is no race; a write to an
+// element one lane read is, and names that lane.
+
+// Warp 0 reads the even floats of out[0..63], warp 1 writes the odd ones.
+extern "C" __global__ void global_strided_gaps(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 32)
+        out[256 + t] = out[2 * t];
+    else
+        out[2 * (t - 32) + 1] = in[t];
+}
+
+// The same, and thread 40 also writes out[10], which lane 5 read.
+extern "C" __global__ void global_strided_hit(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 32) {
+        out[256 + t] = out[2 * t];
+    } else {
+        out[2 * (t - 32) + 1] = in[t];
+        if (t == 40)
+            out[10] = in[0];
+    }
+}
+
+// 2-byte elements 4 bytes apart (an mma A fragment's pattern): warp 1
+// writes the other half of each word warp 0 read from; no race.
+extern "C" __global__ void global_strided_halves(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    unsigned short *h = (unsigned short *)out;
+    if (t < 32)
+        out[256 + t] = (float)h[2 * t];
+    else
+        h[2 * (t - 32) + 1] = (unsigned short)in[t];
+}
+
+// Lane l reads out[(l % 4) * 64 + l / 4] (an mma B fragment's pattern: in
+// lane order, runs of four lanes 64 elements apart). Warp 1 writes
+// elements no lane read, and thread 41 out[130], which lane 10 read.
+extern "C" __global__ void global_strided_columns(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 32) {
+        out[384 + t] = out[(t % 4) * 64 + t / 4];
+    } else {
+        unsigned l = t - 32;
+        out[(l % 4) * 64 + l / 4 + 8] = in[t];
+        if (t == 41)
+            out[130] = in[0];
+    }
+}
+
+// Across blocks (the analysis across clusters): block 0 reads the even
+// floats, block 1 writes the odd ones (no race) and, for hit != 0, thread
+// 3 of block 1 also writes out[12], which lane 6 of block 0 read.
+__device__ void strided_blocks(const float *in, float *out, int hit)
+{
+    unsigned t = threadIdx.x;
+    if (blockIdx.x == 0) {
+        out[256 + t] = out[2 * t];
+    } else {
+        out[2 * t + 1] = in[t];
+        if (hit && t == 3)
+            out[12] = in[0];
+    }
+}
+
+extern "C" __global__ void global_strided_blocks(const float *in, float *out) { strided_blocks(in, out, 0); }
+extern "C" __global__ void global_strided_blocks_hit(const float *in, float *out) { strided_blocks(in, out, 1); }
+
+// Every element warp 0 read is written by a lane of warp 1: 32 instances
+// of one hazard, on the even floats and on the columns' pattern.
+extern "C" __global__ void global_strided_all(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 32)
+        out[256 + t] = out[2 * t];
+    else
+        out[2 * (t - 32)] = in[t];
+}
+
+extern "C" __global__ void global_strided_columns_all(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 32) {
+        out[384 + t] = out[(t % 4) * 64 + t / 4];
+    } else {
+        unsigned l = t - 32;
+        out[((l + 1) % 4) * 64 + l / 4] = in[t];
+    }
+}

@@ -398,11 +398,12 @@ done
 check multigpu_threads multigpu_threads --devices 2 --timeout 120 --
 # racecheck across streams and devices (docs/checkers.md): planted missing
 # waits, and their fixed twins clean
-for mode in kernels_fixed memcpy_fixed legacy_blocking host_sync event_sync many; do
+for mode in kernels_fixed memcpy_fixed legacy_blocking host_sync event_sync many strided; do
     check "stream_race_$mode" stream_race --tool racecheck --error-exitcode 9 -- "$mode"
 done
 check stream_race_peer_fixed stream_race --devices 2 --tool racecheck --error-exitcode 9 -- peer_fixed
 expect_message stream_race_kernels_racy stream_race 9 "and Read access at _Z5twicePKiPii" --tool racecheck --error-exitcode 9 -- kernels_racy
+expect_message stream_race_strided_racy stream_race 9 "and Read access at _Z10twice_evenPKiPii" --tool racecheck --error-exitcode 9 -- strided_racy
 expect_message stream_race_memcpy_racy stream_race 9 "and Read access by cudaMemcpyAsync [RAW hazard]" --tool racecheck --error-exitcode 9 -- memcpy_racy
 expect_message stream_race_legacy_nonblocking stream_race 9 "between kernel '_Z4fillPiii' on the legacy default stream of device 0 and kernel '_Z5twicePKiPii' on non-blocking stream" --tool racecheck --error-exitcode 9 -- legacy_nonblocking
 expect_message stream_race_peer_racy stream_race 9 "(allocation #1 + 0 of device 1), between kernel '_Z4fillPiii' on stream 2 (cudaStreamGetId) of device 0 and kernel '_Z5twicePKiPii' on stream 1 (cudaStreamGetId) of device 1" --devices 2 --tool racecheck --error-exitcode 9 -- peer_racy

@@ -22,6 +22,10 @@
 //     graph's kernel wrote, without / with an event after the graph
 //   many: 10000 launches on two streams ordered by events, synchronized
 //     every 100 (clean, and racecheck keeps little)
+//   strided / strided_racy: a kernel of stream B reads the even elements
+//     of a buffer (each warp a strided range with gaps) while a kernel of
+//     stream A writes the odd ones (no race: no byte in common) / all of
+//     them (a race), with no event between them
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -40,6 +44,20 @@ __global__ void twice(const int *in, int *out, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         out[i] = 2 * in[i];
+}
+
+__global__ void fill_odd(int *out, int n, int base)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (2 * i + 1 < n)
+        out[2 * i + 1] = base + 2 * i + 1;
+}
+
+__global__ void twice_even(const int *in, int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (2 * i < n)
+        out[i] = 2 * in[2 * i];
 }
 
 static int verify(const std::vector<int> &got, int base, int factor)
@@ -89,6 +107,32 @@ int main(int argc, char **argv)
         bad = verify(host, 7, 2);
         CHECK(cudaSetDevice(0));
         CHECK(cudaDeviceSynchronize());
+    } else if (!strncmp(mode, "strided", 7)) {
+        int *a, *b;
+        cudaStream_t sa, sb;
+        CHECK(cudaMalloc(&a, n * sizeof(int)));
+        CHECK(cudaMalloc(&b, n / 2 * sizeof(int)));
+        CHECK(cudaStreamCreateWithFlags(&sa, cudaStreamNonBlocking));
+        CHECK(cudaStreamCreateWithFlags(&sb, cudaStreamNonBlocking));
+        for (int i = 0; i < n; i++)
+            host[i] = 5 + i;
+        CHECK(cudaMemcpy(a, host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+        if (!strcmp(mode, "strided_racy"))
+            fill<<<blocks, threads, 0, sa>>>(a, n, 5); // the same values, yet a race
+        else
+            fill_odd<<<blocks, threads, 0, sa>>>(a, n, 5);
+        CHECK(cudaGetLastError());
+        twice_even<<<blocks, threads, 0, sb>>>(a, b, n);
+        CHECK(cudaGetLastError());
+        CHECK(cudaDeviceSynchronize());
+        std::vector<int> half(n / 2);
+        CHECK(cudaMemcpy(half.data(), b, n / 2 * sizeof(int), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n / 2; i++)
+            if (half[i] != 2 * (5 + 2 * i)) {
+                printf("FAIL: element %d is %d, expected %d\n", i, half[i], 2 * (5 + 2 * i));
+                bad = 1;
+                break;
+            }
     } else if (!strcmp(mode, "many")) {
         int *a, *b;
         cudaStream_t s1, s2;

@@ -325,6 +325,8 @@ START_TEST(race_reports_deterministic)
         {"race.ptx", "global_blocks", 8, 32}, {"race.ptx", "named_barrier_broken", 1, 64},
         {"race.ptx", "async_copy_broken", 1, 64}, {"race.ptx", "mbarrier_pc_broken", 1, 64},
         {"cluster.ptx", "cluster_race", 2, 32}, {"cluster.ptx", "bulk_copy_broken", 1, 64},
+        {"race.ptx", "global_strided_hit", 1, 64}, {"race.ptx", "global_strided_columns", 1, 64},
+        {"race.ptx", "global_strided_blocks_hit", 2, 32}, {"race.ptx", "global_strided_columns_all", 1, 64},
     };
     static const struct { int threads; const char *schedule; } configs[] = {
         {2, NULL}, {1, "random:1"}, {2, "random:2"}, {1, "random:99"}};
@@ -353,12 +355,44 @@ START_TEST(race_free_kernels)
         {"race.ptx", "global_block_strided_fixed", 1, 64},
         {"race.ptx", "named_barrier", 1, 64}, {"race.ptx", "async_copy", 1, 64},
         {"race.ptx", "mbarrier_pc", 1, 64}, {"cluster.ptx", "cluster_race_fixed", 2, 32},
-        {"cluster.ptx", "bulk_copy", 1, 64},
+        {"cluster.ptx", "bulk_copy", 1, 64}, {"race.ptx", "global_strided_gaps", 1, 64},
+        {"race.ptx", "global_strided_halves", 1, 64}, {"race.ptx", "global_strided_blocks", 2, 32},
     };
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
         char *text = race_report(&runs[i], 2, "random:5", KEMU_CHECK_WARN);
         ck_assert_msg(strstr(text, "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"), "%s:\n%s",
                       runs[i].kernel, text);
+        free(text);
+    }
+}
+END_TEST
+
+/* Lanes at strided elements (each warp's access logged as a few ranges
+ * with gaps): a write to one lane's element names that lane, and every
+ * element written counts as an instance, as with one range per lane. */
+START_TEST(race_strided_lanes)
+{
+    static const struct { race_run run; const char *threads, *collapsed; } cases[] = {
+        {{"race.ptx", "global_strided_hit", 1, 64}, "threads (5,0,0) and (40,0,0) of block (0,0,0)\n", NULL},
+        {{"race.ptx", "global_strided_columns", 1, 64}, "threads (10,0,0) and (41,0,0) of block (0,0,0)\n", NULL},
+        {{"race.ptx", "global_strided_blocks_hit", 2, 32},
+         "thread (3,0,0) of block (1,0,0) and thread (6,0,0) of block (0,0,0)\n", NULL},
+        {{"race.ptx", "global_strided_all", 1, 64}, "threads (0,0,0) and (32,0,0) of block (0,0,0)",
+         "; 31 more instances collapsed\n"},
+        {{"race.ptx", "global_strided_columns_all", 1, 64}, "threads (0,0,0) and (35,0,0) of block (0,0,0)",
+         "; 31 more instances collapsed\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *text = race_report(&cases[i].run, 1, NULL, KEMU_CHECK_WARN);
+        HAS(text, "RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)");
+        HAS(text, cases[i].threads);
+        if (cases[i].collapsed) {
+            char line[160];
+            snprintf(line, sizeof line, "%s%s", cases[i].threads, cases[i].collapsed);
+            HAS(text, line);
+        } else {
+            ck_assert_msg(!strstr(text, "collapsed"), "%s:\n%s", cases[i].run.kernel, text);
+        }
         free(text);
     }
 }
@@ -699,6 +733,7 @@ static Suite *suite(void)
     tcase_add_test(tc, mem_freed_access);
     tcase_add_test(tc, race_reports_deterministic);
     tcase_add_test(tc, race_free_kernels);
+    tcase_add_test(tc, race_strided_lanes);
     tcase_add_test(tc, race_warp_levels);
     tcase_add_test(tc, warp_races_found);
     tcase_add_test(tc, warp_race_free);
