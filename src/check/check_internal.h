@@ -225,33 +225,53 @@ typedef struct race_interval {
     uint64_t start, end;          /* bytes [start, end) */
     uint64_t block;               /* linear block id */
     uint64_t cluster;             /* linear id of the cluster's first block */
+    uint64_t value;               /* the value every element stored (if RACE_K_VALUE) */
     uint32_t pc;
+    uint32_t tid0;                /* thread at start */
+    uint32_t rpitch;              /* rows > 1: bytes from one row's start to the next's */
     uint16_t fn;
+    uint16_t pitch;               /* bytes from one element's start to the next's in a row:
+                                   * esize when contiguous */
     uint8_t kind;                 /* RACE_K_* */
     uint8_t released;             /* a gpu-scope release followed it in its cluster */
-    uint64_t value;               /* the value every element stored (if RACE_K_VALUE) */
-    uint32_t tid0;                /* thread at start */
-    int32_t step;                 /* thread increment per element (0: one element, all lanes) */
-    uint32_t esize;               /* element size (access size) */
-    uint32_t pitch;               /* bytes from one element's start to the next's: esize when
-                                   * contiguous, more for lanes at strided elements */
+    uint8_t esize;                /* element size (access size) */
+    int8_t step;                  /* thread increment per element of a row (0: one element, all lanes) */
+    uint8_t rows, cols;           /* rows > 1: rows of cols elements */
+    int8_t rstep;                 /* thread increment per row */
 } race_interval;
 
 /* The bytes a range of elements covers, as racecheck compares them: from
- * start, elements of esize bytes pitch bytes apart, up to end. A range of
- * strided elements (`each`: a gap between them, or more than one thread
- * between neighbours) is compared element by element, as one range per
- * lane would be; any other as one run of bytes. */
+ * start, elements of esize bytes pitch bytes apart (a row), up to end; or
+ * rows of cols such elements, rpitch bytes apart. Lanes of one
+ * warp-instruction at strided elements are logged as one such range. A
+ * range with gaps or with threads out of step with its elements (`each`)
+ * is compared element by element, as one range per lane would be, except
+ * that a row of consecutive lanes at consecutive elements (`row_whole`)
+ * is one run, as their own range would be; any other range is one run. */
 typedef struct race_elems {
-    uint64_t start, end;
-    uint32_t esize, pitch;
-    int each;
+    uint64_t start, end, rpitch;
+    uint32_t esize, pitch, rows, cols;
+    int each, row_whole;
 } race_elems;
 
-static inline race_elems race_elems_of(uint64_t start, uint64_t end, uint32_t esize, uint32_t pitch, int32_t step)
+static inline race_elems race_elems_of(uint64_t start, uint64_t end, uint32_t esize, uint32_t pitch, int step,
+                                       uint32_t rows, uint32_t cols, uint64_t rpitch)
 {
-    race_elems e = {start, end, esize, pitch, step > 1 || pitch > esize};
+    if (!pitch)
+        pitch = esize ? esize : 1;
+    if (rows < 1)
+        rows = 1;
+    int whole = pitch == esize && step == 1;
+    race_elems e = {start, end, rpitch, esize, pitch, rows, cols, rows > 1 || (step != 0 && !whole), whole};
     return e;
+}
+
+/* The row and element of x, which lies in the range's hull. */
+static inline void race_elem_index(const race_elems *r, uint64_t x, uint64_t *i, uint64_t *j)
+{
+    uint64_t off = x - r->start;
+    *i = r->rows > 1 ? off / r->rpitch : 0;
+    *j = (r->rows > 1 ? off % r->rpitch : off) / r->pitch;
 }
 
 /* The covered run at or after x (clipped at x) as [*s, *e); 0 when none. */
@@ -266,15 +286,40 @@ static inline int race_run_at(const race_elems *r, uint64_t x, uint64_t *s, uint
         *e = r->end;
         return 1;
     }
-    uint64_t off = x - r->start, i = off / r->pitch, in = off % r->pitch;
-    if (in >= r->esize) {
-        i++;
-        in = 0;
+    uint64_t off = x - r->start, i = 0, ro = off, span = r->end - r->start, cols = 0;
+    if (r->rows > 1) {
+        i = off / r->rpitch;
+        ro = off % r->rpitch;
+        span = (uint64_t)(r->cols - 1) * r->pitch + r->esize;
+        cols = r->cols;
+    } else {
+        cols = (span - r->esize) / r->pitch + 1;
     }
-    uint64_t es = r->start + i * r->pitch;
-    if (es >= r->end)
+    if (ro >= span) { /* between rows */
+        i++;
+        ro = 0;
+    }
+    if (i >= r->rows)
         return 0;
-    *s = es + in;
+    uint64_t rs = r->start + i * r->rpitch;
+    if (r->row_whole) {
+        *s = rs + ro;
+        *e = rs + span;
+        return 1;
+    }
+    uint64_t j = ro / r->pitch, jo = ro % r->pitch;
+    if (jo >= r->esize) {
+        j++;
+        jo = 0;
+    }
+    if (j >= cols) {
+        if (++i >= r->rows)
+            return 0;
+        rs = r->start + i * r->rpitch;
+        j = jo = 0;
+    }
+    uint64_t es = rs + j * r->pitch;
+    *s = es + jo;
     *e = es + r->esize;
     return 1;
 }

@@ -31,13 +31,26 @@ static int cmp_interval(const void *a, const void *b)
     if (x->released != y->released) return x->released < y->released ? -1 : 1;
     if (x->step != y->step) return x->step < y->step ? -1 : 1;
     if (x->pitch != y->pitch) return x->pitch < y->pitch ? -1 : 1;
+    if (x->rows != y->rows) return x->rows < y->rows ? -1 : 1;
+    if (x->cols != y->cols) return x->cols < y->cols ? -1 : 1;
+    if (x->rpitch != y->rpitch) return x->rpitch < y->rpitch ? -1 : 1;
+    if (x->rstep != y->rstep) return x->rstep < y->rstep ? -1 : 1;
     return x->tid0 < y->tid0 ? -1 : x->tid0 > y->tid0;
+}
+
+static race_elems interval_elems(const race_interval *v)
+{
+    return race_elems_of(v->start, v->end, v->esize, v->pitch, v->step, v->rows, v->cols, v->rpitch);
 }
 
 static uint32_t tid_at(const race_interval *v, uint64_t addr)
 {
-    uint64_t e = (addr - v->start) / (v->pitch ? v->pitch : v->esize ? v->esize : 1);
-    return (uint32_t)((int64_t)v->tid0 + (int64_t)e * v->step);
+    if (!v->step)
+        return v->tid0;
+    race_elems e = interval_elems(v);
+    uint64_t i, j;
+    race_elem_index(&e, addr, &i, &j);
+    return (uint32_t)((int64_t)v->tid0 + (int64_t)i * v->rstep + (int64_t)j * v->step);
 }
 
 static void cross_piece(check_groups *out, const race_interval *a, const race_interval *b, int cls, int sev,
@@ -64,8 +77,7 @@ static void cross_conflict(const check_launch *cl, check_groups *out, const race
     if (sev < 0)
         return;
     /* the bytes both cover, in pieces (one per element of a strided range) */
-    race_elems ea = race_elems_of(a->start, a->end, a->esize, a->pitch ? a->pitch : a->esize, a->step);
-    race_elems eb = race_elems_of(b->start, b->end, b->esize, b->pitch ? b->pitch : b->esize, b->step);
+    race_elems ea = interval_elems(a), eb = interval_elems(b);
     uint64_t at = 0, lo, hi;
     while (race_piece(&ea, &eb, &at, &lo, &hi))
         cross_piece(out, a, b, cls, sev, lo, hi);

@@ -85,6 +85,102 @@ static int global_run(race_thread *r, int u, const vm_warp *w, const vm_frame *f
     cur.esize = (uint8_t)(size > 255 ? 255 : size);
     cur.pitch = cur.esize;
     cur.step = 1;
+    cur.rows = 1;
+    log_push(r, &cur);
+    return 1;
+}
+
+/* Lanes at distinct elements that form, in address order, one row of
+ * elements pitch bytes apart, or rows of such rows (an mma fragment loaded
+ * lane by lane, a 2D tile of threads), with lane numbers in the same
+ * pattern: logs the one range and returns 1, or returns 0 to leave the
+ * lanes to the general loop. */
+static int global_grid(race_thread *r, int u, const vm_warp *w, const vm_frame *f, uint32_t pc, int kind,
+                       uint32_t mask, const vm_access_lanes *lanes, unsigned size, int known_op)
+{
+    int n = __builtin_popcount(mask);
+    if (n < 2 || size > 255)
+        return 0;
+    uint64_t a[VM_WARP];
+    int ln[VM_WARP], k = 0, sorted = 1;
+    for (uint32_t mm = mask; mm; mm &= mm - 1, k++) {
+        ln[k] = __builtin_ctz(mm);
+        a[k] = lanes->where[ln[k]];
+        sorted &= !k || a[k] > a[k - 1];
+    }
+    if (!sorted) /* by address, then lane */
+        for (int i = 1; i < n; i++) {
+            uint64_t x = a[i];
+            int y = ln[i], j = i;
+            for (; j > 0 && (a[j - 1] > x || (a[j - 1] == x && ln[j - 1] > y)); j--) {
+                a[j] = a[j - 1];
+                ln[j] = ln[j - 1];
+            }
+            a[j] = x;
+            ln[j] = y;
+        }
+    uint64_t pitch = a[1] - a[0], rpitch = 0;
+    int step = ln[1] - ln[0], rstep = 0, cols = 2, rows = 1;
+    if (pitch < size || pitch > RACE_MAX_PITCH)
+        return 0;
+    while (cols < n && a[cols] - a[cols - 1] == pitch && ln[cols] - ln[cols - 1] == step)
+        cols++;
+    if (cols < n) {
+        if (n % cols)
+            return 0;
+        rows = n / cols;
+        rpitch = a[cols] - a[0];
+        rstep = ln[cols] - ln[0];
+        if (rpitch > RACE_MAX_ROW_PITCH || rpitch < (uint64_t)(cols - 1) * pitch + size)
+            return 0;
+        for (int i = 1; i < rows; i++)
+            for (int j = 0; j < cols; j++)
+                if (a[i * cols + j] != a[0] + i * rpitch + j * pitch || ln[i * cols + j] != ln[0] + i * rstep + j * step)
+                    return 0;
+    }
+    race_gacc cur;
+    memset(&cur, 0, sizeof cur);
+    uint8_t k8 = (uint8_t)kind;
+    if (known_op) {
+        /* the bytes stored: one value in every lane, or not kept */
+        uint8_t bytes[64];
+        uint64_t v0 = 0;
+        k8 |= RACE_K_VALUE;
+        for (int i = 0; i < n; i++) {
+            uint64_t v = 0;
+            if (!race_stored_bytes(f, &f->fn->code[pc], ln[i], bytes, size)) {
+                k8 &= (uint8_t)~RACE_K_VALUE;
+                break;
+            }
+            memcpy(&v, bytes, size);
+            if (!i)
+                v0 = v;
+            else if (v != v0) {
+                k8 &= (uint8_t)~RACE_K_VALUE;
+                break;
+            }
+        }
+        if (k8 & RACE_K_VALUE)
+            cur.value = v0;
+    }
+    cur.start = a[0];
+    cur.end = a[n - 1] + size;
+    cur.pc = pc;
+    cur.clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
+    cur.snap = snapshot(r, u);
+    cur.wsync = r->wsync[u];
+    cur.lanes = mask;
+    cur.tid0 = (uint32_t)(w->index * VM_WARP + ln[0]);
+    cur.fn = (uint16_t)f->fn->index;
+    cur.unit = (uint16_t)u;
+    cur.kind = k8;
+    cur.esize = (uint8_t)size;
+    cur.pitch = (uint16_t)pitch;
+    cur.step = (int8_t)step;
+    cur.rows = (uint8_t)rows;
+    cur.cols = (uint8_t)(rows > 1 ? cols : 0);
+    cur.rpitch = (uint32_t)rpitch;
+    cur.rstep = (int8_t)rstep;
     log_push(r, &cur);
     return 1;
 }
@@ -98,6 +194,8 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
     int known_op = (kind & RACE_K_WRITE) && !(kind & RACE_K_ATOMIC) && size <= 8 && race_stores_known(op, size);
     if (mask && (!known_op || op->n <= 1) &&
         global_run(r, u, w, f, pc, kind, mask, lanes, size, known_op ? f->regs + (size_t)op->b * VM_WARP : NULL))
+        return;
+    if (global_grid(r, u, w, f, pc, kind, mask, lanes, size, known_op))
         return;
     race_gacc cur;
     int open = 0, single = 0, last = -1;
@@ -139,9 +237,9 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
              * range, compared element by element (race_elems) */
             if (size <= 255 && a >= last_a + size && a - last_a <= RACE_MAX_PITCH &&
                 (single ? (l != last + 1 || a != last_a + size)
-                        : cur.step && (cur.step > 1 || cur.pitch > cur.esize) && (uint32_t)(l - last) == cur.step &&
+                        : cur.step && (cur.step > 1 || cur.pitch > cur.esize) && l - last == cur.step &&
                               a - last_a == cur.pitch)) {
-                cur.step = (uint8_t)(l - last);
+                cur.step = (int8_t)(l - last);
                 cur.pitch = (uint16_t)(a - last_a);
                 cur.end = a + size;
                 cur.lanes |= 1u << l;
@@ -170,6 +268,7 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
         cur.esize = (uint8_t)(size > 255 ? 255 : size);
         cur.pitch = cur.esize;
         cur.step = 1;
+        cur.rows = 1;
         open = single = 1;
         last = l;
         last_a = a;
@@ -185,7 +284,7 @@ static int cmp_gacc(const void *a, const void *b)
 {
     const race_gacc *x = a, *y = b;
     CMP(start); CMP(end); CMP(unit); CMP(fn); CMP(pc); CMP(kind); CMP(clock); CMP(wsync); CMP(lanes); CMP(step);
-    CMP(pitch); CMP(value); CMP(snap);
+    CMP(pitch); CMP(rows); CMP(cols); CMP(rpitch); CMP(rstep); CMP(value); CMP(snap);
     return 0;
 }
 
@@ -193,17 +292,23 @@ static int same_access(const race_gacc *x, const race_gacc *y)
 {
     return x->start == y->start && x->end == y->end && x->unit == y->unit && x->fn == y->fn && x->pc == y->pc &&
            x->kind == y->kind && x->clock == y->clock && x->wsync == y->wsync && x->lanes == y->lanes &&
-           x->step == y->step && x->pitch == y->pitch && x->value == y->value;
-}
-
-static uint32_t gacc_tid(const race_gacc *g, uint64_t x)
-{
-    return g->step ? g->tid0 + (uint32_t)((x - g->start) / (g->pitch ? g->pitch : 1)) * g->step : g->tid0;
+           x->step == y->step && x->pitch == y->pitch && x->rows == y->rows && x->cols == y->cols &&
+           x->rpitch == y->rpitch && x->rstep == y->rstep && x->value == y->value;
 }
 
 static race_elems gacc_elems(const race_gacc *g)
 {
-    return race_elems_of(g->start, g->end, g->esize, g->pitch, g->step);
+    return race_elems_of(g->start, g->end, g->esize, g->pitch, g->step, g->rows, g->cols, g->rpitch);
+}
+
+static uint32_t gacc_tid(const race_gacc *g, uint64_t x)
+{
+    if (!g->step)
+        return g->tid0;
+    race_elems e = gacc_elems(g);
+    uint64_t i, j;
+    race_elem_index(&e, x, &i, &j);
+    return g->tid0 + (uint32_t)((int64_t)i * g->rstep + (int64_t)j * g->step);
 }
 
 static uint32_t gacc_lanes(const race_gacc *g, uint64_t x)
@@ -340,14 +445,15 @@ static int cmp_record(const void *a, const void *b)
     const race_interval *x = a, *y = b;
     int kx = x->kind & (RACE_K_KEY | RACE_K_VALUE), ky = y->kind & (RACE_K_KEY | RACE_K_VALUE);
     if (kx != ky) return kx < ky ? -1 : 1;
-    CMP(released); CMP(fn); CMP(pc); CMP(block); CMP(esize); CMP(step); CMP(pitch); CMP(start); CMP(end);
-    CMP(tid0); CMP(value);
+    CMP(released); CMP(fn); CMP(pc); CMP(block); CMP(esize); CMP(step); CMP(pitch); CMP(rows); CMP(cols);
+    CMP(rpitch); CMP(rstep); CMP(start); CMP(end); CMP(tid0); CMP(value);
     return 0;
 }
 
+/* The thread of a contiguous record (step 1) at x. */
 static uint32_t record_tid(const race_interval *v, uint64_t x)
 {
-    return v->step ? v->tid0 + (uint32_t)((x - v->start) / (v->pitch ? v->pitch : 1)) * (uint32_t)v->step : v->tid0;
+    return v->tid0 + (uint32_t)((x - v->start) / (v->pitch ? v->pitch : 1));
 }
 
 static void emit(race_thread *r)
@@ -372,6 +478,10 @@ static void emit(race_thread *r)
         o->step = g->step;
         o->esize = g->esize;
         o->pitch = g->pitch;
+        o->rows = g->rows;
+        o->cols = g->cols;
+        o->rpitch = g->rpitch;
+        o->rstep = g->rstep;
     }
     /* coalesce the cluster's records: consecutive ranges of one op */
     race_interval *v = r->iv + base;
@@ -383,10 +493,11 @@ static void emit(race_thread *r)
             race_interval *p = &v[k - 1];
             int same = (p->kind & (RACE_K_KEY | RACE_K_VALUE)) == (c->kind & (RACE_K_KEY | RACE_K_VALUE)) &&
                        p->released == c->released && p->fn == c->fn && p->pc == c->pc && p->block == c->block &&
-                       p->esize == c->esize && p->step == c->step && p->pitch == c->pitch;
+                       p->esize == c->esize && p->step == c->step && p->pitch == c->pitch && p->rows == c->rows &&
+                       p->cols == c->cols && p->rpitch == c->rpitch && p->rstep == c->rstep;
             if (same && p->start == c->start && p->end == c->end && p->tid0 == c->tid0 && p->value == c->value)
                 continue; /* the same range again */
-            if (same && p->step == 1 && p->pitch == p->esize && c->start == p->end && c->tid0 == record_tid(p, c->start) &&
+            if (same && p->step == 1 && p->pitch == p->esize && p->rows <= 1 && c->start == p->end && c->tid0 == record_tid(p, c->start) &&
                 (!(p->kind & RACE_K_VALUE) || p->value == c->value)) {
                 p->end = c->end;
                 continue;

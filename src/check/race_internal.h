@@ -112,20 +112,25 @@ typedef struct race_bar {
 
 /* One warp-instruction's access to a range of global memory: lanes
  * first..first+k at consecutive elements (step 1, pitch esize), lanes at
- * one element (step 0), or lanes step apart at elements pitch bytes apart
- * (a strided range: operands loaded lane by lane). */
+ * one element (step 0), lanes step apart at elements pitch bytes apart, or
+ * rows of such elements (operands loaded lane by lane: race_elems). */
 typedef struct race_gacc {
     uint64_t start, end;
     uint64_t value;          /* the value every element stored (RACE_K_VALUE) */
     uint32_t pc, clock, snap, wsync, lanes, tid0;
+    uint32_t rpitch;         /* rows > 1: bytes from one row's start to the next's */
     uint16_t fn, unit;
     uint16_t pitch;          /* bytes from one element's start to the next's */
-    uint8_t kind, esize, step;
+    uint8_t kind, esize;
+    int8_t step, rstep;      /* thread increment per element of a row, per row */
+    uint8_t rows, cols;      /* rows > 1: rows of cols elements */
 } race_gacc;
 
-/* The largest pitch of a strided range: wider strides stay one range per
- * lane, so that a range's span (which the sweeps keep open) stays short. */
+/* The largest pitch of a strided range, and of its rows: wider strides
+ * stay one range per lane, so that a range's span (which the sweeps keep
+ * open) stays short. */
 #define RACE_MAX_PITCH 16384u
+#define RACE_MAX_ROW_PITCH (1u << 20)
 
 typedef struct race_dsmem race_dsmem;
 

@@ -398,6 +398,61 @@ START_TEST(race_strided_lanes)
 }
 END_TEST
 
+/* A random range of elements within [0, 512): contiguous, one row of
+ * strided elements, or rows of them; *covered marks its bytes. */
+static race_elems random_elems(unsigned *seed, uint8_t covered[512])
+{
+    memset(covered, 0, 512);
+    uint32_t esize = 1u << (rand_r(seed) % 3), shape = (uint32_t)rand_r(seed) % 4;
+    uint64_t start = (uint64_t)(rand_r(seed) % 64);
+    if (shape == 0) { /* contiguous */
+        uint64_t len = esize * (1 + (uint64_t)(rand_r(seed) % 32));
+        memset(covered + start, 1, len);
+        return race_elems_of(start, start + len, esize, esize, 1, 1, 0, 0);
+    }
+    /* shape 3: rows of consecutive lanes at consecutive elements */
+    uint32_t pitch = shape == 3 ? esize : esize + (uint32_t)(rand_r(seed) % 6), cols = 2 + (uint32_t)(rand_r(seed) % 6);
+    uint32_t rows = shape == 1 ? 1 : 2 + (uint32_t)(rand_r(seed) % 4);
+    uint64_t rpitch = (uint64_t)(cols - 1) * pitch + esize + (uint64_t)(rand_r(seed) % 9);
+    uint64_t end = 0;
+    for (uint32_t i = 0; i < rows; i++)
+        for (uint32_t j = 0; j < cols; j++) {
+            uint64_t e = start + i * rpitch + j * pitch;
+            memset(covered + e, 1, esize);
+            end = e + esize;
+        }
+    return race_elems_of(start, end, esize, pitch, shape == 3 ? 1 : 2, rows, rows > 1 ? cols : 0, rpitch);
+}
+
+/* race_piece finds exactly the bytes two ranges both cover, in increasing
+ * pieces that never cross the end of an element of a strided range. */
+START_TEST(race_pieces_exact)
+{
+    unsigned seed = 12345;
+    uint8_t ca[512], cb[512];
+    for (int trial = 0; trial < 20000; trial++) {
+        race_elems a = random_elems(&seed, ca), b = random_elems(&seed, cb);
+        uint8_t got[512] = {0};
+        uint64_t x = 0, lo, hi, prev = 0;
+        while (race_piece(&a, &b, &x, &lo, &hi)) {
+            ck_assert(lo < hi && lo >= prev && hi <= 512);
+            for (uint64_t k = lo; k < hi; k++) {
+                ck_assert_msg(!got[k], "trial %d: byte %llu twice", trial, (unsigned long long)k);
+                got[k] = 1;
+            }
+            if (a.each && !a.row_whole)
+                ck_assert_msg((lo - a.start) % (a.rows > 1 ? a.rpitch : (uint64_t)-1) % a.pitch + (hi - lo) <= a.esize,
+                              "trial %d: piece [%llu, %llu) crosses an element of a", trial,
+                              (unsigned long long)lo, (unsigned long long)hi);
+            prev = hi;
+        }
+        for (int k = 0; k < 512; k++)
+            ck_assert_msg(got[k] == (ca[k] && cb[k]), "trial %d: byte %d: got %d, a %d, b %d", trial, k, got[k], ca[k],
+                          cb[k]);
+    }
+}
+END_TEST
+
 /* --racecheck-warp: a warning by default, an error, or nothing. */
 START_TEST(race_warp_levels)
 {
@@ -734,6 +789,7 @@ static Suite *suite(void)
     tcase_add_test(tc, race_reports_deterministic);
     tcase_add_test(tc, race_free_kernels);
     tcase_add_test(tc, race_strided_lanes);
+    tcase_add_test(tc, race_pieces_exact);
     tcase_add_test(tc, race_warp_levels);
     tcase_add_test(tc, warp_races_found);
     tcase_add_test(tc, warp_race_free);
