@@ -575,3 +575,18 @@ extern "C" __global__ void global_strided_columns_all(const float *in, float *ou
         out[((l + 1) % 4) * 64 + l / 4] = in[t];
     }
 }
+
+// Lanes in reverse order (lane l reads out[62 - 2 * l]: in address order
+// the thread falls by one per element); thread 45 writes out[40], which
+// lane 11 read, and the gaps between the elements.
+extern "C" __global__ void global_strided_reversed(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 32) {
+        out[256 + t] = out[62 - 2 * t];
+    } else {
+        out[2 * (t - 32) + 1] = in[t];
+        if (t == 45)
+            out[40] = in[0];
+    }
+}

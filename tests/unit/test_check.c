@@ -327,6 +327,7 @@ START_TEST(race_reports_deterministic)
         {"cluster.ptx", "cluster_race", 2, 32}, {"cluster.ptx", "bulk_copy_broken", 1, 64},
         {"race.ptx", "global_strided_hit", 1, 64}, {"race.ptx", "global_strided_columns", 1, 64},
         {"race.ptx", "global_strided_blocks_hit", 2, 32}, {"race.ptx", "global_strided_columns_all", 1, 64},
+        {"race.ptx", "global_strided_reversed", 1, 64},
     };
     static const struct { int threads; const char *schedule; } configs[] = {
         {2, NULL}, {1, "random:1"}, {2, "random:2"}, {1, "random:99"}};
@@ -375,6 +376,7 @@ START_TEST(race_strided_lanes)
     static const struct { race_run run; const char *threads, *collapsed; } cases[] = {
         {{"race.ptx", "global_strided_hit", 1, 64}, "threads (5,0,0) and (40,0,0) of block (0,0,0)\n", NULL},
         {{"race.ptx", "global_strided_columns", 1, 64}, "threads (10,0,0) and (41,0,0) of block (0,0,0)\n", NULL},
+        {{"race.ptx", "global_strided_reversed", 1, 64}, "threads (11,0,0) and (45,0,0) of block (0,0,0)\n", NULL},
         {{"race.ptx", "global_strided_blocks_hit", 2, 32},
          "thread (3,0,0) of block (1,0,0) and thread (6,0,0) of block (0,0,0)\n", NULL},
         {{"race.ptx", "global_strided_all", 1, 64}, "threads (0,0,0) and (32,0,0) of block (0,0,0)",
