@@ -266,12 +266,21 @@ static inline race_elems race_elems_of(uint64_t start, uint64_t end, uint32_t es
     return e;
 }
 
-/* The row and element of x, which lies in the range's hull. */
-static inline void race_elem_index(const race_elems *r, uint64_t x, uint64_t *i, uint64_t *j)
+static inline race_elems race_interval_elems(const race_interval *v)
 {
+    return race_elems_of(v->start, v->end, v->esize, v->pitch, v->step, v->rows, v->cols, v->rpitch);
+}
+
+/* The thread of the element at x (in the range's hull): tid0 at start,
+ * step more per element of a row and rstep more per row; step 0: tid0
+ * (one element, all lanes). */
+static inline uint32_t race_elem_tid(const race_elems *r, uint32_t tid0, int step, int rstep, uint64_t x)
+{
+    if (!step)
+        return tid0;
     uint64_t off = x - r->start;
-    *i = r->rows > 1 ? off / r->rpitch : 0;
-    *j = (r->rows > 1 ? off % r->rpitch : off) / r->pitch;
+    uint64_t i = r->rows > 1 ? off / r->rpitch : 0, j = (r->rows > 1 ? off % r->rpitch : off) / r->pitch;
+    return (uint32_t)((int64_t)tid0 + (int64_t)i * rstep + (int64_t)j * step);
 }
 
 /* The covered run at or after x (clipped at x) as [*s, *e); 0 when none. */
@@ -286,14 +295,11 @@ static inline int race_run_at(const race_elems *r, uint64_t x, uint64_t *s, uint
         *e = r->end;
         return 1;
     }
-    uint64_t off = x - r->start, i = 0, ro = off, span = r->end - r->start, cols = 0;
+    uint64_t off = x - r->start, i = 0, ro = off, span = r->end - r->start;
     if (r->rows > 1) {
         i = off / r->rpitch;
         ro = off % r->rpitch;
         span = (uint64_t)(r->cols - 1) * r->pitch + r->esize;
-        cols = r->cols;
-    } else {
-        cols = (span - r->esize) / r->pitch + 1;
     }
     if (ro >= span) { /* between rows */
         i++;
@@ -307,16 +313,12 @@ static inline int race_run_at(const race_elems *r, uint64_t x, uint64_t *s, uint
         *e = rs + span;
         return 1;
     }
+    /* ro < span, and a row ends with a whole element (pitch >= esize):
+     * past an element's end lies the next element of the row */
     uint64_t j = ro / r->pitch, jo = ro % r->pitch;
     if (jo >= r->esize) {
         j++;
         jo = 0;
-    }
-    if (j >= cols) {
-        if (++i >= r->rows)
-            return 0;
-        rs = r->start + i * r->rpitch;
-        j = jo = 0;
     }
     uint64_t es = rs + j * r->pitch;
     *s = es + jo;

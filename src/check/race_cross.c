@@ -38,19 +38,10 @@ static int cmp_interval(const void *a, const void *b)
     return x->tid0 < y->tid0 ? -1 : x->tid0 > y->tid0;
 }
 
-static race_elems interval_elems(const race_interval *v)
-{
-    return race_elems_of(v->start, v->end, v->esize, v->pitch, v->step, v->rows, v->cols, v->rpitch);
-}
-
 static uint32_t tid_at(const race_interval *v, uint64_t addr)
 {
-    if (!v->step)
-        return v->tid0;
-    race_elems e = interval_elems(v);
-    uint64_t i, j;
-    race_elem_index(&e, addr, &i, &j);
-    return (uint32_t)((int64_t)v->tid0 + (int64_t)i * v->rstep + (int64_t)j * v->step);
+    race_elems e = race_interval_elems(v);
+    return race_elem_tid(&e, v->tid0, v->step, v->rstep, addr);
 }
 
 static void cross_piece(check_groups *out, const race_interval *a, const race_interval *b, int cls, int sev,
@@ -77,7 +68,7 @@ static void cross_conflict(const check_launch *cl, check_groups *out, const race
     if (sev < 0)
         return;
     /* the bytes both cover, in pieces (one per element of a strided range) */
-    race_elems ea = interval_elems(a), eb = interval_elems(b);
+    race_elems ea = race_interval_elems(a), eb = race_interval_elems(b);
     uint64_t at = 0, lo, hi;
     while (race_piece(&ea, &eb, &at, &lo, &hi))
         cross_piece(out, a, b, cls, sev, lo, hi);

@@ -42,6 +42,39 @@ static void log_push(race_thread *r, const race_gacc *g)
         r->log[r->nlog++] = *g;
 }
 
+/* A range of one element, lane l's at a, as this warp-instruction's
+ * accesses start: with the unit's clock and vector clock snapshot. */
+static void gacc_begin(race_gacc *g, race_thread *r, int u, const vm_warp *w, const vm_frame *f, uint32_t pc,
+                       uint8_t kind, int l, uint64_t a, unsigned size)
+{
+    memset(g, 0, sizeof *g);
+    g->start = a;
+    g->end = a + size;
+    g->pc = pc;
+    g->clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
+    g->snap = snapshot(r, u);
+    g->wsync = r->wsync[u];
+    g->lanes = 1u << l;
+    g->tid0 = (uint32_t)(w->index * VM_WARP + l);
+    g->fn = (uint16_t)f->fn->index;
+    g->unit = (uint16_t)u;
+    g->kind = kind;
+    g->esize = (uint8_t)(size > 255 ? 255 : size);
+    g->pitch = g->esize;
+    g->step = 1;
+    g->rows = 1;
+}
+
+/* Lane l joins the open range g, which now ends at end; the range keeps
+ * its one stored value only if the lane stored it too (uniform). */
+static inline void gacc_join(race_gacc *g, int l, uint64_t end, int uniform)
+{
+    g->end = end;
+    g->lanes |= 1u << l;
+    if (!uniform)
+        g->kind &= (uint8_t)~RACE_K_VALUE;
+}
+
 /* The common case of race_global_access: the lanes of mask are
  * consecutive and access consecutive elements, and their bytes are not
  * known or come from one register (src). Logs the one range the general
@@ -59,33 +92,19 @@ static int global_run(race_thread *r, int u, const vm_warp *w, const vm_frame *f
         if (lanes->where[first + i] != a0 + (uint64_t)i * size)
             return 0;
     race_gacc cur;
-    memset(&cur, 0, sizeof cur);
-    uint8_t k = (uint8_t)kind;
+    gacc_begin(&cur, r, u, w, f, pc, (uint8_t)kind, first, a0, size);
     if (src) {
         uint64_t vm = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
         cur.value = src[first] & vm; /* the low bytes on a little-endian host, as race_stored_bytes */
-        k |= RACE_K_VALUE;
+        cur.kind |= RACE_K_VALUE;
         for (int i = 1; i < n; i++)
             if ((src[first + i] & vm) != cur.value) {
-                k &= (uint8_t)~RACE_K_VALUE;
+                cur.kind &= (uint8_t)~RACE_K_VALUE;
                 break;
             }
     }
-    cur.start = a0;
     cur.end = a0 + (uint64_t)n * size;
-    cur.pc = pc;
-    cur.clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
-    cur.snap = snapshot(r, u);
-    cur.wsync = r->wsync[u];
     cur.lanes = mask;
-    cur.tid0 = (uint32_t)(w->index * VM_WARP + first);
-    cur.fn = (uint16_t)f->fn->index;
-    cur.unit = (uint16_t)u;
-    cur.kind = k;
-    cur.esize = (uint8_t)(size > 255 ? 255 : size);
-    cur.pitch = cur.esize;
-    cur.step = 1;
-    cur.rows = 1;
     log_push(r, &cur);
     return 1;
 }
@@ -103,6 +122,8 @@ static int global_grid(race_thread *r, int u, const vm_warp *w, const vm_frame *
         return 0;
     uint64_t a[VM_WARP];
     int ln[VM_WARP], k = 0, sorted = 1;
+    a[0] = a[1] = 0; /* written below (n >= 2), which GCC does not see */
+    ln[0] = ln[1] = 0;
     for (uint32_t mm = mask; mm; mm &= mm - 1, k++) {
         ln[k] = __builtin_ctz(mm);
         a[k] = lanes->where[ln[k]];
@@ -139,42 +160,31 @@ static int global_grid(race_thread *r, int u, const vm_warp *w, const vm_frame *
                     return 0;
     }
     race_gacc cur;
-    memset(&cur, 0, sizeof cur);
-    uint8_t k8 = (uint8_t)kind;
+    gacc_begin(&cur, r, u, w, f, pc, (uint8_t)kind, ln[0], a[0], size);
     if (known_op) {
         /* the bytes stored: one value in every lane, or not kept */
         uint8_t bytes[64];
         uint64_t v0 = 0;
-        k8 |= RACE_K_VALUE;
+        cur.kind |= RACE_K_VALUE;
         for (int i = 0; i < n; i++) {
             uint64_t v = 0;
             if (!race_stored_bytes(f, &f->fn->code[pc], ln[i], bytes, size)) {
-                k8 &= (uint8_t)~RACE_K_VALUE;
+                cur.kind &= (uint8_t)~RACE_K_VALUE;
                 break;
             }
             memcpy(&v, bytes, size);
             if (!i)
                 v0 = v;
             else if (v != v0) {
-                k8 &= (uint8_t)~RACE_K_VALUE;
+                cur.kind &= (uint8_t)~RACE_K_VALUE;
                 break;
             }
         }
-        if (k8 & RACE_K_VALUE)
+        if (cur.kind & RACE_K_VALUE)
             cur.value = v0;
     }
-    cur.start = a[0];
     cur.end = a[n - 1] + size;
-    cur.pc = pc;
-    cur.clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
-    cur.snap = snapshot(r, u);
-    cur.wsync = r->wsync[u];
     cur.lanes = mask;
-    cur.tid0 = (uint32_t)(w->index * VM_WARP + ln[0]);
-    cur.fn = (uint16_t)f->fn->index;
-    cur.unit = (uint16_t)u;
-    cur.kind = k8;
-    cur.esize = (uint8_t)size;
     cur.pitch = (uint16_t)pitch;
     cur.step = (int8_t)step;
     cur.rows = (uint8_t)rows;
@@ -200,8 +210,6 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
     race_gacc cur;
     int open = 0, single = 0, last = -1;
     uint64_t last_a = 0;
-    uint32_t snap = snapshot(r, u);
-    uint32_t clock = r->vc[(size_t)u * (size_t)r->U + (size_t)u];
     uint8_t bytes[64];
     for (uint32_t mm = mask; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
@@ -214,22 +222,16 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
         if (open) {
             int uniform = known && (cur.kind & RACE_K_VALUE) && v == cur.value;
             if ((single || (cur.step == 1 && cur.pitch == cur.esize)) && l == last + 1 && a == cur.end) {
-                cur.end += size;
-                cur.lanes |= 1u << l;
-                cur.step = 1;
+                gacc_join(&cur, l, a + size, uniform);
                 single = 0;
                 last = l;
                 last_a = a;
-                if (!uniform)
-                    cur.kind &= (uint8_t)~RACE_K_VALUE;
                 continue;
             }
             if ((single || cur.step == 0) && a == cur.start) {
-                cur.lanes |= 1u << l;
+                gacc_join(&cur, l, cur.end, uniform);
                 cur.step = 0;
                 single = 0;
-                if (!uniform)
-                    cur.kind &= (uint8_t)~RACE_K_VALUE;
                 continue;
             }
             /* lanes step apart at elements pitch bytes apart, with a gap
@@ -241,34 +243,16 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
                               a - last_a == cur.pitch)) {
                 cur.step = (int8_t)(l - last);
                 cur.pitch = (uint16_t)(a - last_a);
-                cur.end = a + size;
-                cur.lanes |= 1u << l;
+                gacc_join(&cur, l, a + size, uniform);
                 single = 0;
                 last = l;
                 last_a = a;
-                if (!uniform)
-                    cur.kind &= (uint8_t)~RACE_K_VALUE;
                 continue;
             }
             log_push(r, &cur);
         }
-        memset(&cur, 0, sizeof cur);
-        cur.start = a;
-        cur.end = a + size;
+        gacc_begin(&cur, r, u, w, f, pc, (uint8_t)(kind | (known ? RACE_K_VALUE : 0)), l, a, size);
         cur.value = v;
-        cur.pc = pc;
-        cur.clock = clock;
-        cur.snap = snap;
-        cur.wsync = r->wsync[u];
-        cur.lanes = 1u << l;
-        cur.tid0 = (uint32_t)(w->index * VM_WARP + l);
-        cur.fn = (uint16_t)f->fn->index;
-        cur.unit = (uint16_t)u;
-        cur.kind = (uint8_t)(kind | (known ? RACE_K_VALUE : 0));
-        cur.esize = (uint8_t)(size > 255 ? 255 : size);
-        cur.pitch = cur.esize;
-        cur.step = 1;
-        cur.rows = 1;
         open = single = 1;
         last = l;
         last_a = a;
@@ -303,12 +287,8 @@ static race_elems gacc_elems(const race_gacc *g)
 
 static uint32_t gacc_tid(const race_gacc *g, uint64_t x)
 {
-    if (!g->step)
-        return g->tid0;
     race_elems e = gacc_elems(g);
-    uint64_t i, j;
-    race_elem_index(&e, x, &i, &j);
-    return g->tid0 + (uint32_t)((int64_t)i * g->rstep + (int64_t)j * g->step);
+    return race_elem_tid(&e, g->tid0, g->step, g->rstep, x);
 }
 
 static uint32_t gacc_lanes(const race_gacc *g, uint64_t x)

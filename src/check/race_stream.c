@@ -609,8 +609,7 @@ void race_order_launch(check_launch *cl)
                     keys[nkeys++] = (site_key){v[i].fn, v[i].pc, site};
             }
             /* a strided range adds its elements, not the gaps between them */
-            race_elems e = race_elems_of(v[i].start, v[i].end, v[i].esize, v[i].pitch, v[i].step, v[i].rows,
-                                         v[i].cols, v[i].rpitch);
+            race_elems e = race_interval_elems(&v[i]);
             uint64_t s, end;
             for (uint64_t x = e.start; race_run_at(&e, x, &s, &end); x = end)
                 range_add(o, s, end, site, v[i].kind & (RACE_K_WRITE | RACE_K_STRONG | RACE_K_ATOMIC));
