@@ -821,13 +821,14 @@ static int parse_operand(parser *p, ptx_operand *o)
                 int64_t off;
                 if (!parse_int(p, &off))
                     return 0;
-                o->imm += off;
+                /* 64-bit addresses wrap: [sym+off] as the hardware adds them */
+                o->imm = (int64_t)((uint64_t)o->imm + (uint64_t)off);
             } else if (is_punct(peek(p), '-')) {
                 next(p);
                 int64_t off;
                 if (!parse_int(p, &off))
                     return 0;
-                o->imm -= off;
+                o->imm = (int64_t)((uint64_t)o->imm - (uint64_t)off);
             }
             if (is_punct(peek(p), ',')) {
                 /* texture/surface addressing: [tex, {coords}] or [tex, sampler, {coords}] */
