@@ -785,133 +785,6 @@ __attribute__((always_inline)) static inline void vm_narrow(void *p, const uint6
         }                                                                        \
     } while (0)
 
-/* An atom's lanes, in lane order, once ptrs holds each lane's host
- * address (resolved, in bounds, aligned): D gets the old values. Out of
- * the group loop so that its many cases cost the loop's hot path nothing;
- * the integer add (histograms, counters under a checker, whose addresses
- * the checker resolves) has its own lane loop. */
-static __attribute__((noinline)) void atom_lanes(const bc_op *op, uint32_t m, uint8_t *const *ptrs,
-                                                 const uint64_t *B, const uint64_t *C, uint64_t *D)
-{
-    unsigned esz = op->src_size;
-    int shared_only = op->mode == BC_SPACE_SHARED;
-    int aop = op->mode2, ty = op->type;
-    if (esz == 4 && aop == BC_ATOM_ADD && !ptx_type_is_float((ptx_type)ty)) {
-        if (shared_only)
-            LANES(m, { uint32_t *q = (uint32_t *)ptrs[l]; uint32_t o = *q; *q = o + (uint32_t)B[l]; D[l] = o; });
-        else
-            LANES(m, D[l] = __atomic_fetch_add((uint32_t *)ptrs[l], (uint32_t)B[l], __ATOMIC_SEQ_CST));
-        return;
-    }
-    LANES(m, {
-        uint8_t *p = ptrs[l];
-        uint64_t bv = B[l], cv = C ? C[l] : 0, old = 0, nv;
-        if (esz == 2) {
-            /* a 16-bit atomic is a compare-and-swap on its aligned 32-bit word */
-            uint32_t *q = (uint32_t *)((uintptr_t)p & ~(uintptr_t)3);
-            unsigned sh = ((uintptr_t)p & 2) ? 16 : 0;
-            uint32_t o = shared_only ? *q : __atomic_load_n(q, __ATOMIC_RELAXED);
-            for (;;) {
-                uint16_t x = (uint16_t)(o >> sh), y = (uint16_t)bv, r;
-                switch (aop) {
-                case BC_ATOM_ADD: r = (uint16_t)float_arith(0, ty, x, y, 0, BC_RND_RN, 0); break;
-                case BC_ATOM_MIN: r = (uint16_t)float_minmax(0, ty, x, y, 0); break;
-                case BC_ATOM_MAX: r = (uint16_t)float_minmax(1, ty, x, y, 0); break;
-                case BC_ATOM_CAS: r = x == y ? (uint16_t)cv : x; break;
-                case BC_ATOM_EXCH: r = y; break;
-                default: r = x; break;
-                }
-                uint32_t nw = (o & ~(0xffffu << sh)) | ((uint32_t)r << sh);
-                if (shared_only) { *q = nw; break; }
-                if (__atomic_compare_exchange_n(q, &o, nw, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) break;
-            }
-            old = (uint16_t)(o >> sh);
-        } else if (esz == 4) {
-            uint32_t *q = (uint32_t *)p;
-            uint32_t o = shared_only ? *q : __atomic_load_n(q, __ATOMIC_RELAXED);
-            for (;;) {
-                uint32_t x = o, y = (uint32_t)bv;
-                uint32_t r;
-                switch (aop) {
-                case BC_ATOM_ADD:
-                    if (ty == PTX_T_F32) {
-                        float s = F32(x) + F32(y);
-                        if (op->mode != BC_SPACE_SHARED) s = vm_ftz_f32(s);
-                        r = (uint32_t)BF32(s);
-                    } else if (ty == PTX_T_F16X2 || ty == PTX_T_BF16X2) {
-                        r = (uint32_t)float_arith(0, ty, x, y, 0, BC_RND_RN, 0);
-                    } else r = x + y;
-                    break;
-                case BC_ATOM_MIN: r = (uint32_t)int_minmax(x, y, 4, vm_type_signed(ty), 0); break;
-                case BC_ATOM_MAX: r = (uint32_t)int_minmax(x, y, 4, vm_type_signed(ty), 1); break;
-                case BC_ATOM_INC: r = x >= y ? 0 : x + 1; break;
-                case BC_ATOM_DEC: r = (x == 0 || x > y) ? y : x - 1; break;
-                case BC_ATOM_CAS: r = x == y ? (uint32_t)cv : x; break;
-                case BC_ATOM_EXCH: r = y; break;
-                case BC_ATOM_AND: r = x & y; break;
-                case BC_ATOM_OR: r = x | y; break;
-                default: r = x ^ y; break;
-                }
-                if (shared_only) { *q = r; break; }
-                if (__atomic_compare_exchange_n(q, &o, r, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) break;
-            }
-            old = o;
-        } else {
-            uint64_t *q = (uint64_t *)p;
-            uint64_t o = shared_only ? *q : __atomic_load_n(q, __ATOMIC_RELAXED);
-            for (;;) {
-                uint64_t x = o, y = bv, r;
-                switch (aop) {
-                case BC_ATOM_ADD: r = ty == PTX_T_F64 ? BF64(F64(x) + F64(y)) : x + y; break;
-                case BC_ATOM_MIN: r = int_minmax(x, y, 8, vm_type_signed(ty), 0); break;
-                case BC_ATOM_MAX: r = int_minmax(x, y, 8, vm_type_signed(ty), 1); break;
-                case BC_ATOM_INC: r = x >= y ? 0 : x + 1; break;
-                case BC_ATOM_DEC: r = (x == 0 || x > y) ? y : x - 1; break;
-                case BC_ATOM_CAS: r = x == y ? cv : x; break;
-                case BC_ATOM_EXCH: r = y; break;
-                case BC_ATOM_AND: r = x & y; break;
-                case BC_ATOM_OR: r = x | y; break;
-                default: r = x ^ y; break;
-                }
-                if (shared_only) { *q = r; break; }
-                if (__atomic_compare_exchange_n(q, &o, r, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) break;
-            }
-            old = o;
-        }
-        nv = old;
-        D[l] = nv;
-    });
-}
-
-/* An atom warp-instruction: its lanes' addresses resolved (a fault
- * returns -1), then atom_lanes. Out of the group loop, as a function of
- * its own, so that the loop's register allocation does not depend on it. */
-static __attribute__((noinline)) int atom_op(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const bc_op *op,
-                                             uint32_t m, const uint64_t *A, const uint64_t *B, const uint64_t *C,
-                                             uint64_t *D)
-{
-    uint8_t *ptrs[VM_WARP];
-    unsigned esz = op->src_size;
-    uintptr_t bp;
-    if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz, &bp)) {
-        if (esz == 4 && op->mode2 == BC_ATOM_ADD && !ptx_type_is_float((ptx_type)op->type)) {
-            /* integer add, the histogram idiom: lanes in lane order */
-            if (op->mode == BC_SPACE_SHARED)
-                LANES(m, { uint32_t *q = (uint32_t *)(bp + (uintptr_t)A[l]); uint32_t o = *q;
-                           *q = o + (uint32_t)B[l]; D[l] = o; });
-            else
-                LANES(m, D[l] = __atomic_fetch_add((uint32_t *)(bp + (uintptr_t)A[l]), (uint32_t)B[l],
-                                                   __ATOMIC_SEQ_CST));
-            return 0;
-        }
-        LANES(m, ptrs[l] = (uint8_t *)(bp + (uintptr_t)A[l]));
-    } else if (vm_resolve_operand(b, w, f, pc, op, op->mode, m, A, op->imm, esz, VM_ACCESS_ATOMIC, ptrs)) {
-        return -1;
-    }
-    atom_lanes(op, m, ptrs, B, C, D);
-    return 0;
-}
-
 /* Every way out of the group loop goes through its `leave` label. */
 #define LEAVE(event) do { ev = (event); goto leave; } while (0)
 #define EXIT_EVENT(event) do { g->pc = pc; LEAVE(event); } while (0)
@@ -2154,10 +2027,107 @@ int vm_group_run(vm_block *b, vm_warp *w, int gi)
             }
             break;
         }
-        case BC_ATOM:
-            if (atom_op(b, w, f, pc, op, m, A, B, C, D))
+        case BC_ATOM: {
+            uint8_t *ptrs[VM_WARP];
+            unsigned esz = op->src_size;
+            int shared_only = op->mode == BC_SPACE_SHARED;
+            int aop = op->mode2, ty = op->type;
+            uintptr_t bp;
+            if (vm_resolve_fast(b, op->mode, m, A, op->imm, esz, &bp)) {
+                if (esz == 4 && aop == BC_ATOM_ADD && !ptx_type_is_float((ptx_type)ty)) {
+                    /* integer add, the histogram idiom: lanes in lane order */
+                    if (shared_only)
+                        LANES(m, { uint32_t *q = (uint32_t *)(bp + (uintptr_t)A[l]); uint32_t o = *q;
+                                   *q = o + (uint32_t)B[l]; D[l] = o; });
+                    else
+                        LANES(m, D[l] = __atomic_fetch_add((uint32_t *)(bp + (uintptr_t)A[l]), (uint32_t)B[l],
+                                                           __ATOMIC_SEQ_CST));
+                    break;
+                }
+                LANES(m, ptrs[l] = (uint8_t *)(bp + (uintptr_t)A[l]));
+            } else if (vm_resolve_operand(b, w, f, pc, op, op->mode, m, A, op->imm, esz, VM_ACCESS_ATOMIC, ptrs)) {
                 EXIT_EVENT(VM_EV_FAULT);
+            }
+            LANES(m, {
+                uint8_t *p = ptrs[l];
+                uint64_t bv = B[l], cv = C ? C[l] : 0, old = 0, nv;
+                if (esz == 2) {
+                    /* a 16-bit atomic is a compare-and-swap on its aligned 32-bit word */
+                    uint32_t *q = (uint32_t *)((uintptr_t)p & ~(uintptr_t)3);
+                    unsigned sh = ((uintptr_t)p & 2) ? 16 : 0;
+                    uint32_t o = shared_only ? *q : __atomic_load_n(q, __ATOMIC_RELAXED);
+                    for (;;) {
+                        uint16_t x = (uint16_t)(o >> sh), y = (uint16_t)bv, r;
+                        switch (aop) {
+                        case BC_ATOM_ADD: r = (uint16_t)float_arith(0, ty, x, y, 0, BC_RND_RN, 0); break;
+                        case BC_ATOM_MIN: r = (uint16_t)float_minmax(0, ty, x, y, 0); break;
+                        case BC_ATOM_MAX: r = (uint16_t)float_minmax(1, ty, x, y, 0); break;
+                        case BC_ATOM_CAS: r = x == y ? (uint16_t)cv : x; break;
+                        case BC_ATOM_EXCH: r = y; break;
+                        default: r = x; break;
+                        }
+                        uint32_t nw = (o & ~(0xffffu << sh)) | ((uint32_t)r << sh);
+                        if (shared_only) { *q = nw; break; }
+                        if (__atomic_compare_exchange_n(q, &o, nw, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) break;
+                    }
+                    old = (uint16_t)(o >> sh);
+                } else if (esz == 4) {
+                    uint32_t *q = (uint32_t *)p;
+                    uint32_t o = shared_only ? *q : __atomic_load_n(q, __ATOMIC_RELAXED);
+                    for (;;) {
+                        uint32_t x = o, y = (uint32_t)bv;
+                        uint32_t r;
+                        switch (aop) {
+                        case BC_ATOM_ADD:
+                            if (ty == PTX_T_F32) {
+                                float s = F32(x) + F32(y);
+                                if (op->mode != BC_SPACE_SHARED) s = vm_ftz_f32(s);
+                                r = (uint32_t)BF32(s);
+                            } else if (ty == PTX_T_F16X2 || ty == PTX_T_BF16X2) {
+                                r = (uint32_t)float_arith(0, ty, x, y, 0, BC_RND_RN, 0);
+                            } else r = x + y;
+                            break;
+                        case BC_ATOM_MIN: r = (uint32_t)int_minmax(x, y, 4, vm_type_signed(ty), 0); break;
+                        case BC_ATOM_MAX: r = (uint32_t)int_minmax(x, y, 4, vm_type_signed(ty), 1); break;
+                        case BC_ATOM_INC: r = x >= y ? 0 : x + 1; break;
+                        case BC_ATOM_DEC: r = (x == 0 || x > y) ? y : x - 1; break;
+                        case BC_ATOM_CAS: r = x == y ? (uint32_t)cv : x; break;
+                        case BC_ATOM_EXCH: r = y; break;
+                        case BC_ATOM_AND: r = x & y; break;
+                        case BC_ATOM_OR: r = x | y; break;
+                        default: r = x ^ y; break;
+                        }
+                        if (shared_only) { *q = r; break; }
+                        if (__atomic_compare_exchange_n(q, &o, r, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) break;
+                    }
+                    old = o;
+                } else {
+                    uint64_t *q = (uint64_t *)p;
+                    uint64_t o = shared_only ? *q : __atomic_load_n(q, __ATOMIC_RELAXED);
+                    for (;;) {
+                        uint64_t x = o, y = bv, r;
+                        switch (aop) {
+                        case BC_ATOM_ADD: r = ty == PTX_T_F64 ? BF64(F64(x) + F64(y)) : x + y; break;
+                        case BC_ATOM_MIN: r = int_minmax(x, y, 8, vm_type_signed(ty), 0); break;
+                        case BC_ATOM_MAX: r = int_minmax(x, y, 8, vm_type_signed(ty), 1); break;
+                        case BC_ATOM_INC: r = x >= y ? 0 : x + 1; break;
+                        case BC_ATOM_DEC: r = (x == 0 || x > y) ? y : x - 1; break;
+                        case BC_ATOM_CAS: r = x == y ? cv : x; break;
+                        case BC_ATOM_EXCH: r = y; break;
+                        case BC_ATOM_AND: r = x & y; break;
+                        case BC_ATOM_OR: r = x | y; break;
+                        default: r = x ^ y; break;
+                        }
+                        if (shared_only) { *q = r; break; }
+                        if (__atomic_compare_exchange_n(q, &o, r, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) break;
+                    }
+                    old = o;
+                }
+                nv = old;
+                D[l] = nv;
+            });
             break;
+        }
         case BC_MAPA: {
             /* shared::cluster addresses carry the target rank + 1 above bit 24 */
             if (op->mode == BC_SPACE_SHARED_CLUSTER || op->mode == BC_SPACE_SHARED)
