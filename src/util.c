@@ -160,3 +160,56 @@ kemu_status util_read_file(const char *path, char **data, size_t *len, kemu_erro
     *len = b.len;
     return KEMU_OK;
 }
+
+/* util_sort: the input's ascending runs (their ends in `ends`) merged
+ * pairwise, pass after pass, through an index array; the elements are
+ * moved once at the end. */
+void util_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    char *v = base;
+    if (n < 2)
+        return;
+    size_t first = 1;
+    while (first < n && cmp(v + (first - 1) * size, v + first * size) <= 0)
+        first++;
+    if (first == n)
+        return; /* in order already */
+    uint32_t *a = n <= UINT32_MAX ? malloc(3 * n * sizeof *a) : NULL;
+    char *moved = a ? malloc(n * size) : NULL;
+    if (!moved) {
+        free(a);
+        qsort(base, n, size, cmp);
+        return;
+    }
+    uint32_t *b = a + n, *ends = a + 2 * n, *block = a;
+    size_t r = 0;
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (uint32_t)i;
+        if (i + 1 == n || (i + 1 >= first && cmp(v + i * size, v + (i + 1) * size) > 0))
+            ends[r++] = (uint32_t)(i + 1);
+    }
+    while (r > 1) {
+        size_t out = 0, start = 0;
+        for (size_t k = 0; k < r; k += 2) {
+            size_t mid = ends[k], end = k + 1 < r ? ends[k + 1] : mid;
+            size_t x = start, y = mid, o = start;
+            while (x < mid && y < end)
+                b[o++] = cmp(v + (size_t)a[y] * size, v + (size_t)a[x] * size) < 0 ? a[y++] : a[x++];
+            while (x < mid)
+                b[o++] = a[x++];
+            while (y < end)
+                b[o++] = a[y++];
+            ends[out++] = (uint32_t)end;
+            start = end;
+        }
+        r = out;
+        uint32_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < n; i++)
+        memcpy(moved + i * size, v + (size_t)a[i] * size, size);
+    memcpy(v, moved, n * size);
+    free(block);
+    free(moved);
+}

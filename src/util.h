@@ -40,4 +40,11 @@ kemu_status util_read_file(const char *path, char **data, size_t *len, kemu_erro
  * Returns 0 on success, -1 when out of memory. */
 int util_grow(void *array_ptr, size_t *cap, size_t need, size_t elem);
 
+/* Sorts n elements of `size` bytes as qsort does, stably (equal elements
+ * keep their order), in time that follows the input's ascending runs: an
+ * array in order costs one pass of comparisons, one made of r ascending
+ * runs log2(r) merge passes (logs appended by several writers, each in
+ * order). Falls back to qsort when out of memory. */
+void util_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 #endif

@@ -1127,14 +1127,15 @@ static void marked_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t 
         /* one region: inside the block's shared memory (cells and marks cover it) */
         uint32_t *mk = &r->mark[wo >> 2];
         race_cell *c = &sh->cells[wo >> 2];
-        race_where wh = {rank, wo};
         if ((*mk & ~31u) == stamp) {
             int j = (int)(*mk & 31);
             glanes[j] |= 1u << l;
-            if ((c->flags & may) || grec[j] < 0)
+            if ((c->flags & may) || grec[j] < 0) {
+                race_where wh = {rank, wo};
                 grec[j] = check_cell(r, c, &proto, myvc, glanes[j], 0, k, bytes, &wh);
-            else
+            } else {
                 cell_tuples(c)[grec[j]].lanes |= 1u << l;
+            }
             continue;
         }
         int j = n++;
@@ -1144,6 +1145,7 @@ static void marked_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t 
             cell_first(c, sh->gen, flags, &proto, 1u << l, 0, k, bytes);
             grec[j] = 0;
         } else {
+            race_where wh = {rank, wo};
             grec[j] = check_cell(r, c, &proto, myvc, 1u << l, 0, k, bytes, &wh);
         }
     }
@@ -1153,10 +1155,17 @@ static void marked_words(race_thread *r, int u, int rank, uint32_t fn, uint32_t 
 static void lanes_span(const uint64_t *w, uint32_t mask, uint64_t *lo, uint64_t *hi)
 {
     uint64_t a = UINT64_MAX, z = 0;
-    for (uint32_t mm = mask; mm; mm &= mm - 1) {
-        uint64_t x = w[__builtin_ctz(mm)];
-        a = x < a ? x : a;
-        z = x > z ? x : z;
+    if (mask == 0xffffffffu) {
+        for (int l = 0; l < VM_WARP; l++) {
+            a = w[l] < a ? w[l] : a;
+            z = w[l] > z ? w[l] : z;
+        }
+    } else {
+        for (uint32_t mm = mask; mm; mm &= mm - 1) {
+            uint64_t x = w[__builtin_ctz(mm)];
+            a = x < a ? x : a;
+            z = x > z ? x : z;
+        }
     }
     *lo = a;
     *hi = z;
@@ -1207,13 +1216,11 @@ static int rising_words(const vm_access_lanes *lanes, uint32_t mask, int nranks)
     return rank;
 }
 
-/* rising_words for lanes of one region (lanes->one_region): whether the
- * offsets of the lanes of mask are 4-byte aligned and rise from lane to
+/* rising_words for lanes of one region (lanes->one_region) whose offsets
+ * are 4-byte aligned (words_aligned): whether they rise from lane to
  * lane. */
 static int rising_region(const uint64_t *w, uint32_t mask)
 {
-    if (!words_aligned(w, mask))
-        return 0;
     if (mask == 0xffffffffu) {
         int l = 1;
         while (l < VM_WARP && w[l] > w[l - 1])
@@ -1425,14 +1432,15 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
             rank = lanes->rank[first];
             enum { WORDS, GROUPS, MARKED } shape;
             uint64_t lo, hi;
-            if (size == 4 && (!known || src) && rising_region(lanes->where, mask)) {
+            int aligned = size >= 4 && words_aligned(lanes->where, mask);
+            if (size == 4 && (!known || src) && aligned && rising_region(lanes->where, mask)) {
                 shape = WORDS;
                 lo = lanes->where[first];
                 hi = lanes->where[31 - __builtin_clz(mask)] + 4;
             } else if (!known && mask == 0xffffffffu && tile_groups(lanes, &g)) {
                 shape = GROUPS;
                 groups_span(&g, size, &lo, &hi);
-            } else if (size == 4 && !known && words_aligned(lanes->where, mask)) {
+            } else if (size == 4 && !known && aligned) {
                 shape = MARKED;
                 lanes_span(lanes->where, mask, &lo, &hi);
                 hi += 4;
@@ -1440,7 +1448,7 @@ void race_access(check_thread *t, vm_block *b, vm_warp *w, const vm_frame *f, ui
                 /* one region: the offsets are inside the block's shared
                  * memory, which r->mark covers (race_block_begin) */
                 shape = GROUPS;
-                if (size >= 4 && words_aligned(lanes->where, mask))
+                if (aligned)
                     mark_groups(r, f, op, src, known, mask, lanes, size, &g);
                 else
                     group_lanes(r, f, op, src, known, mask, lanes, size, &g);

@@ -466,7 +466,7 @@ static void emit(race_thread *r)
     /* coalesce the cluster's records: consecutive ranges of one op */
     race_interval *v = r->iv + base;
     size_t n = r->niv - base, k = 0;
-    qsort(v, n, sizeof *v, cmp_record);
+    util_sort(v, n, sizeof *v, cmp_record);
     for (size_t i = 0; i < n; i++) {
         race_interval *c = &v[i];
         if (k) {
@@ -525,7 +525,7 @@ void race_global_cluster_end(race_thread *r)
     if (!r->nlog)
         return;
     size_t n = can_pair_first(r);
-    qsort(r->log, n, sizeof *r->log, cmp_gacc);
+    util_sort(r->log, n, sizeof *r->log, cmp_gacc);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (!k || !same_access(&r->log[k - 1], &r->log[i]))

@@ -12,6 +12,7 @@
 
 #include "check/check_internal.h"
 #include "exec/exec.h"
+#include "util.h"
 
 #ifndef CHECK_KERNELS_DIR
 #define CHECK_KERNELS_DIR "tests/check"
@@ -428,6 +429,59 @@ static race_elems random_elems(unsigned *seed, uint8_t covered[512])
 
 /* race_piece finds exactly the bytes two ranges both cover, in increasing
  * pieces that never cross the end of an element of a strided range. */
+/* util_sort, which orders racecheck's logs: the same order as a stable
+ * reference sort, for inputs in order, reversed, made of interleaved
+ * ascending runs (as warps append), random, and with many equal keys
+ * (whose order it must keep). */
+typedef struct sort_item {
+    uint32_t key, seq;
+} sort_item;
+
+static int cmp_sort_key(const void *a, const void *b)
+{
+    const sort_item *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int cmp_sort_stable(const void *a, const void *b)
+{
+    const sort_item *x = a, *y = b;
+    int c = cmp_sort_key(a, b);
+    return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+START_TEST(util_sort_stable_runs)
+{
+    enum { N = 5000 };
+    static sort_item got[N], want[N];
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    for (int shape = 0; shape < 6; shape++) {
+        for (int trial = 0; trial < 20; trial++) {
+            size_t n = trial == 0 ? (size_t)shape : 1 + (size_t)((rng >> 33) % N);
+            unsigned runs = 1 + (unsigned)(trial % 9);
+            for (size_t i = 0; i < n; i++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                uint32_t x = (uint32_t)(rng >> 33);
+                uint32_t key = shape == 0   ? (uint32_t)i
+                             : shape == 1 ? (uint32_t)(n - i)
+                             : shape == 2 ? (uint32_t)(i / runs + (i % runs) * 7) /* runs interleaved */
+                             : shape == 3 ? (uint32_t)((i % (n / runs + 1)) * 3 + i / (n / runs + 1)) /* runs appended */
+                             : shape == 4 ? x
+                                          : x % 5; /* many equal keys */
+                got[i] = (sort_item){key, (uint32_t)i};
+            }
+            memcpy(want, got, n * sizeof *got);
+            qsort(want, n, sizeof *want, cmp_sort_stable);
+            util_sort(got, n, sizeof *got, cmp_sort_key);
+            for (size_t i = 0; i < n; i++)
+                ck_assert_msg(got[i].key == want[i].key && got[i].seq == want[i].seq,
+                              "shape %d, n %zu: element %zu is (%u, %u), want (%u, %u)", shape, n, i, got[i].key,
+                              got[i].seq, want[i].key, want[i].seq);
+        }
+    }
+}
+END_TEST
+
 START_TEST(race_pieces_exact)
 {
     unsigned seed = 12345;
@@ -792,6 +846,7 @@ static Suite *suite(void)
     tcase_add_test(tc, race_free_kernels);
     tcase_add_test(tc, race_strided_lanes);
     tcase_add_test(tc, race_pieces_exact);
+    tcase_add_test(tc, util_sort_stable_runs);
     tcase_add_test(tc, race_warp_levels);
     tcase_add_test(tc, warp_races_found);
     tcase_add_test(tc, warp_race_free);
