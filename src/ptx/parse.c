@@ -532,6 +532,10 @@ static int parse_var_decl(parser *p, ptx_space space, int flags_extern, int flag
                 error_at(p, tk.line, tk.col, ".align must be a power of two");
                 return 0;
             }
+            if (a > (int64_t)1 << 31) {
+                error_at(p, tk.line, tk.col, ".align %lld is larger than kemu supports (at most 2^31)", (long long)a);
+                return 0;
+            }
             /* after .ptr it is the alignment of the memory the parameter
              * points to, not the parameter's own (PTX ISA 5.1.6.3); Triton
              * writes ".param .u64 .ptr .global .align 1 p" */
@@ -1212,7 +1216,7 @@ static int section_value(parser *p, section_build *b, unsigned width)
         lex_token n = next(p);
         if (n.kind != LEX_INT)
             return 0;
-        r.addend = minus ? -(int64_t)n.ival : (int64_t)n.ival;
+        r.addend = (int64_t)(minus ? 0 - n.ival : n.ival); /* wraps, as the address does */
     }
     ptx_section *s = b->s;
     r.at = (uint32_t)s->size;
