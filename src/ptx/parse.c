@@ -1115,8 +1115,14 @@ static int parse_dims(parser *p, unsigned d[3])
 {
     for (int i = 0; i < 3; i++) {
         int64_t v;
+        lex_token *at = peek(p);
+        int line = at->line, col = at->col;
         if (!parse_int(p, &v))
             return 0;
+        if (v < 0 || v > UINT32_MAX) {
+            error_at(p, line, col, "a dimension must lie within 0..4294967295, not %lld", (long long)v);
+            return 0;
+        }
         d[i] = (unsigned)v;
         if (!is_punct(peek(p), ','))
             break;
@@ -1541,10 +1547,17 @@ static void parse_function(parser *p, int is_entry, int is_extern, int is_visibl
         else if (tok_is(&d, ".minnctapersm") || tok_is(&d, ".maxnctapersm") || tok_is(&d, ".maxnreg") ||
                  tok_is(&d, ".maxclusterrank")) {
             int64_t v;
+            lex_token *at = peek(p);
+            int line = at->line, col = at->col;
             ok = parse_int(p, &v);
-            if (tok_is(&d, ".minnctapersm")) fn->minnctapersm = (unsigned)v;
-            else if (tok_is(&d, ".maxnreg")) fn->maxnreg = (unsigned)v;
-            else if (tok_is(&d, ".maxclusterrank")) fn->maxclusterrank = (unsigned)v;
+            if (ok && (v < 0 || v > UINT32_MAX)) {
+                error_at(p, line, col, "%.*s must lie within 0..4294967295, not %lld", (int)d.len, d.start,
+                         (long long)v);
+                ok = 0;
+            }
+            if (ok && tok_is(&d, ".minnctapersm")) fn->minnctapersm = (unsigned)v;
+            else if (ok && tok_is(&d, ".maxnreg")) fn->maxnreg = (unsigned)v;
+            else if (ok && tok_is(&d, ".maxclusterrank")) fn->maxclusterrank = (unsigned)v;
         } else if (tok_is(&d, ".pragma")) {
             lex_token s = next(p);
             ok = s.kind == LEX_STRING && expect_punct(p, ';');
