@@ -240,6 +240,12 @@ typedef struct race_interval {
     int8_t rstep;                 /* thread increment per row */
 } race_interval;
 
+/* One field of a comparison function for qsort/util_sort over structs x
+ * and y: returns when the field differs. */
+#define RACE_CMP(f)                                                           \
+    if (x->f != y->f)                                                         \
+    return x->f < y->f ? -1 : 1
+
 /* The bytes a range of elements covers, as racecheck compares them: from
  * start, elements of esize bytes pitch bytes apart (a row), up to end; or
  * rows of cols such elements, rpitch bytes apart. Lanes of one

@@ -22,19 +22,8 @@
 static int cmp_interval(const void *a, const void *b)
 {
     const race_interval *x = a, *y = b;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    if (x->end != y->end) return x->end < y->end ? -1 : 1;
-    if (x->block != y->block) return x->block < y->block ? -1 : 1;
-    if (x->fn != y->fn) return x->fn < y->fn ? -1 : 1;
-    if (x->pc != y->pc) return x->pc < y->pc ? -1 : 1;
-    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
-    if (x->released != y->released) return x->released < y->released ? -1 : 1;
-    if (x->step != y->step) return x->step < y->step ? -1 : 1;
-    if (x->pitch != y->pitch) return x->pitch < y->pitch ? -1 : 1;
-    if (x->rows != y->rows) return x->rows < y->rows ? -1 : 1;
-    if (x->cols != y->cols) return x->cols < y->cols ? -1 : 1;
-    if (x->rpitch != y->rpitch) return x->rpitch < y->rpitch ? -1 : 1;
-    if (x->rstep != y->rstep) return x->rstep < y->rstep ? -1 : 1;
+    RACE_CMP(start); RACE_CMP(end); RACE_CMP(block); RACE_CMP(fn); RACE_CMP(pc); RACE_CMP(kind); RACE_CMP(released);
+    RACE_CMP(step); RACE_CMP(pitch); RACE_CMP(rows); RACE_CMP(cols); RACE_CMP(rpitch); RACE_CMP(rstep);
     return x->tid0 < y->tid0 ? -1 : x->tid0 > y->tid0;
 }
 
