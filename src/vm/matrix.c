@@ -131,14 +131,24 @@ static void fragment_coordinates(const fragment_shape *s, unsigned l, unsigned e
 }
 
 /* In the mma.sync layout, row * cols + col of element e of lane l (as
- * fragment_coordinates gives them) is mma_lane_part(l) + mma_offset(e). */
-static unsigned mma_lane_part(const fragment_shape *s, unsigned l)
+ * fragment_coordinates gives them) is part[l] + mma_offset(e), part as
+ * mma_lane_parts fills it (groupID g = l / 4, threadID q = l % 4). */
+static void mma_lane_parts(const fragment_shape *s, unsigned part[VM_WARP])
 {
-    unsigned g = l >> 2, q = l & 3, p = s->element_size >= 4 ? 1 : 4 / s->element_size;
+    unsigned p = s->element_size >= 4 ? 1 : 4 / s->element_size, cols = s->cols;
     switch (s->which) {
-    case MATRIX_A: return g * s->cols + p * q;
-    case MATRIX_B: return p * q * s->cols + g;
-    default: return g * s->cols + 2 * q;
+    case MATRIX_A:
+        for (unsigned l = 0; l < VM_WARP; l++)
+            part[l] = (l >> 2) * cols + p * (l & 3);
+        break;
+    case MATRIX_B:
+        for (unsigned l = 0; l < VM_WARP; l++)
+            part[l] = p * (l & 3) * cols + (l >> 2);
+        break;
+    default:
+        for (unsigned l = 0; l < VM_WARP; l++)
+            part[l] = (l >> 2) * cols + 2 * (l & 3);
+        break;
     }
 }
 
@@ -334,14 +344,15 @@ static void gather(const fragment_shape *s, const uint64_t *regs, const uint32_t
             }
         return;
     }
-    unsigned elements = s->registers * s->per_register, lane_part[VM_WARP];
-    for (unsigned l = 0; l < VM_WARP; l++)
-        lane_part[l] = mma_lane_part(s, l);
+    unsigned elements = s->registers * s->per_register, P = s->per_register, lane_part[VM_WARP];
+    unsigned bits = s->element_size * 8;
+    uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+    mma_lane_parts(s, lane_part);
     for (unsigned e = 0; e < elements; e++) {
-        const uint64_t *v = SLOT(regs, slots[e / s->per_register]);
-        unsigned at = mma_offset(s, e), j = e % s->per_register;
+        const uint64_t *v = SLOT(regs, slots[e / P]);
+        unsigned at = mma_offset(s, e), shift = bits >= 64 ? 0 : (e % P) * bits;
         for (unsigned l = 0; l < VM_WARP; l++)
-            matrix[lane_part[l] + at] = register_element(s, v[l], j);
+            matrix[lane_part[l] + at] = (v[l] >> shift) & mask; /* register_element */
     }
 }
 
@@ -366,8 +377,7 @@ static void scatter(const fragment_shape *s, uint64_t *regs, const uint32_t *slo
         return;
     }
     unsigned lane_part[VM_WARP], P = s->per_register, bits = s->element_size * 8;
-    for (unsigned l = 0; l < VM_WARP; l++)
-        lane_part[l] = mma_lane_part(s, l);
+    mma_lane_parts(s, lane_part);
     for (unsigned r = 0; r < s->registers; r++) {
         uint64_t *v = SLOT(regs, slots[r]);
         if (P == 1) {
