@@ -1317,29 +1317,32 @@ static int load_store_matrix(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, 
 typedef struct wgmma_desc {
     uint32_t start, lbo, sbo;
     unsigned swizzle;     /* W in bytes, 0 none */
+    unsigned wshift;      /* log2(W) (W is 32, 64 or 128), 0 without swizzling */
     unsigned base_offset; /* bits 49-51 */
 } wgmma_desc;
 
 static void wgmma_desc_decode(uint64_t d, wgmma_desc *o)
 {
-    static const unsigned widths[4] = {0, 128, 64, 32};
+    static const unsigned widths[4] = {0, 128, 64, 32}, shifts[4] = {0, 7, 6, 5};
     o->start = (uint32_t)(d & 0x3fff) << 4;
     o->lbo = (uint32_t)((d >> 16) & 0x3fff) << 4;
     o->sbo = (uint32_t)((d >> 32) & 0x3fff) << 4;
     o->swizzle = widths[(d >> 62) & 3];
+    o->wshift = shifts[(d >> 62) & 3];
     o->base_offset = (unsigned)(d >> 49) & 7;
 }
 
-/* The shared-memory byte address of element (mn, k) of an operand. */
+/* The shared-memory byte address of element (mn, k) of an operand (W a
+ * power of two: masks and shifts, no division). */
 static uint32_t wgmma_address(const wgmma_desc *d, int mn_major, unsigned s, unsigned mn, unsigned k)
 {
-    unsigned W = d->swizzle;
+    unsigned W = d->swizzle, ws = d->wshift;
     uint32_t a;
     if (!mn_major)
         a = W ? d->start + (mn % 8) * W + (mn / 8) * d->sbo + k * s
               : d->start + (mn % 8) * 16 + (mn / 8) * d->sbo + (k * s) % 16 + (k * s / 16) * d->lbo;
     else
-        a = W ? d->start + (mn * s) % W + (mn * s / W) * d->lbo + (k % 8) * W + (k / 8) * d->sbo
+        a = W ? d->start + ((mn * s) & (W - 1)) + ((mn * s) >> ws) * d->lbo + (k % 8) * W + (k / 8) * d->sbo
               : d->start + (mn * s) % 16 + (mn * s / 16) * d->sbo + (k % 8) * 16 + (k / 8) * d->lbo;
     if (W)
         a ^= ((a >> 7) & (W / 16 - 1)) << 4;
@@ -1367,7 +1370,7 @@ static int wgmma_read(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const w
         for (unsigned in0 = 0, run; in0 < n_inner; in0 += run) {
             unsigned mn = mn_major ? in0 : o, k = mn_major ? o : in0;
             uint32_t a = wgmma_address(d, mn_major, s, mn + mn_offset, k);
-            if (a % s) /* not reached: the layouts keep elements aligned; a run must not leave its chunk */
+            if (a & (s - 1)) /* not reached: the layouts keep elements aligned; a run must not leave its chunk */
                 return vm_fault_at(b, w, f, pc, 0, 716,
                                    "misaligned address: wgmma.mma_async operand element at shared address 0x%x "
                                    "(%u-byte elements)", a, s);
@@ -1378,7 +1381,7 @@ static int wgmma_read(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const w
             else if (vm_resolve(b, w, f, pc, BC_SPACE_SHARED, 1u, addr, 0, 16, VM_ACCESS_LOAD, ptrs))
                 return -1;
             const uint8_t *host = ptrs[0] + (a & 15u);
-            run = (16 - (a & 15u)) / s; /* a chunk starts at a multiple of 16 bytes */
+            run = (16 - (a & 15u)) >> (s == 4 ? 2 : s == 2 ? 1 : 0); /* a chunk starts at a multiple of 16 bytes */
             if (run > n_inner - in0)
                 run = n_inner - in0;
             /* out index of element t of the run: x0 + t * step */
