@@ -199,13 +199,17 @@ static int wmma_memory(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
     uint8_t bytes[VM_WARP][128];
     unsigned size = s.element_size, run = s.unique * size, piece = run < align ? run : align;
     int in_rows = !column_major && cols % s.unique == 0; /* each lane's elements lie in one row */
+    /* align and cols are powers of two in every wmma shape: masks and
+     * shifts instead of a division per lane (the general forms stay) */
+    int align_pow2 = !(align & (align - 1)), cols_pow2 = cols && !(cols & (cols - 1));
+    unsigned cols_shift = cols_pow2 ? (unsigned)__builtin_ctz(cols) : 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         unsigned l = (unsigned)__builtin_ctz(mm);
         uint64_t start = base[l] + (uint64_t)op->imm;
         if (op->flags & BC_F_ADDR32)
             start = (uint32_t)start; /* a 32-bit address register: the sum wraps */
         uint64_t leading = (uint32_t)stride[l];
-        if (start % align || (leading * size) % align)
+        if (align_pow2 ? ((start | leading * size) & (align - 1)) != 0 : (start % align || (leading * size) % align))
             return vm_fault_at(b, w, f, pc, l, 716,
                                "misaligned address: wmma.%s of matrix %c at 0x%llx with stride %llu: the matrix "
                                "start and the stride in bytes must be multiples of %u",
@@ -222,7 +226,8 @@ static int wmma_memory(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
             }
         if (in_rows) {
             unsigned first = l * s.unique;
-            first_at[l] = start + ((uint64_t)(first / cols) * leading + first % cols) * size;
+            unsigned row = cols_pow2 ? first >> cols_shift : first / cols, col = first - row * cols;
+            first_at[l] = start + ((uint64_t)row * leading + col) * size;
             continue;
         }
         for (unsigned e = 0; e < s.unique; e++) {

@@ -1315,6 +1315,13 @@ START_TEST(matrix_faults)
     expect_fault(wmma, "wl", 32, wargs, "misaligned");
     p = small;
     expect_fault(wmma, "wl", 32, wargs, "illegal address");
+    /* a stride whose bytes (17 f16: 34) are not a multiple of the 16-byte alignment */
+    const char *wmma17 = ".version 8.0\n.target sm_80\n.address_size 64\n"
+        ".visible .entry wl(.param .u64 p)\n{\n .reg .b32 %r<8>;\n .reg .b64 %a;\n ld.param.u64 %a, [p];\n"
+        " wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%a], 17;\n"
+        " ret;\n}\n";
+    p = buf;
+    expect_fault(wmma17, "wl", 32, wargs, "stride 17");
     release(buf);
     release(small);
 }
