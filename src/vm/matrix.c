@@ -154,11 +154,13 @@ static void mma_lane_parts(const fragment_shape *s, unsigned part[VM_WARP])
 
 static unsigned mma_offset(const fragment_shape *s, unsigned e)
 {
-    unsigned p = s->element_size >= 4 ? 1 : 4 / s->element_size;
+    /* p = 4 / element size (1, 2 or 4): shifts and masks, no division */
+    unsigned lg = s->element_size >= 4 ? 0 : s->element_size == 2 ? 1 : 2, p = 1u << lg;
+    unsigned ep = e >> lg, eq = e & (p - 1);
     switch (s->which) {
     case MATRIX_A:
-        return s->rows == 16 ? 8 * ((e / p) & 1) * s->cols + e % p + 4 * p * (e / (2 * p)) : e % p + 4 * p * (e / p);
-    case MATRIX_B: return (e % p + 4 * p * (e / p)) * s->cols;
+        return s->rows == 16 ? 8 * (ep & 1) * s->cols + eq + 4 * p * (ep >> 1) : eq + 4 * p * ep;
+    case MATRIX_B: return (eq + 4 * p * ep) * s->cols;
     default: return s->rows == 16 ? 8 * ((e >> 1) & 1) * s->cols + (e & 1) : e;
     }
 }
@@ -353,9 +355,10 @@ static void gather(const fragment_shape *s, const uint64_t *regs, const uint32_t
     unsigned bits = s->element_size * 8;
     uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
     mma_lane_parts(s, lane_part);
+    unsigned plg = (unsigned)__builtin_ctz(P); /* P is 1, 2 or 4 */
     for (unsigned e = 0; e < elements; e++) {
-        const uint64_t *v = SLOT(regs, slots[e / P]);
-        unsigned at = mma_offset(s, e), shift = bits >= 64 ? 0 : (e % P) * bits;
+        const uint64_t *v = SLOT(regs, slots[e >> plg]);
+        unsigned at = mma_offset(s, e), shift = bits >= 64 ? 0 : (e & (P - 1)) * bits;
         for (unsigned l = 0; l < VM_WARP; l++)
             matrix[lane_part[l] + at] = (v[l] >> shift) & mask; /* register_element */
     }
