@@ -289,25 +289,33 @@ static int wmma_memory(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const 
             });
             break;
         }
-        case 1: /* four to a register */
+        case 1: { /* four to a register */
+            unsigned at[4];
+            for (unsigned h = 0; h < 4; h++)
+                at[h] = (r * 4 + h) % s.unique;
             LANES(m, {
                 uint32_t word = 0;
                 for (unsigned h = 0; h < 4; h++)
-                    word |= (uint32_t)bytes[l][(r * 4 + h) % s.unique] << (8 * h);
+                    word |= (uint32_t)bytes[l][at[h]] << (8 * h);
                 v[l] = word;
             });
             break;
-        default:
+        }
+        default: {
+            unsigned at[8];
+            for (unsigned h = 0; h < s.per_register && h < 8; h++)
+                at[h] = ((r * s.per_register + h) % s.unique) * size;
             LANES(m, {
                 uint64_t word = 0;
-                for (unsigned h = 0; h < s.per_register; h++) {
+                for (unsigned h = 0; h < s.per_register && h < 8; h++) {
                     uint64_t bits = 0;
-                    memcpy(&bits, bytes[l] + ((r * s.per_register + h) % s.unique) * size, size);
+                    memcpy(&bits, bytes[l] + at[h], size);
                     word |= bits << (h * size * 8);
                 }
                 v[l] = word;
             });
             break;
+        }
         }
     }
     return 0;
@@ -372,15 +380,20 @@ static void scatter(const fragment_shape *s, uint64_t *regs, const uint32_t *slo
         unsigned U = s->unique, P = s->per_register, bits = s->element_size * 8;
         for (unsigned r = 0; r < s->registers; r++) {
             uint64_t *v = SLOT(regs, slots[r]);
-            if (P == 1)
-                LANES(m, v[l] = matrix[l * U + r % U]);
-            else
+            if (P == 1) {
+                unsigned at = r % U;
+                LANES(m, v[l] = matrix[l * U + at]);
+            } else {
+                unsigned at[8];
+                for (unsigned h = 0; h < P && h < 8; h++)
+                    at[h] = (r * P + h) % U;
                 LANES(m, {
                     uint64_t word = 0;
-                    for (unsigned h = 0; h < P; h++)
-                        word |= matrix[l * U + (r * P + h) % U] << (h * bits);
+                    for (unsigned h = 0; h < P && h < 8; h++)
+                        word |= matrix[l * U + at[h]] << (h * bits);
                     v[l] = word;
                 });
+            }
         }
         return;
     }
