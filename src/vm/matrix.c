@@ -135,7 +135,7 @@ static void fragment_coordinates(const fragment_shape *s, unsigned l, unsigned e
  * mma_lane_parts fills it (groupID g = l / 4, threadID q = l % 4). */
 static void mma_lane_parts(const fragment_shape *s, unsigned part[VM_WARP])
 {
-    unsigned p = s->element_size >= 4 ? 1 : 4 / s->element_size, cols = s->cols;
+    unsigned p = s->per_register, cols = s->cols; /* elements per 32 bits */
     switch (s->which) {
     case MATRIX_A:
         for (unsigned l = 0; l < VM_WARP; l++)
@@ -154,8 +154,8 @@ static void mma_lane_parts(const fragment_shape *s, unsigned part[VM_WARP])
 
 static unsigned mma_offset(const fragment_shape *s, unsigned e)
 {
-    /* p = 4 / element size (1, 2 or 4): shifts and masks, no division */
-    unsigned lg = s->element_size >= 4 ? 0 : s->element_size == 2 ? 1 : 2, p = 1u << lg;
+    /* p, elements per 32 bits, is 1, 2 or 4: shifts and masks, no division */
+    unsigned p = s->per_register, lg = (unsigned)__builtin_ctz(p);
     unsigned ep = e >> lg, eq = e & (p - 1);
     switch (s->which) {
     case MATRIX_A:
@@ -1338,26 +1338,24 @@ static int load_store_matrix(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, 
 typedef struct wgmma_desc {
     uint32_t start, lbo, sbo;
     unsigned swizzle;     /* W in bytes, 0 none */
-    unsigned wshift;      /* log2(W) (W is 32, 64 or 128), 0 without swizzling */
     unsigned base_offset; /* bits 49-51 */
 } wgmma_desc;
 
 static void wgmma_desc_decode(uint64_t d, wgmma_desc *o)
 {
-    static const unsigned widths[4] = {0, 128, 64, 32}, shifts[4] = {0, 7, 6, 5};
+    static const unsigned widths[4] = {0, 128, 64, 32};
     o->start = (uint32_t)(d & 0x3fff) << 4;
     o->lbo = (uint32_t)((d >> 16) & 0x3fff) << 4;
     o->sbo = (uint32_t)((d >> 32) & 0x3fff) << 4;
     o->swizzle = widths[(d >> 62) & 3];
-    o->wshift = shifts[(d >> 62) & 3];
     o->base_offset = (unsigned)(d >> 49) & 7;
 }
 
-/* The shared-memory byte address of element (mn, k) of an operand (W a
- * power of two: masks and shifts, no division). */
+/* The shared-memory byte address of element (mn, k) of an operand (W is
+ * 32, 64 or 128: masks and shifts, no division). */
 static uint32_t wgmma_address(const wgmma_desc *d, int mn_major, unsigned s, unsigned mn, unsigned k)
 {
-    unsigned W = d->swizzle, ws = d->wshift;
+    unsigned W = d->swizzle, ws = W ? (unsigned)__builtin_ctz(W) : 0;
     uint32_t a;
     if (!mn_major)
         a = W ? d->start + (mn % 8) * W + (mn / 8) * d->sbo + k * s
@@ -1402,7 +1400,7 @@ static int wgmma_read(vm_block *b, vm_warp *w, vm_frame *f, uint32_t pc, const w
             else if (vm_resolve(b, w, f, pc, BC_SPACE_SHARED, 1u, addr, 0, 16, VM_ACCESS_LOAD, ptrs))
                 return -1;
             const uint8_t *host = ptrs[0] + (a & 15u);
-            run = (16 - (a & 15u)) >> (s == 4 ? 2 : s == 2 ? 1 : 0); /* a chunk starts at a multiple of 16 bytes */
+            run = (16 - (a & 15u)) >> __builtin_ctz(s); /* a chunk starts at a multiple of 16 bytes; s is 1, 2 or 4 */
             if (run > n_inner - in0)
                 run = n_inner - in0;
             /* out index of element t of the run: x0 + t * step */
