@@ -1111,19 +1111,28 @@ static void body_push(parser *p, fn_build *b, ptx_stmt *s)
     b->body[b->nbody++] = *s;
 }
 
+/* parse_int for a value that must fit 32 bits unsigned (a kernel
+ * directive's); `what` names it in the error, at the value. */
+static int parse_u32(parser *p, unsigned *out, const char *what, int what_len)
+{
+    lex_token *at = peek(p);
+    int line = at->line, col = at->col;
+    int64_t v;
+    if (!parse_int(p, &v))
+        return 0;
+    if (v < 0 || v > UINT32_MAX) {
+        error_at(p, line, col, "%.*s must lie within 0..4294967295, not %lld", what_len, what, (long long)v);
+        return 0;
+    }
+    *out = (unsigned)v;
+    return 1;
+}
+
 static int parse_dims(parser *p, unsigned d[3])
 {
     for (int i = 0; i < 3; i++) {
-        int64_t v;
-        lex_token *at = peek(p);
-        int line = at->line, col = at->col;
-        if (!parse_int(p, &v))
+        if (!parse_u32(p, &d[i], "a dimension", 11))
             return 0;
-        if (v < 0 || v > UINT32_MAX) {
-            error_at(p, line, col, "a dimension must lie within 0..4294967295, not %lld", (long long)v);
-            return 0;
-        }
-        d[i] = (unsigned)v;
         if (!is_punct(peek(p), ','))
             break;
         next(p);
@@ -1546,18 +1555,11 @@ static void parse_function(parser *p, int is_entry, int is_extern, int is_visibl
         else if (tok_is(&d, ".noreturn")) fn->is_noreturn = 1;
         else if (tok_is(&d, ".minnctapersm") || tok_is(&d, ".maxnctapersm") || tok_is(&d, ".maxnreg") ||
                  tok_is(&d, ".maxclusterrank")) {
-            int64_t v;
-            lex_token *at = peek(p);
-            int line = at->line, col = at->col;
-            ok = parse_int(p, &v);
-            if (ok && (v < 0 || v > UINT32_MAX)) {
-                error_at(p, line, col, "%.*s must lie within 0..4294967295, not %lld", (int)d.len, d.start,
-                         (long long)v);
-                ok = 0;
-            }
-            if (ok && tok_is(&d, ".minnctapersm")) fn->minnctapersm = (unsigned)v;
-            else if (ok && tok_is(&d, ".maxnreg")) fn->maxnreg = (unsigned)v;
-            else if (ok && tok_is(&d, ".maxclusterrank")) fn->maxclusterrank = (unsigned)v;
+            unsigned v;
+            ok = parse_u32(p, &v, d.start, d.len);
+            if (ok && tok_is(&d, ".minnctapersm")) fn->minnctapersm = v;
+            else if (ok && tok_is(&d, ".maxnreg")) fn->maxnreg = v;
+            else if (ok && tok_is(&d, ".maxclusterrank")) fn->maxclusterrank = v;
         } else if (tok_is(&d, ".pragma")) {
             lex_token s = next(p);
             ok = s.kind == LEX_STRING && expect_punct(p, ';');
