@@ -266,8 +266,9 @@ void race_global_access(race_thread *r, int u, const vm_block *b, const vm_warp 
 static int cmp_gacc(const void *a, const void *b)
 {
     const race_gacc *x = a, *y = b;
-    RACE_CMP(start); RACE_CMP(end); RACE_CMP(unit); RACE_CMP(fn); RACE_CMP(pc); RACE_CMP(kind); RACE_CMP(clock); RACE_CMP(wsync); RACE_CMP(lanes); RACE_CMP(step);
-    RACE_CMP(pitch); RACE_CMP(rows); RACE_CMP(cols); RACE_CMP(rpitch); RACE_CMP(rstep); RACE_CMP(value); RACE_CMP(snap);
+    RACE_CMP(start); RACE_CMP(end); RACE_CMP(unit); RACE_CMP(fn); RACE_CMP(pc); RACE_CMP(kind); RACE_CMP(clock);
+    RACE_CMP(wsync); RACE_CMP(lanes); RACE_CMP(step); RACE_CMP(pitch); RACE_CMP(rows); RACE_CMP(cols);
+    RACE_CMP(rpitch); RACE_CMP(rstep); RACE_CMP(value); RACE_CMP(snap);
     return 0;
 }
 
@@ -424,8 +425,9 @@ static int cmp_record(const void *a, const void *b)
     const race_interval *x = a, *y = b;
     int kx = x->kind & (RACE_K_KEY | RACE_K_VALUE), ky = y->kind & (RACE_K_KEY | RACE_K_VALUE);
     if (kx != ky) return kx < ky ? -1 : 1;
-    RACE_CMP(released); RACE_CMP(fn); RACE_CMP(pc); RACE_CMP(block); RACE_CMP(esize); RACE_CMP(step); RACE_CMP(pitch); RACE_CMP(rows); RACE_CMP(cols);
-    RACE_CMP(rpitch); RACE_CMP(rstep); RACE_CMP(start); RACE_CMP(end); RACE_CMP(tid0); RACE_CMP(value);
+    RACE_CMP(released); RACE_CMP(fn); RACE_CMP(pc); RACE_CMP(block); RACE_CMP(esize); RACE_CMP(step);
+    RACE_CMP(pitch); RACE_CMP(rows); RACE_CMP(cols); RACE_CMP(rpitch); RACE_CMP(rstep); RACE_CMP(start);
+    RACE_CMP(end); RACE_CMP(tid0); RACE_CMP(value);
     return 0;
 }
 
